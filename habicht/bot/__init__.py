@@ -1,0 +1,3 @@
+"""bot (being built)."""
+
+__all__: list[str] = []

@@ -1,0 +1,119 @@
+"""The `habicht` command line: run, demo, health, queue …, scrape.
+
+Each subcommand is a small coroutine taking the parsed arguments and the settings and
+returning an exit code. Configuration and database problems end in one line on stderr and
+exit code 2 — never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
+
+from habicht.config import ConfigError, Settings, load_settings
+from habicht.db import DatabaseError
+
+__all__ = ["build_parser", "main"]
+
+Command = Callable[[argparse.Namespace, Settings], Coroutine[Any, Any, int]]
+
+EXIT_USAGE = 2
+
+
+def _settings_epilog() -> str:
+    rows = "\n".join(
+        f"  {env:<26} {default!s:<30} {help}" for env, default, help in Settings.documented()
+    )
+    return f"settings (environment or .env):\n{rows}"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; `--help` lists every subcommand and every setting."""
+    parser = argparse.ArgumentParser(
+        prog="habicht",
+        description="A Telegram bot that watches willhaben.at searches for its subscribers.",
+        epilog=_settings_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sub.add_parser("run", help="run the bot (needs HABICHT_BOT_TOKEN)").set_defaults(func=_run)
+
+    demo = sub.add_parser("demo", help="the whole pipeline offline: fake Telegram, fake willhaben")
+    demo.add_argument("--db", help="database file (default: a temporary one)")
+    demo.set_defaults(func=_demo)
+
+    sub.add_parser(
+        "health", help="exit 0 if the running bot is healthy, 1 if not; prints JSON"
+    ).set_defaults(func=_health)
+
+    queue = sub.add_parser("queue", help="inspect and repair the notification queue")
+    queue_sub = queue.add_subparsers(dest="queue_command", required=True, metavar="ACTION")
+    queue_sub.add_parser("stats", help="counts per status, oldest pending, dead by reason")
+    dead = queue_sub.add_parser("dead", help="the most recent dead items and why they died")
+    dead.add_argument("--limit", type=int, default=20, help="how many (default 20)")
+    retry = queue_sub.add_parser("retry", help="requeue dead items: ids, or 'all'")
+    retry.add_argument("ids", nargs="+", help="notification ids, or 'all'")
+    purge = queue_sub.add_parser("purge", help="delete sent and dead items older than N days")
+    purge.add_argument("--days", type=float, default=30, help="age in days (default 30)")
+    queue.set_defaults(func=_queue)
+
+    scrape = sub.add_parser("scrape", help="fetch one willhaben search and print its listings")
+    scrape.add_argument("url", help="a willhaben search URL")
+    scrape.set_defaults(func=_scrape)
+    return parser
+
+
+async def _not_yet(what: str) -> int:
+    print(f"habicht: '{what}' is not built yet; see the open issues", file=sys.stderr)
+    return EXIT_USAGE
+
+
+async def _run(args: argparse.Namespace, settings: Settings) -> int:
+    return await _not_yet("run")
+
+
+async def _demo(args: argparse.Namespace, settings: Settings) -> int:
+    return await _not_yet("demo")
+
+
+async def _health(args: argparse.Namespace, settings: Settings) -> int:
+    return await _not_yet("health")
+
+
+async def _queue(args: argparse.Namespace, settings: Settings) -> int:
+    return await _not_yet("queue")
+
+
+async def _scrape(args: argparse.Namespace, settings: Settings) -> int:
+    return await _not_yet("scrape")
+
+
+def configure_logging(*, verbose: bool) -> None:
+    """Log to stderr; keep httpx quiet because its request lines carry the bot token."""
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    for noisy in ("httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `habicht` console script."""
+    args = build_parser().parse_args(argv)
+    configure_logging(verbose=args.verbose)
+    command: Command = args.func
+    try:
+        settings = load_settings()
+        return asyncio.run(command(args, settings))
+    except (ConfigError, DatabaseError) as exc:
+        print(f"habicht: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130

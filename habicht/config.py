@@ -1,0 +1,169 @@
+"""Settings: one typed, immutable object read from the environment and a `.env` file.
+
+Every setting is one row of `Settings`: its environment name, default and help live on
+the field, and the value is parsed by the type of the default. A bad value raises
+`ConfigError` with one sentence naming the variable; the CLI prints it and exits 2, so an
+operator never reads a traceback for a typo.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["ConfigError", "Settings", "load_settings", "read_env_file"]
+
+
+class ConfigError(Exception):
+    """A setting is missing or malformed; the message names the variable and what to do."""
+
+
+def _setting(env: str, default: Any, help: str, *, minimum: float | None = None) -> Any:
+    return field(default=default, metadata={"env": env, "help": help, "minimum": minimum})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """All of habicht's configuration; see DESIGN.md's configuration contract (keep in sync)."""
+
+    bot_token: str = _setting("HABICHT_BOT_TOKEN", "", "Telegram bot token (required for run)")
+    admin_ids: frozenset[int] = _setting(
+        "HABICHT_ADMIN_IDS", frozenset(), "comma-separated Telegram user ids of the owners"
+    )
+    db: Path = _setting("HABICHT_DB", Path("data/habicht.sqlite3"), "SQLite database path")
+    scrape_interval: float = _setting(
+        "HABICHT_SCRAPE_INTERVAL", 300.0, "seconds between scrape cycles", minimum=1
+    )
+    queue_interval: float = _setting(
+        "HABICHT_QUEUE_INTERVAL", 30.0, "seconds between queue drains", minimum=0.1
+    )
+    queue_batch: int = _setting(
+        "HABICHT_QUEUE_BATCH", 50, "most notifications claimed per batch", minimum=1
+    )
+    max_attempts: int = _setting(
+        "HABICHT_MAX_ATTEMPTS", 5, "failed attempts before an item is dead", minimum=1
+    )
+    backoff_base: float = _setting(
+        "HABICHT_BACKOFF_BASE", 60.0, "first retry delay in seconds", minimum=0
+    )
+    backoff_cap: float = _setting(
+        "HABICHT_BACKOFF_CAP", 3600.0, "longest retry delay in seconds", minimum=0
+    )
+    message_ttl: float = _setting(
+        "HABICHT_MESSAGE_TTL", 86400.0, "seconds after which an undelivered item is dead", minimum=1
+    )
+    fetch_gap: float = _setting(
+        "HABICHT_FETCH_GAP", 2.0, "least seconds between two requests to willhaben", minimum=0
+    )
+    max_watches: int = _setting("HABICHT_MAX_WATCHES", 20, "watches one chat may have", minimum=1)
+    lang: str = _setting("HABICHT_LANG", "de", "language of subscriber texts: de or en")
+    telegram_api: str = _setting(
+        "HABICHT_TELEGRAM_API", "https://api.telegram.org/bot", "Bot API base URL"
+    )
+    willhaben_url: str = _setting(
+        "HABICHT_WILLHABEN_URL", "https://www.willhaben.at", "where willhaben requests go"
+    )
+
+    def __post_init__(self) -> None:
+        if self.backoff_cap < self.backoff_base:
+            raise ConfigError(
+                f"HABICHT_BACKOFF_CAP ({self.backoff_cap:g}) must not be below "
+                f"HABICHT_BACKOFF_BASE ({self.backoff_base:g})"
+            )
+        if self.lang not in ("de", "en"):
+            raise ConfigError(f"HABICHT_LANG must be 'de' or 'en', got {self.lang!r}")
+        urls = (
+            ("HABICHT_TELEGRAM_API", self.telegram_api),
+            ("HABICHT_WILLHABEN_URL", self.willhaben_url),
+        )
+        for name, value in urls:
+            if urlsplit(value).scheme not in ("http", "https") or not urlsplit(value).netloc:
+                raise ConfigError(f"{name} must be an http(s) URL, got {value!r}")
+
+    def require_token(self) -> str:
+        """The bot token, or a `ConfigError` saying how to provide one."""
+        if not self.bot_token.strip():
+            raise ConfigError("HABICHT_BOT_TOKEN is required: set it to the token @BotFather gave")
+        return self.bot_token.strip()
+
+    @staticmethod
+    def documented() -> list[tuple[str, str, str]]:
+        """(variable, default, help) for every setting: the source of --help and the README."""
+        return [(f.metadata["env"], _show(f.default), f.metadata["help"]) for f in fields(Settings)]
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, frozenset):
+        return ",".join(str(v) for v in sorted(value))
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _parse(env: str, raw: str, default: Any, minimum: float | None) -> Any:
+    """Parse `raw` by the type of `default`, or raise a `ConfigError` naming `env`."""
+    raw = raw.strip()
+    if isinstance(default, frozenset):
+        try:
+            return frozenset(int(part) for part in raw.split(",") if part.strip())
+        except ValueError:
+            raise ConfigError(
+                f"{env} must be comma-separated Telegram user ids, got {raw!r}"
+            ) from None
+    if isinstance(default, Path):
+        if not raw:
+            raise ConfigError(f"{env} must be a file path, got an empty value")
+        return Path(raw)
+    if isinstance(default, bool | str):
+        return raw
+    kind, noun = (int, "an integer") if isinstance(default, int) else (float, "a number")
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ConfigError(f"{env} must be {noun}, got {raw!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ConfigError(f"{env} must be a finite number, got {raw!r}")
+    if minimum is not None and value < minimum:
+        raise ConfigError(f"{env} must be at least {minimum:g}, got {raw!r}")
+    return value
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """`KEY=value` lines of a `.env` file; blank lines, comments and `export ` are allowed."""
+    if not path.is_file():
+        return {}
+    values: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        line = line.removeprefix("export ").strip()
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"{path}:{number}: expected KEY=value, got {line!r}")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        values[key.strip()] = value
+    return values
+
+
+def load_settings(
+    environ: Mapping[str, str] | None = None, *, env_file: Path | None = Path(".env")
+) -> Settings:
+    """Settings from `environ` (default: the process environment) over the `.env` file.
+
+    The real environment wins over `.env`, so a container's `environment:` overrides the file.
+    """
+    source: dict[str, str] = read_env_file(env_file) if env_file is not None else {}
+    source.update(os.environ if environ is None else environ)
+    values: dict[str, Any] = {}
+    for f in fields(Settings):
+        env = f.metadata["env"]
+        if env in source:
+            values[f.name] = _parse(env, source[env], f.default, f.metadata["minimum"])
+    return Settings(**values)

@@ -1,0 +1,1 @@
+"""Numbered, forward-only SQL migrations (`NNN_name.sql`), applied by `habicht.db`."""

@@ -1,0 +1,3 @@
+"""queue (being built)."""
+
+__all__: list[str] = []

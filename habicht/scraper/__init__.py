@@ -1,0 +1,3 @@
+"""scraper (being built)."""
+
+__all__: list[str] = []
