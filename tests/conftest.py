@@ -11,7 +11,7 @@ import telegram
 
 from habicht.db import Database
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "willhaben"
+FIXTURES = Path(__file__).parent / "fixtures" / "willhaben"
 
 
 def pytest_report_header() -> list[str]:

@@ -63,7 +63,7 @@ CREATE TABLE watch_listings (
 CREATE TABLE notifications (
     id               INTEGER PRIMARY KEY,
     chat_id          INTEGER NOT NULL,
-    kind             TEXT NOT NULL CHECK (kind IN ('new', 'drop', 'admin')),
+    kind             TEXT NOT NULL CHECK (kind IN ('new', 'drop', 'info', 'admin')),
     ad_id            TEXT,
     text             TEXT NOT NULL,
     dedupe_key       TEXT NOT NULL UNIQUE,
@@ -82,6 +82,8 @@ CREATE TABLE notifications (
 -- Serves "due items": pending by next_attempt_at, sending by lease_until.
 CREATE INDEX notifications_due ON notifications (status, next_attempt_at);
 CREATE INDEX notifications_lease ON notifications (status, lease_until);
+-- Serves "pause every send to this chat" after a 429, and a chat's migration.
+CREATE INDEX notifications_chat ON notifications (chat_id, status);
 
 -- Dedupe keys of purged rows: a purge must never let an old alert be enqueued again.
 CREATE TABLE notification_tombstones (
