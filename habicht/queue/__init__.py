@@ -1,3 +1,9 @@
-"""queue (being built)."""
+"""The notification outbox: a durable SQLite queue, its retry policy, and delivery.
 
-__all__: list[str] = []
+Knows nothing of willhaben; it delivers `(chat_id, text)` through a `send` callable it is
+given. Other code imports only the names listed here.
+"""
+
+from habicht.queue.store import Kind, Outgoing, enqueue_within
+
+__all__ = ["Kind", "Outgoing", "enqueue_within"]
