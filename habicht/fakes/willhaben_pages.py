@@ -1,0 +1,247 @@
+"""Render willhaben search result pages with chosen adverts, shaped like the real site.
+
+The real page (tests/fixtures/willhaben/) is a Next.js page of a few hundred kB: tracking and
+chunk `<script>` tags, an `application/ld+json` item list, the rendered result cards, and the
+data in `<script id="__NEXT_DATA__" type="application/json">` under
+`props.pageProps.searchResult`. This builder reproduces that structure so the parser, the fake
+willhaben site and the demo exercise the same paths as the real page — never fetch live pages.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+__all__ = ["FakeAdvert", "render_block_page", "render_search_page"]
+
+_SEARCH_PATH = "/iad/kaufen-und-verkaufen/marktplatz"
+
+
+@dataclass(frozen=True)
+class FakeAdvert:
+    """One advert as the page lists it; `price=None` is a price-less advert ("zu verschenken").
+
+    `bumped` marks a bumped/promoted advert (`IS_BUMPED`), which sits on top with an older id.
+    `price_display` overrides the shown price text (e.g. "VB"); by default it is "€ <price>".
+    """
+
+    id: str
+    title: str
+    price: Decimal | None = None
+    location: str = "Wien, 07. Bezirk, Neubau"
+    postcode: str = "1070"
+    bumped: bool = False
+    published_ms: int = 1_700_000_000_000
+    price_display: str | None = None
+    state: str = "Wien"
+
+    @property
+    def seo_url(self) -> str:
+        slug = re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-") or "anzeige"
+        return f"kaufen-und-verkaufen/d/{slug}-{self.id}/"
+
+    @property
+    def image_path(self) -> str:
+        digits = self.id.rjust(9, "0")
+        return f"4/{digits[:3]}/{digits[3:6]}/{digits[6:]}_-1.jpg"
+
+    def shown_price(self) -> str:
+        if self.price_display is not None:
+            return self.price_display
+        return "zu verschenken" if self.price is None else f"€ {_price_text(self.price)}"
+
+
+def _price_text(price: Decimal) -> str:
+    """willhaben writes whole prices without decimals ("120") and others with ("676.22")."""
+    return str(price.quantize(Decimal(1))) if price == price.to_integral_value() else str(price)
+
+
+def _attributes(advert: FakeAdvert) -> list[dict[str, Any]]:
+    values: dict[str, str] = {
+        "LOCATION": advert.location,
+        "p2penabled": "true",
+        "CHANGED": str(advert.published_ms),
+        "POSTCODE": advert.postcode,
+        "BODY_DYN": f"Verkaufe {advert.title}. Abholung oder Versand.",
+        "STATE": advert.state,
+        "HEADING": advert.title,
+        "PUBLISHED": str(advert.published_ms),
+        "COUNTRY": "Österreich",
+        "ADTYPE_ID": "67",
+        "ADID": advert.id,
+        "SEO_URL": advert.seo_url,
+        "ALL_IMAGE_URLS": advert.image_path,
+        "ISPRIVATE": "1",
+        "categorytreeids": "5824;5878;5882",
+        "PRODUCT_ID": "67",
+        "MMO": advert.image_path,
+        "COORDINATES": "48.20000,16.35000",
+        "PRICE_FOR_DISPLAY": advert.shown_price(),
+    }
+    if advert.price is not None:
+        values["PRICE/AMOUNT"] = f"{advert.price:.1f}"
+        values["PRICE"] = _price_text(advert.price)
+    if advert.bumped:
+        values["IS_BUMPED"] = "1"
+        values["UPSELLING_AD_SEARCHRESULT"] = "true"
+    return [{"name": name, "values": [value]} for name, value in values.items()]
+
+
+def _advert_summary(advert: FakeAdvert) -> dict[str, Any]:
+    image = f"https://cache.willhaben.at/mmo/{advert.image_path}"
+    return {
+        "id": advert.id,
+        "verticalId": 5,
+        "adTypeId": 67,
+        "productId": 67,
+        "advertStatus": {"id": "active", "description": "aktiv", "statusId": 50},
+        "description": advert.title,
+        "attributes": {"attribute": _attributes(advert)},
+        "advertImageList": {
+            "advertImage": [
+                {
+                    "id": 1,
+                    "name": advert.image_path,
+                    "description": "Cover Image",
+                    "mainImageUrl": image.replace(".jpg", "_hoved.jpg"),
+                    "thumbnailImageUrl": image.replace(".jpg", "_thumb.jpg"),
+                    "referenceImageUrl": image,
+                }
+            ]
+        },
+        "selfLink": f"https://api.willhaben.at/restapi/v2/atverz/{advert.id}",
+        "advertiserInfo": {"label": None, "iconSVG": None, "iconPNG": None, "iconType": "NONE"},
+        "upsellingOrganisationLogo": None,
+        "children": None,
+    }
+
+
+def _next_data(adverts: Sequence[FakeAdvert], rows_found: int, rows_requested: int) -> str:
+    search_result = {
+        "id": 301,
+        "description": "Alle Anzeigen",
+        "heading": "Anzeigen in Marktplatz",
+        "verticalId": 5,
+        "searchId": 301,
+        "rowsRequested": rows_requested,
+        "rowsFound": rows_found,
+        "rowsReturned": len(adverts),
+        "pageRequested": 1,
+        "searchDate": "2026-11-30T09:00:00+0100",
+        "advertSummaryList": {"advertSummary": [_advert_summary(a) for a in adverts]},
+        "breadcrumbs": [{"displayName": "Marktplatz", "seoUrl": f"{_SEARCH_PATH}/"}],
+        "pagingLinksList": {"contextLink": []},
+        "sortOrderList": {
+            "contextLink": [{"id": "published.descending", "description": "Aktualität"}]
+        },
+        "searchTitle": "Marktplatz",
+    }
+    data = {
+        "props": {
+            "pageProps": {
+                "searchResult": search_result,
+                "searchTerms": None,
+                "defaultViewMode": "list",
+            },
+            "isSSG": False,
+            "is404": False,
+        },
+        "page": "/iad/kaufen-und-verkaufen/marktplatz/[[...seopath]]",
+        "query": {"sort": "1", "rows": str(rows_requested)},
+        "buildId": "439650",
+        "isFallback": False,
+        "customServer": True,
+        "gip": True,
+        "appGip": True,
+    }
+    return _script_json(data)
+
+
+def _script_json(data: Any) -> str:
+    """JSON safe inside a `<script>`: Next.js escapes `<`, `>` and `&` the same way."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _card(advert: FakeAdvert) -> str:
+    title = html.escape(advert.title)
+    return (
+        f'<div class="Box-sc-wfmb7k-0 ResultListAdRowLayout___StyledDiv-sc-1rmys2w-0">'
+        f'<a id="search-result-entry-header-{advert.id}" href="/iad/{advert.seo_url}" '
+        f'data-testid="search-result-entry-header-{advert.id}" class="sc-1l5ml1x-0 eYiEzA">'
+        f'<img src="https://cache.willhaben.at/mmo/{advert.image_path}" alt="{title}" '
+        f'loading="lazy"><h3 class="Text-sc-10o2fdq-0 dVBfXc">{title}</h3>'
+        f'<span class="Text-sc-10o2fdq-0 bSbZKt" data-testid="search-result-entry-price-'
+        f'{advert.id}">{html.escape(advert.shown_price())}</span>'
+        f'<span class="Text-sc-10o2fdq-0 hAVbNB">{html.escape(advert.postcode)} '
+        f"{html.escape(advert.location)}</span></a></div>"
+    )
+
+
+_HEAD = (
+    '<head><script type="text/javascript" async="" '
+    'src="https://static.criteo.net/js/ld/publishertag.prebid.116.js"></script>'
+    '<script async="" src="//c.amazon-adsystem.com/aax2/apstag.js"></script>'
+    '<link rel="preconnect" href="https://cache.willhaben.at">'
+    '<meta charset="utf-8"><meta name="viewport" content="width=device-width">'
+    "<title>{title}</title>"
+    "<style type=\"text/css\">@font-face {{ font-family: 'Open Sans'; font-weight: 400; }}"
+    ".eYiEzA {{ display: flex; }} .dVBfXc {{ font-weight: 600; }}</style>"
+    '<script nomodule="" src="/_next/static/assets/minified.95bb72a2469a8129765e70e29aaa3d5c.js">'
+    "</script>"
+    '<script type="text/javascript">window.dataLayer = window.dataLayer || [];</script>'
+    "</head>"
+)
+
+_CHUNKS = "".join(
+    f'<script src="/_next/static/chunks/{name}.js" async=""></script>'
+    for name in ("main-733365bb336d1d9e2dec", "webpack-a98885aacd6cf4425fde", "framework.c1d0acf5")
+)
+
+
+def render_search_page(
+    adverts: Sequence[FakeAdvert], *, rows_found: int | None = None, rows_requested: int = 25
+) -> str:
+    """A search result page listing `adverts` in order; `rows_found` defaults to their count."""
+    found = len(adverts) if rows_found is None else rows_found
+    item_list = {
+        "@context": "https://schema.org",
+        "@type": "ItemList",
+        "itemListElement": [
+            {"@type": "ListItem", "position": i, "url": f"/iad/{a.seo_url}"}
+            for i, a in enumerate(adverts)
+        ],
+    }
+    cards = "".join(_card(a) for a in adverts)
+    return (
+        '<!DOCTYPE html><html lang="de">'
+        + _HEAD.format(title=f"{found} Anzeigen in Marktplatz - willhaben")
+        + '<body id="wh-body" data-ad-application="bbx"><div id="__next">'
+        '<header class="Box-sc-wfmb7k-0"><div id="main-header" data-testid="main-header">'
+        '<a href="/iad">willhaben</a></div></header>'
+        '<main id="skip-to-content"><div class="Box-sc-wfmb7k-0">'
+        f'<script type="application/ld+json">{_script_json(item_list)}</script>'
+        f'<h1 class="Text-sc-10o2fdq-0">{found} Anzeigen in Marktplatz</h1>'
+        f'<div id="skip-to-resultlist" class="Box-sc-wfmb7k-0 ResultList">{cards}</div>'
+        "</div></main></div>"
+        f'<script id="__NEXT_DATA__" type="application/json">'
+        f"{_next_data(adverts, found, rows_requested)}</script>"
+        f"{_CHUNKS}</body></html>"
+    )
+
+
+def render_block_page() -> str:
+    """The page a blocked client gets: no `__NEXT_DATA__`, only an explanation."""
+    return (
+        '<!DOCTYPE html><html lang="de"><head><meta charset="utf-8">'
+        "<title>willhaben - Zugriff verweigert</title>"
+        '<script src="/_next/static/chunks/main-733365bb336d1d9e2dec.js" async=""></script>'
+        '</head><body><div class="blocked"><h1>Zugriff verweigert</h1>'
+        "<p>Deine IP-Adresse wurde blockiert, weil ungewöhnlich viele Anfragen von ihr kamen.</p>"
+        "<p>Bitte versuche es später noch einmal.</p></div></body></html>"
+    )
