@@ -1,0 +1,79 @@
+"""The package's shape: each part has one front door, and dependencies point one way."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import habicht
+
+PACKAGE = Path(habicht.__file__).parent
+PARTS = ("scraper", "queue", "bot")
+
+# What each part must never import (DESIGN.md, "Dependency direction").
+FORBIDDEN = {
+    "scraper": ("telegram", "habicht.bot"),
+    "queue": ("habicht.scraper", "habicht.bot"),
+    "db": ("telegram", "habicht.scraper", "habicht.queue", "habicht.bot"),
+    "config": ("telegram", "habicht.scraper", "habicht.queue", "habicht.bot", "habicht.db"),
+}
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every absolute module name a source file imports."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def sources(part: str) -> list[Path]:
+    folder = PACKAGE / part
+    return sorted(folder.rglob("*.py")) if folder.is_dir() else [PACKAGE / f"{part}.py"]
+
+
+@pytest.mark.parametrize("part", sorted(FORBIDDEN))
+def test_dependencies_point_one_way(part: str) -> None:
+    """scraper never imports Telegram, queue never imports the scraper, nothing imports up."""
+    offences = [
+        f"{path.relative_to(PACKAGE)} imports {name}"
+        for path in sources(part)
+        for name in imported_modules(path)
+        for banned in FORBIDDEN[part]
+        if name == banned or name.startswith(banned + ".")
+    ]
+    assert offences == []
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_each_front_door_lists_what_it_exports(part: str) -> None:
+    """Every name in a part's `__all__` exists, and every public name it defines is listed."""
+    module = importlib.import_module(f"habicht.{part}")
+    exported = set(module.__all__)
+    assert all(hasattr(module, name) for name in exported)
+    defined = {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and getattr(value, "__module__", "").startswith("habicht.")
+    }
+    assert defined <= exported
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_other_parts_import_only_through_the_front_door(part: str) -> None:
+    """Code outside a part imports `habicht.<part>`, never its inner modules."""
+    inner = f"habicht.{part}."
+    offences = [
+        f"{path.relative_to(PACKAGE)} imports {name}"
+        for path in PACKAGE.rglob("*.py")
+        if not path.is_relative_to(PACKAGE / part)
+        for name in imported_modules(path)
+        if name.startswith(inner)
+    ]
+    assert offences == []
