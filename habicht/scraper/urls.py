@@ -1,0 +1,198 @@
+"""What a subscriber may ask habicht to watch: willhaben search URLs and keyword searches.
+
+This is the guard that keeps the bot from fetching arbitrary URLs for strangers: only
+`http(s)://(www.)willhaben.at/iad/…` search pages pass, in one normalised form, and every
+request then goes to `HABICHT_WILLHABEN_URL` with the normalised path and query — never to a
+host a subscriber typed.
+
+Normalised form (two subscribers with the same search share one URL, so it is fetched once):
+https, host `www.willhaben.at`, newest first (`sort=1`), no `page`, no tracking or
+session parameters, no fragment, query parameters sorted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+__all__ = [
+    "InvalidReason",
+    "InvalidSearch",
+    "Search",
+    "keyword_search",
+    "normalise_search_url",
+    "parse_watch_argument",
+    "request_url",
+]
+
+HOST = "www.willhaben.at"
+_ACCEPTED_HOSTS = frozenset({HOST, "willhaben.at"})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_MARKETPLACE = "/iad/kaufen-und-verkaufen/marktplatz"
+_MAX_URL = 2000
+_MAX_KEYWORDS = 100
+_MAX_PRICE = Decimal(100_000_000)
+
+# Parameters that say how a page was reached or shown, not what is searched for.
+_DROPPED = frozenset(
+    {"page", "sort", "rows", "sfId", "isNavigation", "fbclid", "gclid", "msclkid", "_ga"}
+)
+_DROPPED_PREFIXES = ("utm_",)
+
+# `rtx 3070 max 400`, `sofa bis 1.000 €`: keywords, then an optional maximum price at the end.
+_MAX_PRICE_SUFFIX = re.compile(
+    r"^(?P<words>.*?)\s+(?:max|bis)\.?\s*(?:€|eur)?\s*"
+    r"(?P<price>\d{1,3}(?:\.\d{3})+|\d+)\s*(?:€|eur|euro)?$",
+    re.IGNORECASE,
+)
+# What makes an argument a URL attempt rather than keywords (then refused with a reason).
+_LOOKS_LIKE_URL = re.compile(
+    r"^(?:[a-z][a-z0-9+.-]*://|(?:javascript|data|file|mailto|about|blob):|www\.|"
+    r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:[:/?#]|$))",
+    re.IGNORECASE,
+)
+
+
+class InvalidReason(StrEnum):
+    """Why a watch argument was refused: a stable code the bot turns into a de/en text."""
+
+    EMPTY = "empty"  # nothing given
+    TOO_LONG = "too_long"  # a URL or keyword text longer than anyone types
+    MALFORMED = "malformed"  # not a parseable URL (spaces, backslashes, dot segments, bad port)
+    SCHEME = "scheme"  # not http or https
+    HOST = "host"  # not willhaben.at: other hosts, look-alikes, IPs, user@host, other ports
+    AD_PAGE = "ad_page"  # a single advert, not a search
+    NOT_SEARCH = "not_search"  # a willhaben page that is not a search (outside /iad/…)
+    PRICE = "price"  # the maximum price is not a sensible amount
+
+
+class InvalidSearch(ValueError):
+    """The argument is not something habicht may watch; `reason` says why, `detail` in English."""
+
+    def __init__(self, reason: InvalidReason, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """A watchable search: its normalised URL and a short human label for lists."""
+
+    url: str
+    label: str
+
+
+def normalise_search_url(text: str) -> str:
+    """The normalised form of a willhaben search URL, or `InvalidSearch` saying why not."""
+    text = text.strip()
+    if not text:
+        raise InvalidSearch(InvalidReason.EMPTY, "no URL given")
+    if len(text) > _MAX_URL:
+        raise InvalidSearch(InvalidReason.TOO_LONG, f"URL longer than {_MAX_URL} characters")
+    if re.search(r"[\s\\\x00-\x1f\x7f]", text):
+        raise InvalidSearch(InvalidReason.MALFORMED, "URL contains spaces or backslashes")
+    if "://" not in text and re.match(r"(?:www\.)?willhaben\.at(?:[/?#]|$)", text, re.I):
+        text = "https://" + text
+    parts = urlsplit(text)
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS:
+        shown = scheme or "none"
+        raise InvalidSearch(InvalidReason.SCHEME, f"only http(s) links, got scheme {shown!r}")
+    if "@" in parts.netloc:
+        raise InvalidSearch(InvalidReason.HOST, "links with user@host are not accepted")
+    host = (parts.hostname or "").lower()
+    if host not in _ACCEPTED_HOSTS:
+        raise InvalidSearch(InvalidReason.HOST, f"only willhaben.at links, got host {host!r}")
+    try:
+        port = parts.port
+    except ValueError:
+        raise InvalidSearch(InvalidReason.MALFORMED, "the port is not a number") from None
+    if port is not None and port != _DEFAULT_PORTS[scheme]:
+        raise InvalidSearch(InvalidReason.HOST, f"only the standard port, got {port}")
+    path = parts.path
+    _check_path(path)
+    query = [(key, value) for key, value in parse_qsl(parts.query) if _kept(key)]
+    query.append(("sort", "1"))
+    return urlunsplit(("https", HOST, path, urlencode(sorted(query)), ""))
+
+
+def _check_path(path: str) -> None:
+    """Refuse dot segments, single adverts and anything that is not a search under /iad/."""
+    segments = [segment for segment in path.split("/") if segment]
+    if any(segment in (".", "..") for segment in segments):
+        raise InvalidSearch(InvalidReason.MALFORMED, "the path contains . or .. segments")
+    if segments[:1] != ["iad"]:
+        raise InvalidSearch(InvalidReason.NOT_SEARCH, f"not a willhaben search page: {path!r}")
+    # An advert is `/iad/<vertical>/d/…/<slug>-<id>/` or `/iad/object?adId=<id>`.
+    if segments[1:2] == ["object"] or ("d" in segments and segments[-1][-1:].isdigit()):
+        raise InvalidSearch(InvalidReason.AD_PAGE, "a single advert, not a search")
+    if len(segments) < 3:
+        raise InvalidSearch(InvalidReason.NOT_SEARCH, f"not a willhaben search page: {path!r}")
+
+
+def _kept(key: str) -> bool:
+    return key not in _DROPPED and not key.startswith(_DROPPED_PREFIXES)
+
+
+def keyword_search(keywords: str, *, max_price: Decimal | None = None) -> Search:
+    """A marketplace search for `keywords`, newest first, optionally up to `max_price` euros."""
+    words = " ".join(keywords.split())
+    if not words:
+        raise InvalidSearch(InvalidReason.EMPTY, "no keywords given")
+    if len(words) > _MAX_KEYWORDS:
+        raise InvalidSearch(
+            InvalidReason.TOO_LONG, f"keywords longer than {_MAX_KEYWORDS} characters"
+        )
+    query = [("keyword", words), ("sort", "1")]
+    label = words
+    if max_price is not None:
+        if not 0 < max_price <= _MAX_PRICE or max_price != max_price.to_integral_value():
+            raise InvalidSearch(
+                InvalidReason.PRICE, f"max price must be whole euros above 0, got {max_price}"
+            )
+        query.append(("PRICE_TO", str(int(max_price))))
+        label = f"{words} (max € {int(max_price)})"
+    url = urlunsplit(("https", HOST, _MARKETPLACE, urlencode(sorted(query)), ""))
+    return Search(url=url, label=label)
+
+
+def parse_watch_argument(text: str) -> Search:
+    """What `/watch <text>` asks for: a search URL, or keywords with an optional `max <price>`."""
+    text = text.strip()
+    if not text:
+        raise InvalidSearch(InvalidReason.EMPTY, "give a willhaben search URL or keywords")
+    if _LOOKS_LIKE_URL.match(text):
+        url = normalise_search_url(text)
+        return Search(url=url, label=_label(url))
+    match = _MAX_PRICE_SUFFIX.match(text)
+    if match and match.group("words").strip():
+        price = Decimal(match.group("price").replace(".", ""))
+        return keyword_search(match.group("words"), max_price=price)
+    return keyword_search(text)
+
+
+def _label(url: str) -> str:
+    """`keyword` if the search has one, else the last path segment, plus any price range."""
+    parts = urlsplit(url)
+    params = dict(parse_qsl(parts.query))
+    segment = parts.path.rstrip("/").rsplit("/", 1)[-1]
+    label = params.get("keyword") or re.sub(r"-\d+$", "", segment).replace("-", " ")
+    low, high = params.get("PRICE_FROM"), params.get("PRICE_TO")
+    if low and high:
+        label += f" (€ {low} - {high})"
+    elif high:
+        label += f" (max € {high})"
+    elif low:
+        label += f" (min € {low})"
+    return label
+
+
+def request_url(normalised: str, base_url: str) -> str:
+    """Where to fetch a normalised search: `base_url` (HABICHT_WILLHABEN_URL) + path + query."""
+    parts = urlsplit(normalised)
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{base_url.rstrip('/')}{parts.path}{query}"
