@@ -1,0 +1,458 @@
+"""Every word habicht says on Telegram, in German (the default) and English.
+
+All messages are Telegram HTML. Templates hold the markup; every value put into them — a
+listing's title, a subscriber's keywords, an error message — is escaped by `_fill`, so a
+title like `<b>&` arrives as text, never as markup or a parse error. Long values are shortened
+*before* escaping, so a cut can never fall inside an entity such as `&amp;`.
+
+A message never exceeds Telegram's 4096 characters: values are shortened to fixed budgets
+and lists stop with "…" before the limit. (Telegram counts the text after parsing the
+entities, which is never longer than the HTML we measure.)
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Literal
+
+__all__ = [
+    "ENGLISH",
+    "GERMAN",
+    "MAX_MESSAGE",
+    "Catalog",
+    "Html",
+    "Lang",
+    "Texts",
+    "format_price",
+    "shorten",
+]
+
+Lang = Literal["de", "en"]
+
+MAX_MESSAGE = 4096
+"""Telegram's limit on a message's text, in characters."""
+
+TITLE_BUDGET = 200
+LABEL_BUDGET = 80
+LOCATION_BUDGET = 100
+ERROR_BUDGET = 300
+
+
+class Html(str):
+    """A string that is already safe HTML; `_fill` inserts it as it is."""
+
+    __slots__ = ()
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` with whitespace collapsed, cut to at most `limit` characters ending in "…"."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)].rstrip() + "…"
+
+
+def _fill(template: str, **values: object) -> Html:
+    """`template.format(**values)`, escaping every value that is not already `Html`."""
+    safe = {
+        name: value if isinstance(value, Html) else html.escape(str(value))
+        for name, value in values.items()
+    }
+    return Html(template.format(**safe))
+
+
+def format_price(price: Decimal, lang: Lang) -> str:
+    """`€ 1.234` / `€ 1.234,50` in German, `€1,234` / `€1,234.50` in English."""
+    whole = price == price.to_integral_value()
+    amount = price.quantize(Decimal(1) if whole else Decimal("0.01"), rounding=ROUND_HALF_UP)
+    text = f"{amount:,.0f}" if whole else f"{amount:,.2f}"
+    if lang == "de":
+        return "€ " + text.replace(",", "\0").replace(".", ",").replace("\0", ".")
+    return "€" + text
+
+
+def _percent_drop(old: Decimal, new: Decimal) -> int:
+    """How much cheaper, in whole percent of the old price (rounded half up)."""
+    if old <= 0:
+        return 0
+    return int(((old - new) * 100 / old).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def _age(seconds: float, lang: Lang) -> str:
+    """A short, rounded duration: `45 s`, `12 min`, `3 h`, `2 d` (`Tg` in German)."""
+    seconds = max(0.0, seconds)
+    day = "Tg" if lang == "de" else "d"
+    for size, unit in ((86400, day), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit}"
+    return f"{int(seconds)} s"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Catalog:
+    """The templates of one language. `{name}` placeholders are filled by `Texts`."""
+
+    lang: Lang
+    # subscribers
+    start: str
+    start_again: str
+    help: str
+    watch_usage: str
+    watch_added: str
+    watch_duplicate: str
+    watch_too_many: str
+    watch_invalid: str
+    invalid_reasons: Mapping[str, str]
+    invalid_other: str
+    list_empty: str
+    list_header: str
+    list_line: str
+    status_active: str
+    status_paused: str
+    scan_never: str
+    scan_ok: str
+    scan_failing: str
+    unwatch_usage: str
+    unwatch_choose: str
+    unwatch_done: str
+    no_such_watch: str
+    no_watches: str
+    paused_one: str
+    paused_all: str
+    resumed_one: str
+    resumed_all: str
+    unknown_command: str
+    plain_text: str
+    offer_url: str
+    button_watch: str
+    offer_expired: str
+    # notifications
+    new_listing: str
+    price_drop: str
+    no_price: str
+    baseline: str
+    # the owner
+    refused: str
+    queue_usage: str
+    queue_stats: str
+    queue_none: str
+    queue_dead_header: str
+    queue_dead_line: str
+    queue_dead_none: str
+    queue_retried: str
+    queue_purged: str
+    stats: str
+    alert_dead: str
+    alert_failing: str
+    alert_stopped: str
+    alert_error: str
+    never: str
+
+
+GERMAN = Catalog(
+    lang="de",
+    start=(
+        "👋 Hallo! Ich beobachte willhaben.at-Suchen für dich und melde neue Anzeigen und "
+        "Preissenkungen.\n\nSchick mir <code>/watch</code> mit einem Link zu einer "
+        "willhaben-Suche oder mit Suchbegriffen, z. B. <code>/watch rtx 3080 max 500</code>.\n"
+        "/help zeigt alle Befehle."
+    ),
+    start_again="👋 Willkommen zurück! Deine Suchen sind wieder aktiv.",
+    help=(
+        "<b>Befehle</b>\n"
+        "/watch <i>Link</i> — eine willhaben-Suche beobachten\n"
+        "/watch <i>Begriffe</i> [max <i>Preis</i>] — nach Begriffen suchen\n"
+        "/list — deine Suchen\n"
+        "/unwatch <i>n</i> — Suche Nr. n löschen\n"
+        "/pause [<i>n</i>] — Suche n (oder alle) pausieren\n"
+        "/resume [<i>n</i>] — wieder aufnehmen\n"
+        "/help — diese Hilfe\n\n"
+        "Eine neue Suche merkt sich zuerst, was es schon gibt; danach bekommst du nur neue "
+        "Anzeigen und Preissenkungen."
+    ),
+    watch_usage=(
+        "So geht's: <code>/watch https://www.willhaben.at/iad/…</code> oder "
+        "<code>/watch rtx 3080 max 500</code>"
+    ),
+    watch_added=(
+        "✅ Suche Nr. {number}: <b>{label}</b>\n"
+        "Ich schaue jetzt nach, was es schon gibt, und melde mich gleich mit der Anzahl. "
+        "Danach schreibe ich dir bei jeder neuen Anzeige und jeder Preissenkung."
+    ),
+    watch_duplicate="Diese Suche beobachtest du schon: Nr. {number} (<b>{label}</b>).",
+    watch_too_many=(
+        "Du hast schon {limit} Suchen, mehr geht nicht. Lösche eine mit /unwatch <i>n</i>."
+    ),
+    watch_invalid="❌ Das kann ich nicht beobachten: {reason}",
+    invalid_reasons={
+        "empty": "Es fehlt ein Link oder Suchbegriff.",
+        "too_long": "Der Link oder die Suchbegriffe sind zu lang.",
+        "malformed": "Das ist kein gültiger Link.",
+        "scheme": "Nur http(s)-Links gehen.",
+        "host": "Das ist kein Link zu willhaben.at.",
+        "ad_page": "Das ist eine einzelne Anzeige, keine Suche; schick den Link der Ergebnisse.",
+        "not_search": "Diese willhaben-Seite ist keine Suche.",
+        "price": "Der Höchstpreis nach <code>max</code> ist kein sinnvoller Betrag.",
+    },
+    invalid_other="Der Link oder die Suchbegriffe sind ungültig.",
+    list_empty="Du beobachtest noch nichts. Starte mit /watch.",
+    list_header="<b>Deine Suchen</b>",
+    list_line='{number}. <a href="{url}">{label}</a> — {status}, {known} Anzeigen, {scan}',
+    status_active="aktiv",
+    status_paused="⏸ pausiert",
+    scan_never="noch nicht geprüft",
+    scan_ok="geprüft vor {age}",
+    scan_failing="⚠️ Abruf klappt gerade nicht",
+    unwatch_usage="Welche Suche soll ich löschen?",
+    unwatch_choose="Nr. {number}: {label}",
+    unwatch_done="🗑 Suche Nr. {number} gelöscht: <b>{label}</b>",
+    no_such_watch="Eine Suche Nr. {number} gibt es nicht. /list zeigt deine Suchen.",
+    no_watches="Du hast keine Suchen. Starte mit /watch.",
+    paused_one="⏸ Suche Nr. {number} pausiert: <b>{label}</b>",
+    paused_all="⏸ Alle deine Suchen sind pausiert. /resume nimmt sie wieder auf.",
+    resumed_one="▶️ Suche Nr. {number} läuft wieder: <b>{label}</b>",
+    resumed_all="▶️ Alle deine Suchen laufen wieder.",
+    unknown_command="Diesen Befehl kenne ich nicht. /help zeigt, was geht.",
+    plain_text="Schick mir einen willhaben-Link oder /watch mit Suchbegriffen. /help hilft.",
+    offer_url="Soll ich diese Suche beobachten?\n<b>{label}</b>",
+    button_watch="👀 Beobachten",
+    offer_expired="Dieses Angebot ist abgelaufen; schick den Link bitte noch einmal.",
+    new_listing='🆕 <b><a href="{url}">{title}</a></b>\n💶 {price}\n📍 {location}',
+    price_drop=(
+        '📉 <b><a href="{url}">{title}</a></b>\n💶 <s>{old}</s> → <b>{new}</b> (-{percent} %)'
+    ),
+    no_price="Preis auf Anfrage",
+    baseline=(
+        "👀 <b>{label}</b>: ich beobachte jetzt {count} Anzeigen und melde dir ab sofort "
+        "neue Anzeigen und Preissenkungen."
+    ),
+    refused="Diesen Befehl gibt es hier nicht. /help zeigt, was geht.",
+    queue_usage=(
+        "/queue — Übersicht\n/queue dead [<i>n</i>]\n/queue retry <i>id</i>|all\n"
+        "/queue purge [<i>Tage</i>]"
+    ),
+    queue_stats=(
+        "<b>Warteschlange</b>\n"
+        "wartend: {pending} (älteste: {oldest})\n"
+        "davon Wiederholung: {retrying} (nächste fällig: {next_retry})\n"
+        "wird gesendet: {sending}\n"
+        "gesendet (24 h): {sent_24h}\n"
+        "tot: {dead}{reasons}"
+    ),
+    queue_none="—",
+    queue_dead_header="<b>Letzte tote Nachrichten</b>",
+    queue_dead_line="#{id} Chat {chat_id} · {kind} · {reason} · vor {age}",
+    queue_dead_none="Keine toten Nachrichten. 🎉",
+    queue_retried="{count} Nachrichten wieder eingereiht.",
+    queue_purged="{count} alte Nachrichten gelöscht (älter als {days} Tage).",
+    stats=(
+        "<b>Statistik</b>\n"
+        "Chats: {chats} (blockiert: {blocked})\n"
+        "Suchen: {watches} (pausiert: {paused}), eindeutige URLs: {searches}\n"
+        "Anzeigen bekannt: {listings}\n"
+        "letzter Durchlauf: {last_cycle}\n"
+        "fehlerhafte Suchen: {failing}"
+    ),
+    alert_dead="⚠️ {count} Nachrichten sind tot: {reasons}. Details: /queue dead",
+    alert_failing="⚠️ Suche #{search_id} schlägt seit {count} Durchläufen fehl ({kind}): {error}",
+    alert_stopped="🛑 Zustellung gestoppt: {reason}",
+    alert_error="🐞 Fehler: <code>{error}</code>",
+    never="nie",
+)
+
+ENGLISH = Catalog(
+    lang="en",
+    start=(
+        "👋 Hi! I watch willhaben.at searches for you and tell you about new listings and "
+        "price drops.\n\nSend me <code>/watch</code> with a link to a willhaben search or "
+        "with keywords, e.g. <code>/watch rtx 3080 max 500</code>.\n/help lists all commands."
+    ),
+    start_again="👋 Welcome back! Your searches are active again.",
+    help=(
+        "<b>Commands</b>\n"
+        "/watch <i>link</i> — watch a willhaben search\n"
+        "/watch <i>keywords</i> [max <i>price</i>] — search by keywords\n"
+        "/list — your searches\n"
+        "/unwatch <i>n</i> — delete search no. n\n"
+        "/pause [<i>n</i>] — pause search n (or all)\n"
+        "/resume [<i>n</i>] — resume it\n"
+        "/help — this help\n\n"
+        "A new search first notes what is already there; after that you only get new "
+        "listings and price drops."
+    ),
+    watch_usage=(
+        "Like this: <code>/watch https://www.willhaben.at/iad/…</code> or "
+        "<code>/watch rtx 3080 max 500</code>"
+    ),
+    watch_added=(
+        "✅ Search no. {number}: <b>{label}</b>\n"
+        "I'm looking at what is already there and will tell you how many listings in a "
+        "moment. After that you get a message for every new listing and every price drop."
+    ),
+    watch_duplicate="You already watch this search: no. {number} (<b>{label}</b>).",
+    watch_too_many="You already have {limit} searches, the most allowed. Delete one: /unwatch n.",
+    watch_invalid="❌ I can't watch that: {reason}",
+    invalid_reasons={
+        "empty": "A link or keywords are missing.",
+        "too_long": "The link or the keywords are too long.",
+        "malformed": "That is not a valid link.",
+        "scheme": "Only http(s) links work.",
+        "host": "That is not a willhaben.at link.",
+        "ad_page": "That is a single listing, not a search. Send the link of the search results.",
+        "not_search": "That willhaben page is not a search.",
+        "price": "The price after <code>max</code> is not a sensible amount.",
+    },
+    invalid_other="The link or the keywords are not valid.",
+    list_empty="You are not watching anything yet. Start with /watch.",
+    list_header="<b>Your searches</b>",
+    list_line='{number}. <a href="{url}">{label}</a> — {status}, {known} listings, {scan}',
+    status_active="active",
+    status_paused="⏸ paused",
+    scan_never="not checked yet",
+    scan_ok="checked {age} ago",
+    scan_failing="⚠️ fetching fails at the moment",
+    unwatch_usage="Which search shall I delete?",
+    unwatch_choose="No. {number}: {label}",
+    unwatch_done="🗑 Deleted search no. {number}: <b>{label}</b>",
+    no_such_watch="There is no search no. {number}. /list shows your searches.",
+    no_watches="You have no searches. Start with /watch.",
+    paused_one="⏸ Paused search no. {number}: <b>{label}</b>",
+    paused_all="⏸ All your searches are paused. /resume resumes them.",
+    resumed_one="▶️ Search no. {number} is running again: <b>{label}</b>",
+    resumed_all="▶️ All your searches are running again.",
+    unknown_command="I don't know that command. /help shows what I can do.",
+    plain_text="Send me a willhaben link or /watch with keywords. /help helps.",
+    offer_url="Shall I watch this search?\n<b>{label}</b>",
+    button_watch="👀 Watch",
+    offer_expired="This offer has expired; please send the link again.",
+    new_listing='🆕 <b><a href="{url}">{title}</a></b>\n💶 {price}\n📍 {location}',
+    price_drop=(
+        '📉 <b><a href="{url}">{title}</a></b>\n💶 <s>{old}</s> → <b>{new}</b> (-{percent}%)'
+    ),
+    no_price="price on request",
+    baseline=(
+        "👀 <b>{label}</b>: I'm now watching {count} listings and will tell you about new "
+        "listings and price drops from now on."
+    ),
+    refused="There is no such command here. /help shows what I can do.",
+    queue_usage=(
+        "/queue — overview\n/queue dead [<i>n</i>]\n/queue retry <i>id</i>|all\n"
+        "/queue purge [<i>days</i>]"
+    ),
+    queue_stats=(
+        "<b>Queue</b>\n"
+        "pending: {pending} (oldest: {oldest})\n"
+        "of which retrying: {retrying} (next due: {next_retry})\n"
+        "sending: {sending}\n"
+        "sent (24 h): {sent_24h}\n"
+        "dead: {dead}{reasons}"
+    ),
+    queue_none="—",
+    queue_dead_header="<b>Latest dead messages</b>",
+    queue_dead_line="#{id} chat {chat_id} · {kind} · {reason} · {age} ago",
+    queue_dead_none="No dead messages. 🎉",
+    queue_retried="Requeued {count} messages.",
+    queue_purged="Deleted {count} old messages (older than {days} days).",
+    stats=(
+        "<b>Statistics</b>\n"
+        "chats: {chats} (blocked: {blocked})\n"
+        "watches: {watches} (paused: {paused}), unique searches: {searches}\n"
+        "listings known: {listings}\n"
+        "last cycle: {last_cycle}\n"
+        "failing searches: {failing}"
+    ),
+    alert_dead="⚠️ {count} messages went dead: {reasons}. Details: /queue dead",
+    alert_failing="⚠️ Search #{search_id} has failed {count} cycles in a row ({kind}): {error}",
+    alert_stopped="🛑 Delivery stopped: {reason}",
+    alert_error="🐞 Error: <code>{error}</code>",
+    never="never",
+)
+
+CATALOGS: dict[Lang, Catalog] = {"de": GERMAN, "en": ENGLISH}
+
+
+class Texts:
+    """Renders every message of one language as Telegram HTML, all values escaped."""
+
+    def __init__(self, lang: Lang) -> None:
+        self.catalog = CATALOGS[lang]
+        self.lang: Lang = lang
+
+    def fill(self, key: str, **values: object) -> Html:
+        """The template `key` with `values` escaped into it (fixed texts take no values)."""
+        template: str = getattr(self.catalog, key)
+        return _fill(template, **values)
+
+    def price(self, price: Decimal | None, display: str | None = None) -> str:
+        """A listing's price as text: formatted, else willhaben's own wording, else a note."""
+        if price is not None:
+            return format_price(price, self.lang)
+        return display or self.catalog.no_price
+
+    def age(self, seconds: float) -> str:
+        return _age(seconds, self.lang)
+
+    # ---- notifications (the scraper's Renderer) -------------------------------------
+
+    def new_listing(
+        self,
+        *,
+        title: str,
+        url: str,
+        price: Decimal | None,
+        price_display: str | None,
+        location: str | None,
+    ) -> Html:
+        """A new listing: title as the link (its preview shows the listing), price, place."""
+        return self.fill(
+            "new_listing",
+            url=url,
+            title=shorten(title, TITLE_BUDGET),
+            price=self.price(price, price_display),
+            location=shorten(location or "—", LOCATION_BUDGET),
+        )
+
+    def price_drop(self, *, title: str, url: str, old: Decimal, new: Decimal) -> Html:
+        """A price drop: title as the link, old price struck through, new price, percent."""
+        return self.fill(
+            "price_drop",
+            url=url,
+            title=shorten(title, TITLE_BUDGET),
+            old=format_price(old, self.lang),
+            new=format_price(new, self.lang),
+            percent=_percent_drop(old, new),
+        )
+
+    def baseline(self, label: str, count: int) -> Html:
+        return self.fill("baseline", label=shorten(label, LABEL_BUDGET), count=count)
+
+    # ---- subscriber replies with a value ----------------------------------------------
+
+    def label(self, label: str) -> str:
+        """A watch's label as subscribers see it in one line."""
+        return shorten(label, LABEL_BUDGET)
+
+    def invalid(self, reason: str) -> Html:
+        """Why a /watch argument was refused, from the scraper's reason code."""
+        text = self.catalog.invalid_reasons.get(reason, self.catalog.invalid_other)
+        return self.fill("watch_invalid", reason=Html(text))
+
+    def lines(self, header: str, lines: Iterable[str], *, more: str = "…") -> Html:
+        """`header` and `lines` joined by newlines, stopping with `more` before 4096 chars."""
+        out = [header]
+        size = len(header)
+        for line in lines:
+            if size + 1 + len(line) + 1 + len(more) > MAX_MESSAGE:
+                out.append(more)
+                break
+            out.append(line)
+            size += 1 + len(line)
+        return Html("\n".join(out))
+
+    def reasons(self, counts: Mapping[str, int] | Sequence[tuple[str, int]]) -> str:
+        """`reason: n, …` for dead-letter summaries."""
+        items = counts.items() if isinstance(counts, Mapping) else counts
+        return ", ".join(f"{shorten(reason, 60)}: {n}" for reason, n in items) or "—"
