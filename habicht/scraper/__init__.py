@@ -4,9 +4,20 @@ Knows nothing of Telegram: it writes rendered texts into the outbox through a `R
 is given. Other code imports only the names listed here.
 """
 
-from habicht.scraper.urls import (
+from habicht.scraper.errors import (
+    Blocked,
+    DuplicateWatch,
+    ErrorKind,
+    FetchError,
     InvalidReason,
     InvalidSearch,
+    LayoutError,
+    ScrapeError,
+    TooManyWatches,
+    WatchError,
+)
+from habicht.scraper.subscriptions import Overview, SearchHealth, Subscriptions, WatchInfo
+from habicht.scraper.urls import (
     Search,
     keyword_search,
     normalise_search_url,
@@ -15,9 +26,21 @@ from habicht.scraper.urls import (
 )
 
 __all__ = [
+    "Blocked",
+    "DuplicateWatch",
+    "ErrorKind",
+    "FetchError",
     "InvalidReason",
     "InvalidSearch",
+    "LayoutError",
+    "Overview",
+    "ScrapeError",
     "Search",
+    "SearchHealth",
+    "Subscriptions",
+    "TooManyWatches",
+    "WatchError",
+    "WatchInfo",
     "keyword_search",
     "normalise_search_url",
     "parse_watch_argument",

@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal
-from enum import StrEnum
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from habicht.scraper.errors import InvalidReason, InvalidSearch
+
 __all__ = [
-    "InvalidReason",
-    "InvalidSearch",
     "Search",
     "keyword_search",
     "normalise_search_url",
@@ -54,28 +53,6 @@ _LOOKS_LIKE_URL = re.compile(
     r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:[:/?#]|$))",
     re.IGNORECASE,
 )
-
-
-class InvalidReason(StrEnum):
-    """Why a watch argument was refused: a stable code the bot turns into a de/en text."""
-
-    EMPTY = "empty"  # nothing given
-    TOO_LONG = "too_long"  # a URL or keyword text longer than anyone types
-    MALFORMED = "malformed"  # not a parseable URL (spaces, backslashes, dot segments, bad port)
-    SCHEME = "scheme"  # not http or https
-    HOST = "host"  # not willhaben.at: other hosts, look-alikes, IPs, user@host, other ports
-    AD_PAGE = "ad_page"  # a single advert, not a search
-    NOT_SEARCH = "not_search"  # a willhaben page that is not a search (outside /iad/…)
-    PRICE = "price"  # the maximum price is not a sensible amount
-
-
-class InvalidSearch(ValueError):
-    """The argument is not something habicht may watch; `reason` says why, `detail` in English."""
-
-    def __init__(self, reason: InvalidReason, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
 
 
 @dataclass(frozen=True, slots=True)

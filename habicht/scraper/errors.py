@@ -1,0 +1,110 @@
+"""Every error the scraper raises, grouped by what the caller does next.
+
+- `ScrapeError` — a search could not be scanned this cycle: count a failure, keep the
+  watches' state, try again next cycle. `kind` is what `searches.last_error_kind` records.
+  - `FetchError` — transient: connect error, timeout, 5xx, still failing after the retries.
+  - `Blocked` — willhaben refuses us (403, 429, or its block page): back off from willhaben
+    as a whole, honouring `retry_after` when the site sent one.
+  - `LayoutError` — the page has no data we recognise: a changed site, tell the owner.
+- `InvalidSearch` — a subscriber's `/watch` argument is not something habicht may fetch:
+  show them `reason` (a stable code) in their language.
+- `WatchError` — a change to a chat's watches cannot be made: tell the subscriber.
+  - `DuplicateWatch` — the chat already watches this search (`watch` is the existing one).
+  - `TooManyWatches` — the chat already has `limit` watches.
+
+httpx errors become `FetchError`/`Blocked` in exactly one place (`fetch.py`), chained with
+`from`; nothing above the scraper catches `httpx.*`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from habicht.scraper.subscriptions import WatchInfo
+
+__all__ = [
+    "Blocked",
+    "DuplicateWatch",
+    "ErrorKind",
+    "FetchError",
+    "InvalidReason",
+    "InvalidSearch",
+    "LayoutError",
+    "ScrapeError",
+    "TooManyWatches",
+    "WatchError",
+]
+
+ErrorKind = Literal["fetch", "blocked", "layout"]
+
+
+class ScrapeError(Exception):
+    """A search could not be scanned this cycle; it produces no events."""
+
+    kind: ClassVar[ErrorKind]
+
+
+class FetchError(ScrapeError):
+    """willhaben did not answer usably (connect error, timeout, 5xx) even after retries."""
+
+    kind = "fetch"
+
+
+class Blocked(ScrapeError):
+    """willhaben refused us (403, 429, block page); `retry_after` seconds if it said so."""
+
+    kind = "blocked"
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class LayoutError(ScrapeError):
+    """The page lacks the search data or its structure is not the one we know."""
+
+    kind = "layout"
+
+
+class InvalidReason(StrEnum):
+    """Why a watch argument was refused: a stable code the bot turns into a de/en text."""
+
+    EMPTY = "empty"  # nothing given
+    TOO_LONG = "too_long"  # a URL or keyword text longer than anyone types
+    MALFORMED = "malformed"  # not a parseable URL (spaces, backslashes, dot segments, bad port)
+    SCHEME = "scheme"  # not http or https
+    HOST = "host"  # not willhaben.at: other hosts, look-alikes, IPs, user@host, other ports
+    AD_PAGE = "ad_page"  # a single advert, not a search
+    NOT_SEARCH = "not_search"  # a willhaben page that is not a search (outside /iad/…)
+    PRICE = "price"  # the maximum price is not a sensible amount
+
+
+class InvalidSearch(ValueError):
+    """The argument is not something habicht may watch; `reason` says why, `detail` in English."""
+
+    def __init__(self, reason: InvalidReason, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+class WatchError(Exception):
+    """A change to a chat's watches cannot be made."""
+
+
+class DuplicateWatch(WatchError):
+    """The chat already watches this search; `watch` is the existing watch."""
+
+    def __init__(self, watch: WatchInfo) -> None:
+        super().__init__(f"chat {watch.chat_id} already watches {watch.url} as #{watch.number}")
+        self.watch = watch
+
+
+class TooManyWatches(WatchError):
+    """The chat already has `limit` watches (HABICHT_MAX_WATCHES)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"a chat may have at most {limit} watches")
+        self.limit = limit

@@ -1,0 +1,287 @@
+"""Who watches what: chats, their watches, and the searches those share.
+
+The bot's commands call this; it knows nothing of Telegram. A watch is addressed by its
+`number`, the 1-based position in the chat's list ordered by creation — what `/list` shows
+and `/unwatch 2` means.
+
+A watch that was not scanned for its chat for a while (paused, or its chat blocked the bot)
+starts over with a silent baseline when it becomes active again: otherwise everything that
+appeared meanwhile would arrive at once as "new".
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
+
+from habicht.clock import Clock
+from habicht.db import Database
+from habicht.scraper.errors import DuplicateWatch, ErrorKind, TooManyWatches
+from habicht.scraper.urls import Search
+
+__all__ = ["Overview", "SearchHealth", "Subscriptions", "WatchInfo"]
+
+Fetch = Callable[[str, Sequence[Any]], Awaitable[list[sqlite3.Row]]]
+
+
+@dataclass(frozen=True, slots=True)
+class WatchInfo:
+    """One watch as a chat sees it, with the health of the search behind it."""
+
+    id: int
+    number: int
+    chat_id: int
+    search_id: int
+    url: str
+    label: str
+    paused: bool
+    baseline_at: float | None
+    listings_known: int
+    last_success_at: float | None
+    consecutive_failures: int
+    last_error_kind: ErrorKind | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHealth:
+    """A search that failed its most recent scans, for the owner."""
+
+    search_id: int
+    url: str
+    watchers: int
+    consecutive_failures: int
+    last_error_kind: ErrorKind | None
+    last_error: str | None
+    last_success_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    """The numbers behind the owner's /stats."""
+
+    chats: int
+    active_chats: int
+    watches: int
+    active_watches: int
+    searches: int
+    listings: int
+    failing: list[SearchHealth]
+
+
+_WATCHES = """
+SELECT w.id, w.chat_id, w.search_id, s.url, w.label, w.status, w.baseline_at,
+       (SELECT COUNT(*) FROM watch_listings wl WHERE wl.watch_id = w.id) AS listings_known,
+       s.last_success_at, s.consecutive_failures, s.last_error_kind
+FROM watches w JOIN searches s ON s.id = w.search_id
+WHERE w.chat_id = ?
+ORDER BY w.id
+"""
+
+
+def _on(conn: aiosqlite.Connection) -> Fetch:
+    """Reads through the writer connection, for use inside a transaction."""
+
+    async def fetch(sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
+        async with conn.execute(sql, params) as cursor:
+            return list(await cursor.fetchall())
+
+    return fetch
+
+
+async def _watch_list(fetch: Fetch, chat_id: int) -> list[WatchInfo]:
+    rows = await fetch(_WATCHES, (chat_id,))
+    return [
+        WatchInfo(
+            id=row["id"],
+            number=number,
+            chat_id=row["chat_id"],
+            search_id=row["search_id"],
+            url=row["url"],
+            label=row["label"],
+            paused=row["status"] == "paused",
+            baseline_at=row["baseline_at"],
+            listings_known=row["listings_known"],
+            last_success_at=row["last_success_at"],
+            consecutive_failures=row["consecutive_failures"],
+            last_error_kind=row["last_error_kind"],
+        )
+        for number, row in enumerate(rows, start=1)
+    ]
+
+
+def _numbered(watches: list[WatchInfo], number: int) -> WatchInfo | None:
+    return watches[number - 1] if 1 <= number <= len(watches) else None
+
+
+class Subscriptions:
+    """Chats and their watches in the database; every change is one transaction."""
+
+    def __init__(self, db: Database, *, clock: Clock) -> None:
+        self._db = db
+        self._clock = clock
+
+    async def register_chat(self, chat_id: int) -> bool:
+        """Create the chat, or re-activate it if it had blocked the bot; True if it was blocked.
+
+        A re-activated chat's watches start over with a silent baseline.
+        """
+        now = self._clock()
+        async with self._db.transaction() as conn:
+            async with conn.execute("SELECT status FROM chats WHERE chat_id = ?", (chat_id,)) as c:
+                row = await c.fetchone()
+            if row is None:
+                await conn.execute(
+                    "INSERT INTO chats (chat_id, created_at, updated_at) VALUES (?, ?, ?)",
+                    (chat_id, now, now),
+                )
+                return False
+            if row["status"] != "blocked":
+                return False
+            await conn.execute(
+                "UPDATE chats SET status = 'active', updated_at = ? WHERE chat_id = ?",
+                (now, chat_id),
+            )
+            await conn.execute(
+                "UPDATE watches SET baseline_at = NULL WHERE chat_id = ?", (chat_id,)
+            )
+            return True
+
+    async def block_chat(self, chat_id: int) -> None:
+        """Mark the chat as having blocked the bot: its watches are skipped until /start."""
+        now = self._clock()
+        async with self._db.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO chats (chat_id, status, created_at, updated_at)"
+                " VALUES (?, 'blocked', ?, ?)"
+                " ON CONFLICT (chat_id) DO UPDATE SET status = 'blocked', updated_at = ?",
+                (chat_id, now, now, now),
+            )
+
+    async def is_blocked(self, chat_id: int) -> bool:
+        row = await self._db.fetchone("SELECT status FROM chats WHERE chat_id = ?", (chat_id,))
+        return row is not None and row["status"] == "blocked"
+
+    async def add_watch(self, chat_id: int, search: Search, *, max_watches: int) -> WatchInfo:
+        """Add a watch of `search` for the chat; identical searches share one `searches` row.
+
+        Raises `DuplicateWatch` if the chat already watches it, `TooManyWatches` at the limit.
+        """
+        now = self._clock()
+        async with self._db.transaction() as conn:
+            fetch = _on(conn)
+            await conn.execute(
+                "INSERT INTO chats (chat_id, created_at, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (chat_id) DO NOTHING",
+                (chat_id, now, now),
+            )
+            await conn.execute(
+                "INSERT INTO searches (url, created_at) VALUES (?, ?) ON CONFLICT (url) DO NOTHING",
+                (search.url, now),
+            )
+            existing = await _watch_list(fetch, chat_id)
+            for watch in existing:
+                if watch.url == search.url:
+                    raise DuplicateWatch(watch)
+            if len(existing) >= max_watches:
+                raise TooManyWatches(max_watches)
+            async with conn.execute(
+                "INSERT INTO watches (chat_id, search_id, label, created_at)"
+                " SELECT ?, id, ?, ? FROM searches WHERE url = ?",
+                (chat_id, search.label, now, search.url),
+            ) as cursor:
+                watch_id = cursor.lastrowid
+            return next(w for w in await _watch_list(fetch, chat_id) if w.id == watch_id)
+
+    async def watches(self, chat_id: int) -> list[WatchInfo]:
+        """The chat's watches in creation order; `number` is the position, from 1."""
+        return await _watch_list(self._db.fetchall, chat_id)
+
+    async def watch(self, chat_id: int, number: int) -> WatchInfo | None:
+        return _numbered(await self.watches(chat_id), number)
+
+    async def remove_watch(self, chat_id: int, number: int) -> WatchInfo | None:
+        """Delete the chat's watch `number` (and its search if nobody else watches it)."""
+        async with self._db.transaction() as conn:
+            watch = _numbered(await _watch_list(_on(conn), chat_id), number)
+            if watch is None:
+                return None
+            await conn.execute("DELETE FROM watches WHERE id = ?", (watch.id,))
+            await conn.execute(
+                "DELETE FROM searches WHERE id = ?"
+                " AND NOT EXISTS (SELECT 1 FROM watches WHERE search_id = ?)",
+                (watch.search_id, watch.search_id),
+            )
+            return watch
+
+    async def set_paused(self, chat_id: int, number: int | None, paused: bool) -> list[WatchInfo]:
+        """Pause or resume watch `number`, or all of the chat's watches when it is None.
+
+        Returns the addressed watches as they are now; empty if there is no such watch.
+        A resumed watch starts over with a silent baseline.
+        """
+        async with self._db.transaction() as conn:
+            fetch = _on(conn)
+            watches = await _watch_list(fetch, chat_id)
+            if number is None:
+                targets = watches
+            else:
+                target = _numbered(watches, number)
+                targets = [] if target is None else [target]
+            changed = [(w.id,) for w in targets if w.paused != paused]
+            if paused:
+                sql = "UPDATE watches SET status = 'paused' WHERE id = ?"
+            else:
+                sql = "UPDATE watches SET status = 'active', baseline_at = NULL WHERE id = ?"
+            await conn.executemany(sql, changed)
+            ids = {w.id for w in targets}
+            return [w for w in await _watch_list(fetch, chat_id) if w.id in ids]
+
+    async def overview(self) -> Overview:
+        """Counts for /stats and the searches whose latest scans failed, worst first."""
+        counts = await self._db.fetchone(
+            """
+            SELECT (SELECT COUNT(*) FROM chats) AS chats,
+                   (SELECT COUNT(*) FROM chats WHERE status = 'active') AS active_chats,
+                   (SELECT COUNT(*) FROM watches) AS watches,
+                   (SELECT COUNT(*) FROM watches w JOIN chats c ON c.chat_id = w.chat_id
+                     WHERE w.status = 'active' AND c.status = 'active') AS active_watches,
+                   (SELECT COUNT(*) FROM searches
+                     WHERE EXISTS (SELECT 1 FROM watches w WHERE w.search_id = searches.id))
+                     AS searches,
+                   (SELECT COUNT(*) FROM listings) AS listings
+            """
+        )
+        assert counts is not None  # a SELECT without FROM always returns one row
+        failing = await self._db.fetchall(
+            """
+            SELECT s.id, s.url, s.consecutive_failures, s.last_error_kind, s.last_error,
+                   s.last_success_at,
+                   (SELECT COUNT(*) FROM watches w WHERE w.search_id = s.id) AS watchers
+            FROM searches s WHERE s.consecutive_failures > 0
+            ORDER BY s.consecutive_failures DESC, s.id
+            """
+        )
+        return Overview(
+            chats=counts["chats"],
+            active_chats=counts["active_chats"],
+            watches=counts["watches"],
+            active_watches=counts["active_watches"],
+            searches=counts["searches"],
+            listings=counts["listings"],
+            failing=[
+                SearchHealth(
+                    search_id=row["id"],
+                    url=row["url"],
+                    watchers=row["watchers"],
+                    consecutive_failures=row["consecutive_failures"],
+                    last_error_kind=row["last_error_kind"],
+                    last_error=row["last_error"],
+                    last_success_at=row["last_success_at"],
+                )
+                for row in failing
+            ],
+        )
