@@ -16,6 +16,7 @@ from habicht.scraper.errors import (
     TooManyWatches,
     WatchError,
 )
+from habicht.scraper.parse import Listing, SearchPage, parse_search_page
 from habicht.scraper.subscriptions import Overview, SearchHealth, Subscriptions, WatchInfo
 from habicht.scraper.urls import (
     Search,
@@ -33,16 +34,19 @@ __all__ = [
     "InvalidReason",
     "InvalidSearch",
     "LayoutError",
+    "Listing",
     "Overview",
     "ScrapeError",
     "Search",
     "SearchHealth",
+    "SearchPage",
     "Subscriptions",
     "TooManyWatches",
     "WatchError",
     "WatchInfo",
     "keyword_search",
     "normalise_search_url",
+    "parse_search_page",
     "parse_watch_argument",
     "request_url",
 ]

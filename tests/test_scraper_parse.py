@@ -1,0 +1,145 @@
+"""Parsing search pages: the real fixture, built pages, and pages that must not parse."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+from conftest import FIXTURES
+
+from habicht.fakes import FakeAdvert, render_block_page, render_search_page
+from habicht.scraper import Blocked, LayoutError, Listing, parse_search_page
+
+REAL_PAGE = (FIXTURES / "search-marketplace-grafikkarten.html").read_text(encoding="utf-8")
+
+
+def test_the_real_page_parses_to_its_25_listings() -> None:
+    """The saved willhaben page yields its 25 adverts in page order, with rowsFound 838."""
+    page = parse_search_page(REAL_PAGE)
+    assert page.rows_found == 838
+    assert len(page.listings) == 25
+    assert [listing.id for listing in page.listings[:3]] == ["528603014", "528613062", "528641658"]
+    assert page.listings[0] == Listing(
+        id="528603014",
+        title="Gtx 760",
+        price=Decimal(120),
+        price_display="€ 120",
+        location="Stockerau",
+        postcode="2000",
+        url="https://www.willhaben.at/iad/kaufen-und-verkaufen/d/gtx-760-528603014/",
+        image_url="https://cache.willhaben.at/mmo/4/528/603/014_-437128259.jpg",
+        published_at=1640035260.0,
+        bumped=False,
+    )
+    last = page.listings[-1]
+    assert (last.id, last.title, last.price) == (
+        "528567636",
+        "EVGA Geforce GTX 970 SSC (4GB VRAM)",
+        Decimal(175),
+    )
+    assert last.url.endswith(
+        "/iad/kaufen-und-verkaufen/d/evga-geforce-gtx-970-ssc-4gb-vram-528567636/"
+    )
+    assert all(listing.url.endswith(f"-{listing.id}/") for listing in page.listings)
+    assert all(listing.price is not None for listing in page.listings)
+    assert [int(listing.price or 0) for listing in page.listings] == [
+        120, 450, 611, 550, 750, 640, 150, 250, 400, 849, 442, 600, 599,
+        900, 740, 540, 650, 470, 600, 150, 600, 400, 460, 849, 175,
+    ]  # fmt: skip
+
+
+def test_built_pages_round_trip_prices_titles_and_flags() -> None:
+    """Price-less, decimal-priced, bumped and oddly titled adverts keep what makes them."""
+    adverts = [
+        FakeAdvert("1", 'Sofa <gratis> & "gut"', None),
+        FakeAdvert("2", "Tisch", Decimal("676.22"), bumped=True, published_ms=1_600_000_000_500),
+        FakeAdvert("3", "Haus", None, price_display="auf Anfrage"),
+    ]
+    page = parse_search_page(render_search_page(adverts, rows_found=3))
+    sofa, tisch, haus = page.listings
+    assert (sofa.title, sofa.price, sofa.price_display) == (
+        'Sofa <gratis> & "gut"',
+        None,
+        "zu verschenken",
+    )
+    assert (tisch.price, tisch.bumped, tisch.published_at) == (
+        Decimal("676.22"),
+        True,
+        1_600_000_000.5,
+    )
+    assert (haus.price, haus.price_display, haus.bumped) == (None, "auf Anfrage", False)
+
+
+def test_zero_results_is_a_valid_empty_page() -> None:
+    """rowsFound 0 with no adverts is an empty result, not an error."""
+    page = parse_search_page(render_search_page([]))
+    assert (page.listings, page.rows_found) == ([], 0)
+
+
+def test_the_block_page_is_blocked_not_empty() -> None:
+    """A page saying the IP is blocked raises Blocked, never reads as no listings."""
+    with pytest.raises(Blocked):
+        parse_search_page(render_block_page())
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "<html><body><h1>Wartungsarbeiten</h1></body></html>",
+        "",
+        render_search_page([FakeAdvert("1", "x", Decimal(1))]).replace('"rowsFound"', '"rowsGone"'),
+        '<script id="__NEXT_DATA__" type="application/json">{"props": {"pageProps": {}}}</script>',
+        '<script id="__NEXT_DATA__" type="application/json">{"props": </script>',
+        '<script id="__NEXT_DATA__" type="application/json">[1, 2]</script>',
+        '<script id="__NEXT_DATA__">{"props":{"pageProps":{"searchResult":'
+        '{"rowsFound":"many","advertSummaryList":{"advertSummary":[]}}}}}</script>',
+        '<script id="__NEXT_DATA__">{"props":{"pageProps":{"searchResult":'
+        '{"rowsFound":3,"advertSummaryList":{}}}}}</script>',
+        '<script id="__NEXT_DATA__">{"props":{"pageProps":{"searchResult":'
+        '{"rowsFound":3,"advertSummaryList":{"advertSummary":[{"title":"no id"}]}}}}}</script>',
+    ],
+    ids=[
+        "no-data",
+        "empty",
+        "no-rowsFound",
+        "no-searchResult",
+        "broken-json",
+        "not-an-object",
+        "rowsFound-text",
+        "no-advert-list",
+        "adverts-without-ids",
+    ],
+)
+def test_unrecognised_pages_are_layout_errors(page: str) -> None:
+    """Missing or unrecognised structure raises LayoutError, never an empty result."""
+    with pytest.raises(LayoutError):
+        parse_search_page(page)
+
+
+def test_unusual_markup_falls_back_to_a_full_parse() -> None:
+    """A script tag the fast path does not recognise is still found by the HTML parser."""
+    data = {"props": {"pageProps": {"searchResult": {"rowsFound": 0}}}}
+    page = f"<html><script type=application/json id=__NEXT_DATA__ >{json.dumps(data)}</script>"
+    assert parse_search_page(page).rows_found == 0
+    odd = f"<html><SCRIPT\nid='__NEXT_DATA__'>{json.dumps(data)}</SCRIPT></html>"
+    assert parse_search_page(odd).rows_found == 0
+
+
+def test_an_advert_listed_twice_counts_once() -> None:
+    """A bumped advert repeated further down the page appears once, at its first place."""
+    advert = FakeAdvert("5", "Lampe", Decimal(10), bumped=True)
+    page = parse_search_page(
+        render_search_page([advert, FakeAdvert("6", "Bett", Decimal(9)), advert])
+    )
+    assert [listing.id for listing in page.listings] == ["5", "6"]
+
+
+def test_reformatted_json_parses_to_the_same_listings() -> None:
+    """Indented JSON (no compact keys for the fast path) parses to exactly the same page."""
+    start = REAL_PAGE.index(">", REAL_PAGE.index('id="__NEXT_DATA__"')) + 1
+    end = REAL_PAGE.index("</script>", start)
+    indented = json.dumps(json.loads(REAL_PAGE[start:end]), indent=1)
+    assert '"rowsFound": 838' in indented  # a space after each colon
+    reformatted = REAL_PAGE[:start] + indented + REAL_PAGE[end:]
+    assert parse_search_page(reformatted) == parse_search_page(REAL_PAGE)
