@@ -26,6 +26,7 @@ __all__ = [
     "Html",
     "Lang",
     "Texts",
+    "escape",
     "format_price",
     "shorten",
 ]
@@ -55,10 +56,19 @@ def shorten(text: str, limit: int) -> str:
     return text[: max(0, limit - 1)].rstrip() + "…"
 
 
+def escape(text: str) -> str:
+    """`&`, `<`, `>` and `"` as the four named entities Telegram's HTML knows.
+
+    (`html.escape` would also write `'` as `&#x27;`; Telegram accepts numeric entities, but
+    the apostrophe needs no escaping anywhere, so it stays readable in logs and tests.)
+    """
+    return html.escape(text, quote=False).replace('"', "&quot;")
+
+
 def _fill(template: str, **values: object) -> Html:
     """`template.format(**values)`, escaping every value that is not already `Html`."""
     safe = {
-        name: value if isinstance(value, Html) else html.escape(str(value))
+        name: value if isinstance(value, Html) else escape(str(value))
         for name, value in values.items()
     }
     return Html(template.format(**safe))
@@ -145,6 +155,8 @@ class Catalog:
     queue_retried: str
     queue_purged: str
     stats: str
+    cycle: str
+    failing_line: str
     alert_dead: str
     alert_failing: str
     alert_stopped: str
@@ -250,12 +262,14 @@ GERMAN = Catalog(
     queue_purged="{count} alte Nachrichten gelöscht (älter als {days} Tage).",
     stats=(
         "<b>Statistik</b>\n"
-        "Chats: {chats} (blockiert: {blocked})\n"
-        "Suchen: {watches} (pausiert: {paused}), eindeutige URLs: {searches}\n"
+        "Chats: {chats} (aktiv: {active_chats})\n"
+        "Suchen: {watches} (aktiv: {active_watches}), eindeutige URLs: {searches}\n"
         "Anzeigen bekannt: {listings}\n"
         "letzter Durchlauf: {last_cycle}\n"
         "fehlerhafte Suchen: {failing}"
     ),
+    cycle="vor {age}, Dauer {took}",
+    failing_line="#{search_id} ({kind}, {count} Mal, {watchers} Abos): {url}",
     alert_dead="⚠️ {count} Nachrichten sind tot: {reasons}. Details: /queue dead",
     alert_failing="⚠️ Suche #{search_id} schlägt seit {count} Durchläufen fehl ({kind}): {error}",
     alert_stopped="🛑 Zustellung gestoppt: {reason}",
@@ -358,12 +372,14 @@ ENGLISH = Catalog(
     queue_purged="Deleted {count} old messages (older than {days} days).",
     stats=(
         "<b>Statistics</b>\n"
-        "chats: {chats} (blocked: {blocked})\n"
-        "watches: {watches} (paused: {paused}), unique searches: {searches}\n"
+        "chats: {chats} (active: {active_chats})\n"
+        "watches: {watches} (active: {active_watches}), unique searches: {searches}\n"
         "listings known: {listings}\n"
         "last cycle: {last_cycle}\n"
         "failing searches: {failing}"
     ),
+    cycle="{age} ago, took {took}",
+    failing_line="#{search_id} ({kind}, {count} times, {watchers} watchers): {url}",
     alert_dead="⚠️ {count} messages went dead: {reasons}. Details: /queue dead",
     alert_failing="⚠️ Search #{search_id} has failed {count} cycles in a row ({kind}): {error}",
     alert_stopped="🛑 Delivery stopped: {reason}",
