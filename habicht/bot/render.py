@@ -1,0 +1,39 @@
+"""The scraper's `Renderer`: turns its events into message texts in the subscribers' language.
+
+The scraper calls it inside the transaction that detects an event, so the text stored in the
+outbox is final: a retry never re-renders, and a restart never changes what was promised.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from habicht.bot.texts import Texts
+from habicht.scraper import Listing
+
+__all__ = ["MessageRenderer"]
+
+
+class MessageRenderer:
+    """New listing, price drop and baseline texts for one language (Telegram HTML)."""
+
+    def __init__(self, texts: Texts) -> None:
+        self.texts = texts
+
+    def new_listing(self, listing: Listing) -> str:
+        """Title (the link, so Telegram previews the listing), price and place."""
+        return self.texts.new_listing(
+            title=listing.title,
+            url=listing.url,
+            price=listing.price,
+            price_display=listing.price_display,
+            location=listing.location,
+        )
+
+    def price_drop(self, listing: Listing, old: Decimal, new: Decimal) -> str:
+        """Title, the old price struck through, the new one, and how many percent less."""
+        return self.texts.price_drop(title=listing.title, url=listing.url, old=old, new=new)
+
+    def baseline(self, label: str, count: int) -> str:
+        """A new watch's first scan: how many listings it now watches, silently."""
+        return self.texts.baseline(label, count)
