@@ -16,6 +16,7 @@ from habicht.scraper.errors import (
     TooManyWatches,
     WatchError,
 )
+from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
 from habicht.scraper.subscriptions import Overview, SearchHealth, Subscriptions, WatchInfo
 from habicht.scraper.urls import (
@@ -44,6 +45,7 @@ __all__ = [
     "TooManyWatches",
     "WatchError",
     "WatchInfo",
+    "WillhabenClient",
     "keyword_search",
     "normalise_search_url",
     "parse_search_page",

@@ -47,9 +47,16 @@ class ScrapeError(Exception):
 
 
 class FetchError(ScrapeError):
-    """willhaben did not answer usably (connect error, timeout, 5xx) even after retries."""
+    """willhaben did not answer usably (connect error, timeout, 5xx) even after retries.
+
+    `retryable` is False for answers another try within the cycle would not change (a 404).
+    """
 
     kind = "fetch"
+
+    def __init__(self, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable
 
 
 class Blocked(ScrapeError):
