@@ -4,6 +4,7 @@ Knows nothing of Telegram: it writes rendered texts into the outbox through a `R
 is given. Other code imports only the names listed here.
 """
 
+from habicht.scraper.diff import Event, NewListing, PriceDrop, diff
 from habicht.scraper.errors import (
     Blocked,
     DuplicateWatch,
@@ -31,12 +32,15 @@ __all__ = [
     "Blocked",
     "DuplicateWatch",
     "ErrorKind",
+    "Event",
     "FetchError",
     "InvalidReason",
     "InvalidSearch",
     "LayoutError",
     "Listing",
+    "NewListing",
     "Overview",
+    "PriceDrop",
     "ScrapeError",
     "Search",
     "SearchHealth",
@@ -46,6 +50,7 @@ __all__ = [
     "WatchError",
     "WatchInfo",
     "WillhabenClient",
+    "diff",
     "keyword_search",
     "normalise_search_url",
     "parse_search_page",
