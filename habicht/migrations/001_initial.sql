@@ -59,7 +59,9 @@ CREATE TABLE watch_listings (
 ) WITHOUT ROWID;
 
 -- The transactional outbox. Rows are written in the same transaction that detected the
--- event, before any send; dedupe_key is unique over all states.
+-- event, before any send; dedupe_key is unique over all states. `attempts` counts claims
+-- (a give-back decrements it); `lease_until` is set while `sending`; the TTL counts from
+-- `queued_at` (enqueue, or the last requeue), so a requeued item gets a fresh TTL.
 CREATE TABLE notifications (
     id               INTEGER PRIMARY KEY,
     chat_id          INTEGER NOT NULL,
@@ -76,12 +78,13 @@ CREATE TABLE notifications (
     last_error       TEXT,
     dead_reason      TEXT,
     created_at       REAL NOT NULL,
+    queued_at        REAL NOT NULL,
     updated_at       REAL NOT NULL,
     sent_at          REAL
 );
--- Serves "due items": pending by next_attempt_at, sending by lease_until.
-CREATE INDEX notifications_due ON notifications (status, next_attempt_at);
-CREATE INDEX notifications_lease ON notifications (status, lease_until);
+-- "Due items" for the claim: partial, so the ever-growing sent rows cost these nothing.
+CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX notifications_lease ON notifications (lease_until) WHERE status = 'sending';
 -- Serves "pause every send to this chat" after a 429, and a chat's migration.
 CREATE INDEX notifications_chat ON notifications (chat_id, status);
 

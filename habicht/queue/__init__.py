@@ -4,6 +4,60 @@ Knows nothing of willhaben; it delivers `(chat_id, text)` through a `send` calla
 given. Other code imports only the names listed here.
 """
 
-from habicht.queue.store import Kind, Outgoing, enqueue_within
+from habicht.queue.deliver import (
+    ChatGoneHook,
+    ChatMigratedHook,
+    DeliveryStopped,
+    DrainSummary,
+    Pacer,
+    Send,
+    drain,
+)
+from habicht.queue.policy import (
+    Dead,
+    Fatal,
+    Migrate,
+    Outcome,
+    Retry,
+    RetryAt,
+    backoff,
+    classify,
+    retry_after_seconds,
+)
+from habicht.queue.store import (
+    DEFAULT_LEASE,
+    Kind,
+    Notification,
+    NotificationStore,
+    Outgoing,
+    QueueStats,
+    Status,
+    enqueue_within,
+)
 
-__all__ = ["Kind", "Outgoing", "enqueue_within"]
+__all__ = [
+    "DEFAULT_LEASE",
+    "ChatGoneHook",
+    "ChatMigratedHook",
+    "Dead",
+    "DeliveryStopped",
+    "DrainSummary",
+    "Fatal",
+    "Kind",
+    "Migrate",
+    "Notification",
+    "NotificationStore",
+    "Outcome",
+    "Outgoing",
+    "Pacer",
+    "QueueStats",
+    "Retry",
+    "RetryAt",
+    "Send",
+    "Status",
+    "backoff",
+    "classify",
+    "drain",
+    "enqueue_within",
+    "retry_after_seconds",
+]

@@ -1,20 +1,46 @@
-"""The notification outbox in SQLite: enqueue (inside the caller's transaction), and the store.
+"""The notification outbox in SQLite: enqueue, claim with a lease, settle, inspect.
 
 Knows nothing of Telegram or willhaben: a row is `(chat_id, text, dedupe_key)` plus its
-delivery state. Every write happens inside `Database.transaction()`.
+delivery state (see DESIGN.md, "Notification states"). Every write goes through
+`Database.transaction()`; every read returns frozen dataclasses, never sqlite rows.
+
+A claim is one `UPDATE … RETURNING` statement, so two drains racing over the same rows
+never get the same row. Each claim counts an attempt, and the attempt count doubles as the
+claim's token: a settle only touches a row still `sending` with the attempt number it was
+claimed with, so a drain whose lease ran out cannot overwrite the row's next owner.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Literal
 
 import aiosqlite
 
-__all__ = ["Kind", "Outgoing", "enqueue_within"]
+from habicht.clock import Clock
+from habicht.db import Database
+
+__all__ = [
+    "DEFAULT_LEASE",
+    "Kind",
+    "Notification",
+    "NotificationStore",
+    "Outgoing",
+    "QueueStats",
+    "Status",
+    "enqueue_within",
+]
 
 Kind = Literal["new", "drop", "info", "admin"]
+Status = Literal["pending", "sending", "sent", "dead"]
+
+DEFAULT_LEASE = 300.0
+"""Seconds a claim owns its rows. A batch of 50 to ONE chat takes ≥49 s at one message per
+second per chat, plus a send's timeouts: 300 s covers that six times over, while a crash
+delays the claimed rows by at most five minutes before another drain takes them again.
+`drain` also refuses to start a send close to the lease's end (it gives the row back)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,13 +54,59 @@ class Outgoing:
     ad_id: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """One row of the outbox, as it was when read or claimed."""
+
+    id: int
+    chat_id: int
+    kind: Kind
+    ad_id: str | None
+    text: str
+    dedupe_key: str
+    status: Status
+    attempts: int
+    max_attempts: int
+    next_attempt_at: float
+    lease_until: float | None
+    last_error: str | None
+    dead_reason: str | None
+    created_at: float
+    queued_at: float
+    updated_at: float
+    sent_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class QueueStats:
+    """The queue at a glance; times are epoch seconds, ages seconds."""
+
+    pending: int
+    sending: int
+    sent: int
+    dead: int
+    retrying: int
+    """Pending rows that already failed at least once."""
+    sent_last_24h: int
+    oldest_pending_age: float | None
+    next_due_at: float | None
+    dead_by_reason: Mapping[str, int]
+
+
+_COLUMNS = ", ".join(f.name for f in fields(Notification))
+
+
+def _notification(row: sqlite3.Row | tuple[Any, ...]) -> Notification:
+    return Notification(*row)
+
+
 # A key is skipped when it is already a row (any status) or was purged (a tombstone), so
 # neither a re-run scrape nor a purge can ever let an alert be sent twice.
 _INSERT = """
 INSERT INTO notifications
     (chat_id, kind, ad_id, text, dedupe_key, max_attempts, next_attempt_at,
-     created_at, updated_at)
-SELECT :chat_id, :kind, :ad_id, :text, :dedupe_key, :max_attempts, :now, :now, :now
+     created_at, queued_at, updated_at)
+SELECT :chat_id, :kind, :ad_id, :text, :dedupe_key, :max_attempts, :now, :now, :now, :now
 WHERE NOT EXISTS (SELECT 1 FROM notification_tombstones WHERE dedupe_key = :dedupe_key)
 ON CONFLICT (dedupe_key) DO NOTHING
 """
@@ -65,3 +137,291 @@ async def enqueue_within(
     before = conn.total_changes
     await conn.executemany(_INSERT, rows)
     return conn.total_changes - before
+
+
+# Due: pending and its time has come, or sending whose lease ran out (its drain crashed).
+# Never claimed: rows past their TTL or out of attempts — `reap` buries those.
+_CLAIM = f"""
+UPDATE notifications
+SET status = 'sending', lease_until = :lease_until, attempts = attempts + 1,
+    updated_at = :now
+WHERE id IN (
+    SELECT id FROM (
+        SELECT id, next_attempt_at AS due FROM notifications
+        WHERE status = 'pending' AND next_attempt_at <= :now AND queued_at > :born_after
+        UNION ALL
+        SELECT id, lease_until AS due FROM notifications
+        WHERE status = 'sending' AND lease_until <= :now AND queued_at > :born_after
+            AND attempts < max_attempts
+    )
+    ORDER BY due, id
+    LIMIT :limit
+)
+RETURNING {_COLUMNS}
+"""
+
+_REAP = f"""
+UPDATE notifications
+SET status = 'dead', lease_until = NULL, updated_at = :now,
+    dead_reason = CASE WHEN queued_at <= :born_after THEN 'expired'
+                       ELSE 'attempts_exhausted' END,
+    last_error = CASE WHEN queued_at <= :born_after
+                      THEN coalesce(last_error, 'not delivered within the TTL')
+                      ELSE coalesce(last_error || '; ', '')
+                           || 'the lease of its last attempt expired mid-send' END
+WHERE id IN (
+    SELECT id FROM notifications
+    WHERE status = 'pending' AND next_attempt_at <= :now AND queued_at <= :born_after
+    UNION ALL
+    SELECT id FROM notifications
+    WHERE status = 'sending' AND lease_until <= :now
+        AND (queued_at <= :born_after OR attempts >= max_attempts)
+)
+RETURNING {_COLUMNS}
+"""
+
+# `attempts = :attempts` is the claim token (see the module docstring).
+_OWNED = "id = :id AND status = 'sending' AND attempts = :attempts"
+
+
+class NotificationStore:
+    """The outbox table behind a small API; `clock` dates every write.
+
+    `max_attempts` is stamped on each new row; `ttl` seconds after it was queued an
+    undelivered row is dead (`expired`); `lease` is how long a claim owns its rows.
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        clock: Clock,
+        max_attempts: int,
+        ttl: float,
+        lease: float = DEFAULT_LEASE,
+    ) -> None:
+        if max_attempts < 1 or ttl <= 0 or lease <= 0:
+            raise ValueError(
+                "max_attempts must be at least 1 and ttl and lease positive, got "
+                f"max_attempts={max_attempts}, ttl={ttl}, lease={lease}"
+            )
+        self.db = db
+        self.clock = clock
+        self.max_attempts = max_attempts
+        self.ttl = ttl
+        self.lease = lease
+
+    # -- enqueue -------------------------------------------------------------------------
+
+    async def enqueue(self, item: Outgoing) -> bool:
+        """Queue one message; False if its dedupe key was seen before (queued or purged)."""
+        return await self.enqueue_many([item]) == 1
+
+    async def enqueue_many(self, items: Iterable[Outgoing]) -> int:
+        """Queue many messages in one transaction; return how many were new."""
+        async with self.db.transaction() as conn:
+            return await enqueue_within(
+                conn, items, now=self.clock(), max_attempts=self.max_attempts
+            )
+
+    # -- claim and settle ----------------------------------------------------------------
+
+    async def claim(self, limit: int) -> list[Notification]:
+        """Take up to `limit` due rows for sending, oldest due first; each counts an attempt.
+
+        Returned in id order, so one chat's messages go out in the order they were queued.
+        """
+        now = self.clock()
+        params = {
+            "now": now,
+            "lease_until": now + self.lease,
+            "born_after": now - self.ttl,
+            "limit": limit,
+        }
+        async with self.db.transaction() as conn:
+            rows = await conn.execute_fetchall(_CLAIM, params)
+        return sorted((_notification(row) for row in rows), key=lambda n: n.id)
+
+    async def reap(self) -> list[Notification]:
+        """Bury what must never be sent: due rows past their TTL (`expired`), and rows whose
+        last allowed attempt crashed mid-send (`attempts_exhausted`). Returns them, dead."""
+        now = self.clock()
+        async with self.db.transaction() as conn:
+            rows = await conn.execute_fetchall(_REAP, {"now": now, "born_after": now - self.ttl})
+        return [_notification(row) for row in rows]
+
+    async def mark_sent(self, items: Iterable[Notification]) -> int:
+        """Record delivery (once, with `sent_at`) of rows this claim still owns."""
+        now = self.clock()
+        return await self._settle(
+            f"UPDATE notifications SET status = 'sent', sent_at = :now, lease_until = NULL, "
+            f"updated_at = :now WHERE {_OWNED}",
+            ({"now": now, "id": n.id, "attempts": n.attempts} for n in items),
+        )
+
+    async def mark_retry(self, item: Notification, *, at: float, error: str) -> bool:
+        """Back to pending, due at `at`; the attempt stays spent and `error` is kept."""
+        return (
+            await self._settle(
+                "UPDATE notifications SET status = 'pending', next_attempt_at = :at, "
+                f"lease_until = NULL, last_error = :error, updated_at = :now WHERE {_OWNED}",
+                [
+                    {
+                        "now": self.clock(),
+                        "at": at,
+                        "error": error,
+                        "id": item.id,
+                        "attempts": item.attempts,
+                    }
+                ],
+            )
+            == 1
+        )
+
+    async def mark_dead(self, items: Iterable[Notification], *, reason: str, error: str) -> int:
+        """Dead with a short stable `reason` slug and the error text; never retried."""
+        now = self.clock()
+        return await self._settle(
+            "UPDATE notifications SET status = 'dead', dead_reason = :reason, "
+            f"last_error = :error, lease_until = NULL, updated_at = :now WHERE {_OWNED}",
+            (
+                {"now": now, "reason": reason, "error": error, "id": n.id, "attempts": n.attempts}
+                for n in items
+            ),
+        )
+
+    async def release(self, items: Iterable[Notification], *, until: float | None = None) -> int:
+        """Give claimed rows back unsent: pending again, the attempt given back.
+
+        Due at `until` if given (a 429's retry time), else as they were. Used at shutdown,
+        on a fatal error, and when a lease is too short to start another send.
+        """
+        now = self.clock()
+        return await self._settle(
+            "UPDATE notifications SET status = 'pending', attempts = attempts - 1, "
+            "next_attempt_at = max(next_attempt_at, coalesce(:until, next_attempt_at)), "
+            f"lease_until = NULL, updated_at = :now WHERE {_OWNED}",
+            ({"now": now, "until": until, "id": n.id, "attempts": n.attempts} for n in items),
+        )
+
+    async def postpone(self, until: float, *, chat_id: int | None = None) -> int:
+        """No pending row (of `chat_id`, or of any chat) is due before `until`: a 429 pause."""
+        async with self.db.transaction() as conn:
+            cursor = await conn.execute(
+                "UPDATE notifications SET next_attempt_at = :until, updated_at = :now "
+                "WHERE status = 'pending' AND next_attempt_at < :until "
+                "AND (:chat_id IS NULL OR chat_id = :chat_id)",
+                {"until": until, "now": self.clock(), "chat_id": chat_id},
+            )
+            return cursor.rowcount
+
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> int:
+        """Send every unsent row of a group that became a supergroup to its new chat id."""
+        async with self.db.transaction() as conn:
+            cursor = await conn.execute(
+                "UPDATE notifications SET chat_id = :new, updated_at = :now "
+                "WHERE chat_id = :old AND status IN ('pending', 'sending')",
+                {"old": old_chat_id, "new": new_chat_id, "now": self.clock()},
+            )
+            return cursor.rowcount
+
+    async def bury_chat(self, chat_id: int, *, reason: str, error: str) -> int:
+        """Mark every pending row of a chat that is gone (blocked us, deleted) dead."""
+        async with self.db.transaction() as conn:
+            cursor = await conn.execute(
+                "UPDATE notifications SET status = 'dead', dead_reason = :reason, "
+                "last_error = :error, updated_at = :now "
+                "WHERE chat_id = :chat_id AND status = 'pending'",
+                {"chat_id": chat_id, "reason": reason, "error": error, "now": self.clock()},
+            )
+            return cursor.rowcount
+
+    async def _settle(self, sql: str, params: Iterable[Mapping[str, Any]]) -> int:
+        rows = list(params)
+        if not rows:
+            return 0
+        async with self.db.transaction() as conn:
+            before = conn.total_changes
+            await conn.executemany(sql, rows)
+            return conn.total_changes - before
+
+    # -- inspect and repair --------------------------------------------------------------
+
+    async def stats(self) -> QueueStats:
+        """Counts per status, retrying, sent in the last 24 h, oldest pending, next due."""
+        now = self.clock()
+        row = await self.db.fetchone(
+            """
+            SELECT
+                count(*) FILTER (WHERE status = 'pending'),
+                count(*) FILTER (WHERE status = 'sending'),
+                count(*) FILTER (WHERE status = 'sent'),
+                count(*) FILTER (WHERE status = 'dead'),
+                count(*) FILTER (WHERE status = 'pending' AND attempts > 0),
+                count(*) FILTER (WHERE status = 'sent' AND sent_at > :day_ago),
+                min(queued_at) FILTER (WHERE status = 'pending'),
+                min(next_attempt_at) FILTER (WHERE status = 'pending')
+            FROM notifications
+            """,
+            {"day_ago": now - 86400},
+        )
+        assert row is not None  # an aggregate without GROUP BY always yields one row
+        reasons = await self.db.fetchall(
+            "SELECT dead_reason, count(*) FROM notifications WHERE status = 'dead' "
+            "GROUP BY dead_reason ORDER BY count(*) DESC, dead_reason"
+        )
+        oldest = row[6]
+        return QueueStats(
+            pending=row[0],
+            sending=row[1],
+            sent=row[2],
+            dead=row[3],
+            retrying=row[4],
+            sent_last_24h=row[5],
+            oldest_pending_age=None if oldest is None else max(0.0, now - oldest),
+            next_due_at=row[7],
+            dead_by_reason={reason or "unknown": count for reason, count in reasons},
+        )
+
+    async def dead(self, limit: int = 20) -> list[Notification]:
+        """The most recently dead rows, newest first."""
+        rows = await self.db.fetchall(
+            f"SELECT {_COLUMNS} FROM notifications WHERE status = 'dead' "
+            "ORDER BY updated_at DESC, id DESC LIMIT ?",
+            (limit,),
+        )
+        return [_notification(row) for row in rows]
+
+    async def requeue(self, ids: Sequence[int] | Literal["all"]) -> int:
+        """Dead rows back to pending: attempts reset, due now, a fresh TTL. Returns how many."""
+        now = self.clock()
+        sql = (
+            "UPDATE notifications SET status = 'pending', attempts = 0, dead_reason = NULL, "
+            "next_attempt_at = :now, queued_at = :now, updated_at = :now "
+            "WHERE status = 'dead'"
+        )
+        async with self.db.transaction() as conn:
+            if ids == "all":
+                cursor = await conn.execute(sql, {"now": now})
+                return cursor.rowcount
+            before = conn.total_changes
+            await conn.executemany(f"{sql} AND id = :id", ({"now": now, "id": i} for i in ids))
+            return conn.total_changes - before
+
+    async def purge(self, older_than_seconds: float) -> int:
+        """Delete sent and dead rows settled longer ago than that; their keys stay as
+        tombstones, so the same alert can never be enqueued again. Returns rows deleted."""
+        now = self.clock()
+        old = (
+            "FROM notifications WHERE (status = 'sent' AND sent_at <= :cutoff) "
+            "OR (status = 'dead' AND updated_at <= :cutoff)"
+        )
+        params = {"cutoff": now - older_than_seconds, "now": now}
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                f"INSERT INTO notification_tombstones (dedupe_key, purged_at) "
+                f"SELECT dedupe_key, :now {old} ON CONFLICT (dedupe_key) DO NOTHING",
+                params,
+            )
+            cursor = await conn.execute(f"DELETE {old}", params)
+            return cursor.rowcount

@@ -1,0 +1,294 @@
+"""Delivery: drain the outbox through a `send(chat_id, text)` callable, paced and settled.
+
+`drain` claims a batch, sends it — one sequential worker per chat so a chat's messages
+keep their order, a bounded number of chats at once — and settles every row by what
+`classify` made of its error; then it claims the next batch, until nothing is due.
+
+Delivery is at-least-once, not exactly-once: a send whose answer is lost (a timeout, or a
+crash between Telegram's reply and the commit that records it) is sent again. The window
+is one send plus one small commit per message, since each row is settled on its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+
+from habicht.clock import Clock, Sleep
+from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff, classify
+from habicht.queue.store import Notification, NotificationStore
+
+__all__ = [
+    "LEASE_MARGIN",
+    "ChatGoneHook",
+    "ChatMigratedHook",
+    "DeliveryStopped",
+    "DrainSummary",
+    "Pacer",
+    "Send",
+    "drain",
+]
+
+log = logging.getLogger(__name__)
+
+Send = Callable[[int, str], Awaitable[object]]
+"""Sends `text` (HTML) to `chat_id`; raises `telegram.error` exceptions on failure."""
+ChatGoneHook = Callable[[int, str], Awaitable[object]]
+"""Called with `(chat_id, reason)` when a chat cannot be written to any more."""
+ChatMigratedHook = Callable[[int, int], Awaitable[object]]
+"""Called with `(old_chat_id, new_chat_id)` when a group became a supergroup."""
+
+LEASE_MARGIN = 30.0
+"""No send starts later than this many seconds before its lease ends (the row is given
+back instead): a send may take its timeouts, and must settle while the claim still owns it."""
+
+
+_LEAST_PAUSE = 1.0
+"""A 429 pauses its chat at least this long, so `retry_after=0` cannot make a drain spin."""
+
+
+class DeliveryStopped(Exception):
+    """Nothing can be delivered (the bot token was rejected). The claimed rows were given
+    back without spending attempts; the caller should log it and exit non-zero."""
+
+
+class Pacer:
+    """Telegram's limits: at most `per_second` messages in all, and at least `chat_gap`
+    seconds between two messages to one chat. Keep one per bot so the limits hold across
+    drains; it waits through the injected `sleep`, so a fake clock never really waits."""
+
+    def __init__(
+        self, *, clock: Clock, sleep: Sleep, per_second: float = 30.0, chat_gap: float = 1.0
+    ) -> None:
+        self.clock = clock
+        self.sleep = sleep
+        self.interval = 1.0 / per_second
+        self.chat_gap = chat_gap
+        self._next_any = float("-inf")
+        self._next_by_chat: dict[int, float] = {}
+
+    async def turn(self, chat_id: int) -> None:
+        """Wait until a message to `chat_id` may go out, and book that slot."""
+        while True:
+            now = self.clock()
+            ready = max(self._next_any, self._next_by_chat.get(chat_id, now))
+            if ready <= now:
+                # Checked and booked without an await in between: atomic for asyncio.
+                self._next_any = max(self._next_any, now) + self.interval
+                self._next_by_chat[chat_id] = now + self.chat_gap
+                self._forget_before(now)
+                return
+            await self.sleep(ready - now)
+
+    def _forget_before(self, now: float) -> None:
+        if len(self._next_by_chat) > 1000:
+            self._next_by_chat = {c: t for c, t in self._next_by_chat.items() if t > now}
+
+
+@dataclass(frozen=True, slots=True)
+class DrainSummary:
+    """What one drain did. `deferred` counts claimed rows given back unsent (a 429, a stop,
+    a lease too short to start a send); `flood_until` is set when the bot as a whole was
+    flooded and every pending row waits until then."""
+
+    sent: int = 0
+    retried: int = 0
+    dead: int = 0
+    deferred: int = 0
+    flood_until: float | None = None
+
+
+async def drain(
+    store: NotificationStore,
+    send: Send,
+    *,
+    clock: Clock,
+    sleep: Sleep,
+    rand: random.Random,
+    batch: int = 50,
+    concurrency: int = 8,
+    backoff_base: float = 60.0,
+    backoff_cap: float = 3600.0,
+    pacer: Pacer | None = None,
+    flood_chats: int = 2,
+    on_chat_gone: ChatGoneHook | None = None,
+    on_chat_migrated: ChatMigratedHook | None = None,
+) -> DrainSummary:
+    """Deliver every due notification; return what happened.
+
+    Claims `batch` rows at a time until none is due, sending to at most `concurrency` chats
+    at once, paced by `pacer` (a fresh one if not given). A 429 defers every row of that
+    chat until its `retry_after`; 429s from `flood_chats` different chats in one drain mean
+    the bot is flooded: the drain stops and every pending row waits. Raises
+    `DeliveryStopped` on a fatal error, after giving all claimed rows back.
+    """
+    run = _Drain(
+        store=store,
+        send=send,
+        clock=clock,
+        rand=rand,
+        batch=batch,
+        limit=asyncio.Semaphore(concurrency),
+        backoff_base=backoff_base,
+        backoff_cap=backoff_cap,
+        pacer=pacer or Pacer(clock=clock, sleep=sleep),
+        flood_chats=flood_chats,
+        on_chat_gone=on_chat_gone,
+        on_chat_migrated=on_chat_migrated,
+    )
+    return await run.run()
+
+
+@dataclass(kw_only=True)
+class _Drain:
+    """The state of one drain: its settings, its counters, and whether it must stop."""
+
+    store: NotificationStore
+    send: Send
+    clock: Clock
+    rand: random.Random
+    batch: int
+    limit: asyncio.Semaphore
+    backoff_base: float
+    backoff_cap: float
+    pacer: Pacer
+    flood_chats: int
+    on_chat_gone: ChatGoneHook | None
+    on_chat_migrated: ChatMigratedHook | None
+    # Counted with `tally.update(sent=await …)`, never `self.sent += await …`: the latter
+    # reads the old value before the await, and concurrent chats would lose updates.
+    tally: Counter[str] = field(default_factory=Counter)
+    flood_until: float | None = None
+    fatal: str | None = None
+    rate_limited: set[int] = field(default_factory=set)
+
+    @property
+    def stopping(self) -> bool:
+        return self.fatal is not None or self.flood_until is not None
+
+    async def run(self) -> DrainSummary:
+        while not self.stopping:
+            reaped = await self.store.reap()
+            self.tally.update(dead=len(reaped))
+            for row in reaped:
+                self._dead(row, row.dead_reason or "", row.last_error or "")
+            claimed = await self.store.claim(self.batch)
+            if not claimed:
+                break
+            by_chat: dict[int, list[Notification]] = {}
+            for row in claimed:
+                by_chat.setdefault(row.chat_id, []).append(row)
+            await asyncio.gather(*(self._chat(rows) for rows in by_chat.values()))
+        if self.flood_until is not None:
+            await self.store.postpone(self.flood_until)
+            log.warning("the bot is flooded (429 on several chats): delivery paused")
+        if self.fatal is not None:
+            log.critical("delivery stopped: %s", self.fatal)
+            raise DeliveryStopped(self.fatal)
+        return DrainSummary(
+            sent=self.tally["sent"],
+            retried=self.tally["retried"],
+            dead=self.tally["dead"],
+            deferred=self.tally["deferred"],
+            flood_until=self.flood_until,
+        )
+
+    async def _chat(self, rows: Iterable[Notification]) -> None:
+        """Send one chat's rows in order; whatever is left unsent is given back."""
+        queue = deque(rows)
+        async with self.limit:
+            try:
+                while queue and not self.stopping:
+                    row = queue[0]
+                    await self.pacer.turn(row.chat_id)
+                    lease_end = (row.lease_until or 0.0) - LEASE_MARGIN
+                    if self.stopping or self.clock() >= lease_end:
+                        break
+                    outcome = await self._attempt(row)
+                    queue.popleft()
+                    await self._settle(row, outcome, queue)
+            finally:
+                if queue:
+                    released = await self.store.release(queue, until=self.flood_until)
+                    self.tally.update(deferred=released)
+
+    async def _attempt(self, row: Notification) -> Outcome | None:
+        try:
+            await self.send(row.chat_id, row.text)
+        except Exception as exc:  # every failure is classified; the table names the catch-all
+            outcome = classify(exc)
+            if isinstance(outcome, Retry) and outcome.unexpected:
+                log.error("unexpected error sending notification %d", row.id, exc_info=exc)
+            return outcome
+        return None
+
+    async def _settle(
+        self, row: Notification, outcome: Outcome | None, rest: deque[Notification]
+    ) -> None:
+        """Record what happened to `row`; a chat-wide outcome also settles the chat's `rest`."""
+        store = self.store
+        match outcome:
+            case None:
+                self.tally.update(sent=await store.mark_sent([row]))
+            case Retry(error=error) if row.attempts >= row.max_attempts:
+                await self._bury([row], "attempts_exhausted", error)
+            case Retry(error=error):
+                delay = backoff(
+                    row.attempts, base=self.backoff_base, cap=self.backoff_cap, rand=self.rand
+                )
+                at = self.clock() + delay
+                self.tally.update(retried=await store.mark_retry(row, at=at, error=error))
+            case RetryAt(delay=delay):
+                until = self.clock() + max(delay, _LEAST_PAUSE)
+                self._rate_limited(row.chat_id, until)  # first: other chats stop sooner
+                self.tally.update(deferred=await store.release([row, *rest], until=until))
+                await store.postpone(until, chat_id=row.chat_id)
+                rest.clear()
+            case Dead(error=error, reason=reason, chat_gone=True):
+                await self._bury([row, *rest], reason, error)
+                buried = await store.bury_chat(row.chat_id, reason=reason, error=error)
+                self.tally.update(dead=buried)
+                rest.clear()
+                await self._hook(self.on_chat_gone, row.chat_id, reason)
+            case Dead(error=error, reason=reason):
+                await self._bury([row], reason, error)
+            case Migrate(error=error, new_chat_id=new_chat_id):
+                # At once, to the new id; the attempt stays spent so a loop still ends.
+                await store.mark_retry(row, at=self.clock(), error=error)
+                await store.migrate_chat(row.chat_id, new_chat_id)
+                await self._hook(self.on_chat_migrated, row.chat_id, new_chat_id)
+                self.tally.update(deferred=await store.release(rest))  # reclaimed with the new id
+                rest.clear()
+            case Fatal(error=error):
+                self.fatal = error
+                self.tally.update(deferred=await store.release([row]))
+
+    def _rate_limited(self, chat_id: int, until: float) -> None:
+        self.rate_limited.add(chat_id)
+        if len(self.rate_limited) >= self.flood_chats:
+            self.flood_until = max(self.flood_until or until, until)
+
+    async def _bury(self, rows: list[Notification], reason: str, error: str) -> None:
+        self.tally.update(dead=await self.store.mark_dead(rows, reason=reason, error=error))
+        for row in rows:
+            self._dead(row, reason, error)
+
+    @staticmethod
+    def _dead(row: Notification, reason: str, error: str) -> None:
+        log.warning(
+            "notification %d to chat %d is dead (%s): %s", row.id, row.chat_id, reason, error
+        )
+
+    @staticmethod
+    async def _hook(hook: Callable[..., Awaitable[object]] | None, *args: object) -> None:
+        """Run a hook; its failure is logged, never allowed to stop delivery."""
+        if hook is None:
+            return
+        try:
+            await hook(*args)
+        except Exception:
+            log.exception("delivery hook %r failed", hook)

@@ -1,0 +1,507 @@
+"""Delivery through a real python-telegram-bot `Bot` whose Bot API answers are scripted (respx)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import random
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+
+import httpx
+import pytest
+import respx
+from fakes import FakeClock
+from telegram import Bot
+from telegram.constants import ParseMode
+
+from habicht.db import Database
+from habicht.queue import (
+    DeliveryStopped,
+    DrainSummary,
+    Notification,
+    NotificationStore,
+    Outgoing,
+    Send,
+    drain,
+)
+
+TOKEN = "123456:TEST-token"
+API = f"https://api.telegram.org/bot{TOKEN}"
+
+Reply = httpx.Response | Exception
+
+
+def ok(chat_id: int, text: str) -> httpx.Response:
+    message = {"message_id": 1, "date": 0, "chat": {"id": chat_id, "type": "private"}}
+    return httpx.Response(200, json={"ok": True, "result": {**message, "text": text}})
+
+
+def fail(code: int, description: str, **parameters: int) -> httpx.Response:
+    body: dict[str, Any] = {"ok": False, "error_code": code, "description": description}
+    if parameters:
+        body["parameters"] = parameters
+    return httpx.Response(code, json=body)
+
+
+BLOCKED = fail(403, "Forbidden: bot was blocked by the user")
+CHAT_NOT_FOUND = fail(400, "Bad Request: chat not found")
+BAD_GATEWAY = fail(502, "Bad Gateway")
+UNAUTHORIZED = fail(401, "Unauthorized")
+
+
+@dataclass
+class FakeBotApi:
+    """The far end of the wire: answers sendMessage per chat from a script, else OK."""
+
+    clock: FakeClock
+    script: dict[int, list[Reply]] = field(default_factory=dict)
+    sent: list[tuple[float, int, str]] = field(default_factory=list)
+
+    def reply(self, chat_id: int, *replies: Reply) -> None:
+        self.script.setdefault(chat_id, []).extend(replies)
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        form = {k: v[0] for k, v in parse_qs(request.content.decode()).items()}
+        chat_id, text = int(form["chat_id"]), form["text"]
+        self.sent.append((self.clock(), chat_id, text))
+        replies = self.script.get(chat_id)
+        answer = replies.pop(0) if replies else ok(chat_id, text)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def texts(self) -> list[str]:
+        return [text for _, _, text in self.sent]
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def api(clock: FakeClock) -> FakeBotApi:
+    return FakeBotApi(clock)
+
+
+@pytest.fixture
+async def send(api: FakeBotApi) -> AsyncIterator[Send]:
+    """`send` over a real, initialised `telegram.Bot`; only its HTTP is faked."""
+    with respx.mock(base_url=API, assert_all_called=False) as router:
+        me = {"id": 123456, "is_bot": True, "first_name": "habicht", "username": "habicht_bot"}
+        router.post("/getMe").respond(json={"ok": True, "result": me})
+        router.post("/sendMessage").mock(side_effect=api)
+        async with Bot(TOKEN) as bot:
+
+            async def send(chat_id: int, text: str) -> object:
+                return await bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
+
+            yield send
+
+
+@pytest.fixture
+def store(db: Database, clock: FakeClock) -> NotificationStore:
+    return NotificationStore(db, clock=clock, max_attempts=5, ttl=86400)
+
+
+@dataclass
+class Hooks:
+    """Counts hook calls with plain lists."""
+
+    gone: list[tuple[int, str]] = field(default_factory=list)
+    migrated: list[tuple[int, int]] = field(default_factory=list)
+
+    async def on_chat_gone(self, chat_id: int, reason: str) -> None:
+        self.gone.append((chat_id, reason))
+
+    async def on_chat_migrated(self, old: int, new: int) -> None:
+        self.migrated.append((old, new))
+
+
+Drain = Callable[..., Awaitable[DrainSummary]]
+
+
+@pytest.fixture
+def hooks() -> Hooks:
+    return Hooks()
+
+
+@pytest.fixture
+def run(store: NotificationStore, send: Send, clock: FakeClock, hooks: Hooks) -> Drain:
+    """One drain with the fake clock, a seeded random source and the hooks."""
+
+    async def sleep(seconds: float) -> None:
+        """Moves the fake clock and, like a real sleep, lets other tasks run."""
+        await clock.sleep(seconds)
+        await asyncio.sleep(0)
+
+    async def run(**kwargs: Any) -> DrainSummary:
+        return await drain(
+            store,
+            send,
+            clock=clock,
+            sleep=sleep,
+            rand=random.Random(7),
+            on_chat_gone=hooks.on_chat_gone,
+            on_chat_migrated=hooks.on_chat_migrated,
+            **kwargs,
+        )
+
+    return run
+
+
+def message(key: str, chat_id: int = 1) -> Outgoing:
+    return Outgoing(chat_id=chat_id, kind="new", text=f"<b>{key}</b>", dedupe_key=key)
+
+
+async def row(store: NotificationStore, key: str) -> Notification:
+    found = await store.db.fetchall("SELECT id FROM notifications WHERE dedupe_key = ?", (key,))
+    assert len(found) == 1, key
+    return await _by_id(store, found[0][0])
+
+
+async def _by_id(store: NotificationStore, id_: int) -> Notification:
+    rows = await store.db.fetchall("SELECT * FROM notifications WHERE id = ?", (id_,))
+    return Notification(*rows[0])
+
+
+async def test_transient_failures_then_success_deliver_exactly_once(
+    store: NotificationStore, api: FakeBotApi, run: Drain, clock: FakeClock
+) -> None:
+    """A timeout, then a 502, then success: delivered once, after 3 attempts, sent recorded once."""
+    await store.enqueue(message("a"))
+    api.reply(1, httpx.ReadTimeout("slow"), BAD_GATEWAY)
+    summaries = []
+    for _ in range(3):
+        summaries.append(await run())
+        clock.advance(3600)
+    assert [(s.sent, s.retried) for s in summaries] == [(0, 1), (0, 1), (1, 0)]
+    assert await run() == DrainSummary()
+    done = await row(store, "a")
+    assert (done.status, done.attempts, done.last_error) == ("sent", 3, "Bad Gateway")
+    assert done.sent_at == clock.now - 3600
+    assert api.texts() == ["<b>a</b>"] * 3
+
+
+async def test_retry_waits_for_its_backoff(
+    store: NotificationStore, api: FakeBotApi, run: Drain, clock: FakeClock
+) -> None:
+    """A retryable failure is due again only after its backoff, within the first cap."""
+    await store.enqueue(message("a"))
+    api.reply(1, BAD_GATEWAY)
+    await run(backoff_base=60, backoff_cap=3600)
+    retrying = await row(store, "a")
+    assert retrying.status == "pending"
+    assert clock.now <= retrying.next_attempt_at <= clock.now + 60
+    assert await run() == DrainSummary()
+    clock.advance(60)
+    assert (await run()).sent == 1
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [(BLOCKED, "blocked"), (CHAT_NOT_FOUND, "chat_not_found")],
+    ids=["403-blocked", "400-chat-not-found"],
+)
+async def test_permanent_chat_errors_die_at_once_and_call_the_hook(
+    store: NotificationStore,
+    api: FakeBotApi,
+    run: Drain,
+    clock: FakeClock,
+    hooks: Hooks,
+    reply: httpx.Response,
+    reason: str,
+) -> None:
+    """A blocked or missing chat: one attempt, dead with its reason, its other rows too,
+    never retried, the hook told; other chats are unaffected."""
+    await store.enqueue_many([message("a"), message("b"), message("c", chat_id=2)])
+    api.reply(1, reply)
+    summary = await run()
+    assert (summary.sent, summary.dead) == (1, 2)
+    assert hooks.gone == [(1, reason)]
+    for key in ("a", "b"):
+        dead = await row(store, key)
+        assert (dead.status, dead.dead_reason) == ("dead", reason)
+    assert (await row(store, "a")).attempts == 1
+    clock.advance(10 * 86400)
+    assert await run() == DrainSummary()
+    assert [chat for _, chat, _ in api.sent] == [1, 2]
+
+
+async def test_message_level_bad_request_dies_without_touching_the_chat(
+    store: NotificationStore, api: FakeBotApi, run: Drain, hooks: Hooks
+) -> None:
+    """A 400 about the message itself kills that message only; the chat is not 'gone'."""
+    await store.enqueue_many([message("a"), message("b")])
+    api.reply(1, fail(400, "Bad Request: message is too long"))
+    summary = await run()
+    assert (summary.sent, summary.dead) == (1, 1)
+    dead = await row(store, "a")
+    assert (dead.dead_reason, dead.last_error) == ("bad_request", "Message is too long")
+    assert hooks.gone == []
+
+
+async def test_attempts_exhausted_keeps_the_last_error(
+    db: Database, api: FakeBotApi, send: Send, clock: FakeClock
+) -> None:
+    """A message failing every time is dead after max_attempts, its last error kept."""
+    store = NotificationStore(db, clock=clock, max_attempts=3, ttl=86400)
+    await store.enqueue(message("a"))
+    api.reply(1, *[BAD_GATEWAY] * 5)
+    dead_counts = []
+    for _ in range(5):
+        summary = await drain(store, send, clock=clock, sleep=clock.sleep, rand=random.Random(1))
+        dead_counts.append(summary.dead)
+        clock.advance(3600)
+    assert dead_counts == [0, 0, 1, 0, 0]
+    dead = await row(store, "a")
+    assert (dead.status, dead.attempts, dead.dead_reason) == ("dead", 3, "attempts_exhausted")
+    assert dead.last_error == "Bad Gateway"
+    assert len(api.sent) == 3
+
+
+# In int mode PTB itself warns when it builds RetryAfter (deprecated since 22.2).
+INT_MODE = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+
+
+@pytest.mark.parametrize(
+    "timedelta_mode",
+    [pytest.param("false", id="int", marks=INT_MODE), pytest.param("true", id="timedelta")],
+)
+async def test_429_defers_the_whole_chat_by_exactly_retry_after(
+    store: NotificationStore,
+    api: FakeBotApi,
+    run: Drain,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+    timedelta_mode: str,
+) -> None:
+    """A 429 reschedules at exactly retry_after, spends no attempt, and defers every other
+    row of that chat too (PTB gives retry_after as an int, or a timedelta if opted in)."""
+    monkeypatch.setenv("PTB_TIMEDELTA", timedelta_mode)
+    await store.enqueue_many([message("a"), message("b"), message("c", chat_id=2)])
+    api.reply(1, fail(429, "Too Many Requests: retry after 7", retry_after=7))
+    start = clock.now
+    summary = await run(batch=1)
+    assert (summary.sent, summary.deferred, summary.flood_until) == (1, 1, None)
+    for key in ("a", "b"):
+        deferred = await row(store, key)
+        assert (deferred.status, deferred.attempts) == ("pending", 0)
+        assert deferred.next_attempt_at == start + 7
+    clock.now = start + 6.5
+    assert (await run()).sent == 0
+    clock.now = start + 7
+    assert (await run()).sent == 2
+    assert (await row(store, "a")).attempts == 1
+
+
+async def test_429_on_several_chats_pauses_all_delivery(
+    store: NotificationStore,
+    api: FakeBotApi,
+    run: Drain,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """429s from two chats in one drain mean the bot is flooded: stop, and defer everything."""
+    monkeypatch.setenv("PTB_TIMEDELTA", "true")
+    keys = [("a", 1), ("b", 2), ("c", 3), ("d", 3), ("e", 4)]
+    await store.enqueue_many([message(key, chat_id) for key, chat_id in keys])
+    api.reply(1, fail(429, "Too Many Requests: retry after 20", retry_after=20))
+    api.reply(2, fail(429, "Too Many Requests: retry after 30", retry_after=30))
+    start = clock.now
+    summary = await run(batch=4, concurrency=1)  # one chat at a time: a, then b, then stop
+    assert summary.flood_until is not None
+    assert start + 30 <= summary.flood_until <= start + 31
+    assert (summary.sent, summary.deferred) == (0, 4)
+    for key in ("a", "b", "c", "d", "e"):
+        waiting = await row(store, key)
+        assert waiting.status == "pending"
+        assert waiting.next_attempt_at >= summary.flood_until
+        assert waiting.attempts == 0
+    clock.now = summary.flood_until
+    await run()
+    assert sorted(Counter(api.texts()).values()) == [1, 1, 1, 2, 2]
+    assert api.texts()[:2] == ["<b>a</b>", "<b>b</b>"]
+
+
+async def test_expired_lease_is_delivered_again(
+    store: NotificationStore, api: FakeBotApi, run: Drain, clock: FakeClock
+) -> None:
+    """A drain that crashed mid-send leaves its rows claimed; after the lease they go out."""
+    await store.enqueue(message("a"))
+    crashed = await store.claim(10)
+    assert [n.status for n in crashed] == ["sending"]
+    assert await run() == DrainSummary()
+    clock.advance(store.lease)
+    assert (await run()).sent == 1
+    sent = await row(store, "a")
+    assert (sent.status, sent.attempts) == ("sent", 2)
+
+
+async def test_ttl_expiry_kills_without_sending(
+    store: NotificationStore, api: FakeBotApi, run: Drain, clock: FakeClock
+) -> None:
+    """An item not delivered within the TTL is dead (`expired`) and never sent."""
+    await store.enqueue(message("a"))
+    api.reply(1, BAD_GATEWAY)
+    await run()
+    clock.advance(store.ttl)
+    assert (await run()).dead == 1
+    expired = await row(store, "a")
+    assert (expired.status, expired.dead_reason, expired.last_error) == (
+        "dead",
+        "expired",
+        "Bad Gateway",
+    )
+    assert len(api.sent) == 1
+
+
+async def test_invalid_token_stops_without_spending_attempts(
+    store: NotificationStore, api: FakeBotApi, run: Drain
+) -> None:
+    """A rejected token stops the drain with DeliveryStopped; every row stays as it was."""
+    await store.enqueue_many([message("a"), message("b"), message("c", chat_id=2)])
+    api.reply(1, UNAUTHORIZED)
+    api.reply(2, UNAUTHORIZED)
+    with pytest.raises(DeliveryStopped, match="Unauthorized"):
+        await run()
+    rows = await store.db.fetchall("SELECT status, attempts FROM notifications")
+    assert [tuple(r) for r in rows] == [("pending", 0)] * 3
+
+
+async def test_chat_migration_rewrites_the_chat_and_retries_at_once(
+    store: NotificationStore, api: FakeBotApi, run: Drain, hooks: Hooks
+) -> None:
+    """A group upgraded to a supergroup: its rows move to the new id and go out at once."""
+    await store.enqueue_many([message("a", chat_id=-5), message("b", chat_id=-5)])
+    api.reply(-5, fail(400, "Bad Request: group chat was upgraded", migrate_to_chat_id=-1009))
+    summary = await run()
+    assert summary.sent == 2
+    assert hooks.migrated == [(-5, -1009)]
+    assert [(chat, text) for _, chat, text in api.sent] == [
+        (-5, "<b>a</b>"),
+        (-1009, "<b>a</b>"),
+        (-1009, "<b>b</b>"),
+    ]
+    assert (await row(store, "b")).chat_id == -1009
+
+
+async def test_unknown_exception_retries_and_logs_a_traceback(
+    store: NotificationStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An exception nobody mapped is retried (bounded by attempts) and logged with traceback."""
+
+    async def broken(chat_id: int, text: str) -> object:
+        raise KeyError("surprise")
+
+    await store.enqueue(message("a"))
+    with caplog.at_level(logging.ERROR):
+        summary = await _drain_with(store, broken)
+    assert summary.retried == 1
+    assert (await row(store, "a")).last_error == "KeyError: 'surprise'"
+    assert any(record.exc_info for record in caplog.records)
+
+
+async def _drain_with(store: NotificationStore, send: Send) -> DrainSummary:
+    clock = store.clock
+    assert isinstance(clock, FakeClock)
+    return await drain(store, send, clock=clock, sleep=clock.sleep, rand=random.Random(0))
+
+
+@dataclass
+class Recorder:
+    """A fake `send` that records (time, chat, text) and yields like real I/O."""
+
+    clock: FakeClock
+    sent: list[tuple[float, int, str]] = field(default_factory=list)
+
+    async def __call__(self, chat_id: int, text: str) -> object:
+        self.sent.append((self.clock(), chat_id, text))
+        await asyncio.sleep(0)
+        return None
+
+
+async def test_racing_drains_never_send_a_row_twice(
+    store: NotificationStore, clock: FakeClock
+) -> None:
+    """Two drains over the same rows at once: every row is sent exactly once."""
+    await store.enqueue_many([message(f"m{i}", chat_id=i % 8) for i in range(40)])
+    send = Recorder(clock)
+    summaries = await asyncio.gather(
+        *(
+            drain(store, send, clock=clock, sleep=clock.sleep, rand=random.Random(i), batch=5)
+            for i in range(2)
+        )
+    )
+    assert sum(s.sent for s in summaries) == 40
+    assert Counter(Counter(text for _, _, text in send.sent).values()) == {1: 40}
+    assert (
+        await store.db.single_value(
+            "SELECT count(*) FROM notifications WHERE status = 'sent' AND attempts = 1"
+        )
+        == 40
+    )
+
+
+async def test_pacing_keeps_telegrams_limits(store: NotificationStore, clock: FakeClock) -> None:
+    """At most 30 messages in any second, and at least 1 s between two to one chat."""
+    await store.enqueue_many(
+        [message(f"m{i}", chat_id=i % 40) for i in range(120)]
+        + [message(f"solo{i}", chat_id=99) for i in range(10)]
+    )
+    send = Recorder(clock)
+    summary = await drain(store, send, clock=clock, sleep=clock.sleep, rand=random.Random(0))
+    assert summary.sent == len(send.sent) == 130
+    times = [at for at, _, _ in send.sent]
+    assert times == sorted(times)
+    slack = 1e-6  # float rounding of 1/30 s steps at epoch magnitudes
+    assert all(later - first >= 1 - slack for first, later in zip(times, times[30:], strict=False))
+    by_chat: dict[int, list[float]] = {}
+    for at, chat_id, _ in send.sent:
+        by_chat.setdefault(chat_id, []).append(at)
+    gaps = [b - a for ats in by_chat.values() for a, b in itertools.pairwise(ats)]
+    assert min(gaps) >= 1 - slack
+    assert [text for _, chat, text in send.sent if chat == 99] == [
+        f"<b>solo{i}</b>" for i in range(10)
+    ]
+
+
+async def test_a_send_never_starts_near_the_end_of_its_lease(
+    db: Database, clock: FakeClock
+) -> None:
+    """Rows whose lease is nearly over are given back (attempt returned) and sent later."""
+    store = NotificationStore(db, clock=clock, max_attempts=5, ttl=86400, lease=60)
+    await store.enqueue_many([message(f"m{i}") for i in range(50)])
+    send = Recorder(clock)
+    summary = await drain(store, send, clock=clock, sleep=clock.sleep, rand=random.Random(0))
+    assert (summary.sent, summary.deferred) == (50, 20)
+    assert Counter(text for _, _, text in send.sent).most_common(1)[0][1] == 1
+    assert await store.db.single_value("SELECT max(attempts) FROM notifications") == 1
+
+
+async def test_a_cancelled_drain_gives_its_rows_back(
+    store: NotificationStore, clock: FakeClock
+) -> None:
+    """Shutdown mid-drain: claimed rows not yet sent are pending again, no attempt spent."""
+    await store.enqueue_many([message(f"m{i}") for i in range(5)])
+    started = asyncio.Event()
+
+    async def hang(chat_id: int, text: str) -> object:
+        started.set()
+        await asyncio.Event().wait()
+        return None
+
+    task = asyncio.create_task(
+        drain(store, hang, clock=clock, sleep=clock.sleep, rand=random.Random(0))
+    )
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    rows = await store.db.fetchall("SELECT status, attempts FROM notifications")
+    assert [tuple(r) for r in rows] == [("pending", 0)] * 5
