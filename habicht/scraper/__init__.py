@@ -19,6 +19,7 @@ from habicht.scraper.errors import (
 )
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
+from habicht.scraper.scan import FAILING_AFTER, Renderer, ScanSummary, SearchFailure, scan
 from habicht.scraper.subscriptions import Overview, SearchHealth, Subscriptions, WatchInfo
 from habicht.scraper.urls import (
     Search,
@@ -29,6 +30,7 @@ from habicht.scraper.urls import (
 )
 
 __all__ = [
+    "FAILING_AFTER",
     "Blocked",
     "DuplicateWatch",
     "ErrorKind",
@@ -41,8 +43,11 @@ __all__ = [
     "NewListing",
     "Overview",
     "PriceDrop",
+    "Renderer",
+    "ScanSummary",
     "ScrapeError",
     "Search",
+    "SearchFailure",
     "SearchHealth",
     "SearchPage",
     "Subscriptions",
@@ -56,4 +61,5 @@ __all__ = [
     "parse_search_page",
     "parse_watch_argument",
     "request_url",
+    "scan",
 ]

@@ -39,13 +39,23 @@ class PriceDrop:
 Event = NewListing | PriceDrop
 
 
-def diff(seen: Mapping[str, Decimal | None], listings: Iterable[Listing]) -> list[Event]:
-    """The events of one page for a watch that has seen `seen` (ad id → last price seen)."""
-    floor = min((int(ad_id) for ad_id in seen if ad_id.isdigit()), default=None)
+def diff(
+    seen: Mapping[str, Decimal | None],
+    listings: Iterable[Listing],
+    *,
+    oldest_seen: int | None,
+) -> list[Event]:
+    """The events of one page for a watch.
+
+    `seen` maps the ids this watch has seen to the price it last saw (ids not on the page
+    may be left out); `oldest_seen` is the lowest numeric id it has ever seen, None if none.
+    """
     events: list[Event] = []
     for listing in listings:
         if listing.id not in seen:
-            older = floor is not None and listing.id.isdigit() and int(listing.id) < floor
+            older = (
+                oldest_seen is not None and listing.id.isdigit() and int(listing.id) < oldest_seen
+            )
             if not (listing.bumped and older):
                 events.append(NewListing(listing))
             continue

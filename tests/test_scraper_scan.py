@@ -1,0 +1,305 @@
+"""The scrape cycle: baselines, new listings, drops, idempotence, failures, shared searches."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any
+
+import httpx
+import pytest
+from fakes import FakeClock
+
+from habicht.db import Database
+from habicht.fakes import FakeAdvert, render_block_page, render_search_page
+from habicht.scraper import (
+    Listing,
+    ScanSummary,
+    Subscriptions,
+    WillhabenClient,
+    parse_watch_argument,
+    scan,
+)
+
+BASE = "http://127.0.0.1:8099"
+RTX = parse_watch_argument("rtx")
+SOFA = parse_watch_argument("sofa")
+
+
+class TextRenderer:
+    """Plain texts that show what was rendered."""
+
+    def new_listing(self, listing: Listing) -> str:
+        return f"new {listing.id}"
+
+    def price_drop(self, listing: Listing, old: Decimal, new: Decimal) -> str:
+        return f"drop {listing.id} {old}->{new}"
+
+    def baseline(self, label: str, count: int) -> str:
+        return f"watching {label}: {count}"
+
+
+class FakeWillhaben:
+    """A request → response function: a page per keyword, or a staged failure."""
+
+    def __init__(self) -> None:
+        self.pages: dict[str, list[FakeAdvert]] = {"rtx": [], "sofa": []}
+        self.failure: httpx.Response | None = None
+        self.requests: Counter[str] = Counter()
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        keyword = request.url.params["keyword"]
+        self.requests[keyword] += 1
+        if self.failure is not None:
+            return self.failure
+        return httpx.Response(200, text=render_search_page(self.pages[keyword]))
+
+    def set_price(self, keyword: str, ad_id: str, price: str) -> None:
+        self.pages[keyword] = [
+            replace(a, price=Decimal(price)) if a.id == ad_id else a for a in self.pages[keyword]
+        ]
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def site() -> FakeWillhaben:
+    return FakeWillhaben()
+
+
+@pytest.fixture
+def subs(db: Database, clock: FakeClock) -> Subscriptions:
+    return Subscriptions(db, clock=clock)
+
+
+@pytest.fixture
+async def client(site: FakeWillhaben, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
+    async with WillhabenClient(
+        base_url=BASE,
+        fetch_gap=2.0,
+        clock=clock,
+        sleep=clock.sleep,
+        transport=httpx.MockTransport(site),
+        attempts=2,
+    ) as willhaben:
+        yield willhaben
+
+
+@pytest.fixture
+def run(db: Database, client: WillhabenClient, clock: FakeClock) -> Any:
+    async def run_scan(**kwargs: Any) -> ScanSummary:
+        clock.advance(300)
+        return await scan(db, client, TextRenderer(), clock=clock, max_attempts=5, **kwargs)
+
+    return run_scan
+
+
+async def outbox(db: Database) -> list[tuple[int, str, str, str]]:
+    rows = await db.fetchall(
+        "SELECT chat_id, kind, text, dedupe_key FROM notifications ORDER BY id"
+    )
+    return [(row[0], row[1], row[2], row[3]) for row in rows]
+
+
+def advert(ad_id: str, price: str | None = "100", **kwargs: Any) -> FakeAdvert:
+    return FakeAdvert(
+        ad_id, f"Anzeige {ad_id}", None if price is None else Decimal(price), **kwargs
+    )
+
+
+async def test_the_first_scan_is_a_silent_baseline(
+    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+) -> None:
+    """A new watch's first scan sends no listings, only how many it now watches."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    site.pages["rtx"] = [advert("102"), advert("101")]
+    summary = await run()
+    assert (summary.scanned, summary.baselines, summary.new, summary.drops) == (1, 1, 0, 0)
+    (watch,) = await subs.watches(1)
+    assert await outbox(db) == [(1, "info", "watching rtx: 2", f"baseline:{watch.id}")]
+    assert (watch.baseline_at is not None, watch.listings_known) == (True, 2)
+    assert await db.single_value("SELECT COUNT(*) FROM listings") == 2
+
+
+async def test_new_listings_and_drops_are_enqueued_with_their_keys(
+    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+) -> None:
+    """After the baseline an unseen id is new, a lower price a drop; each drop is its own alert."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    site.pages["rtx"] = [advert("101", "400")]
+    await run()
+    site.pages["rtx"] = [advert("102", "50"), advert("101", "400")]
+    summary = await run()
+    assert (summary.new, summary.drops) == (1, 0)
+    site.set_price("rtx", "101", "350.00")
+    await run()
+    site.set_price("rtx", "101", "300")
+    summary = await run()
+    assert (summary.new, summary.drops) == (0, 1)
+    assert (await outbox(db))[1:] == [
+        (1, "new", "new 102", "new:102:1"),
+        (1, "drop", "drop 101 400->350", "drop:101:1:350"),
+        (1, "drop", "drop 101 350->300", "drop:101:1:300"),
+    ]
+
+
+async def test_a_rise_is_recorded_and_the_next_drop_starts_from_it(
+    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+) -> None:
+    """A price that went up sends nothing, but a later drop is measured from the higher price."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    site.pages["rtx"] = [advert("101", "350")]
+    await run()
+    site.set_price("rtx", "101", "380")
+    assert (await run()).drops == 0
+    site.set_price("rtx", "101", "360")
+    await run()
+    assert [row[2] for row in await outbox(db)][1:] == ["drop 101 380->360"]
+
+
+async def test_scanning_the_same_page_again_enqueues_nothing(
+    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+) -> None:
+    """Re-running a scan over an unchanged page adds no notification."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    site.pages["rtx"] = [advert("101")]
+    await run()
+    site.pages["rtx"] = [advert("102"), advert("101")]
+    await run()
+    before = await outbox(db)
+    summary = await run()
+    assert (summary.new, summary.drops, summary.baselines) == (0, 0, 0)
+    assert await outbox(db) == before
+
+
+@pytest.mark.parametrize(
+    ("failure", "kind"),
+    [
+        (httpx.Response(503), "fetch"),
+        (httpx.Response(200, text="<html>Wartung</html>"), "layout"),
+        (httpx.Response(200, text=render_block_page()), "blocked"),
+    ],
+    ids=["5xx", "layout", "block-page"],
+)
+async def test_a_failed_scan_changes_nothing_but_the_search_health(
+    run: Any,
+    subs: Subscriptions,
+    site: FakeWillhaben,
+    db: Database,
+    clock: FakeClock,
+    failure: httpx.Response,
+    kind: str,
+) -> None:
+    """A failed fetch yields no events, keeps what the watch saw, and counts a failure."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    site.pages["rtx"] = [advert("101")]
+    await run()
+    site.pages["rtx"] = [advert("102"), advert("101")]
+    site.failure = failure
+    summary = await run()
+    assert (summary.scanned, summary.new) == (0, 0)
+    assert [(f.kind, f.consecutive_failures) for f in summary.failed] == [(kind, 1)]
+    (watch,) = await subs.watches(1)
+    assert (watch.listings_known, watch.consecutive_failures, watch.last_error_kind) == (1, 1, kind)
+    assert len(await outbox(db)) == 1
+    site.failure = None
+    clock.advance(24 * 3600)  # past any block backoff
+    summary = await run()
+    assert (summary.scanned, summary.new) == (1, 1)
+    (watch,) = await subs.watches(1)
+    assert (watch.consecutive_failures, watch.last_error_kind) == (0, None)
+    assert watch.last_success_at == clock.now
+
+
+async def test_a_shared_search_is_fetched_once_for_all_its_watchers(
+    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+) -> None:
+    """Two chats watching the same search cost one request, and each gets its own alert."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    await subs.add_watch(2, RTX, max_watches=5)
+    await subs.add_watch(2, SOFA, max_watches=5)
+    site.pages["rtx"] = [advert("101")]
+    await run()
+    assert site.requests == Counter({"rtx": 1, "sofa": 1})
+    site.pages["rtx"] = [advert("102"), advert("101")]
+    summary = await run()
+    assert (summary.scanned, summary.new) == (2, 2)
+    assert site.requests == Counter({"rtx": 2, "sofa": 2})
+    assert [(row[0], row[3]) for row in await outbox(db) if row[1] == "new"] == [
+        (1, "new:102:1"),
+        (2, "new:102:2"),
+    ]
+
+
+async def test_paused_watches_and_blocked_chats_are_not_fetched_for(
+    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+) -> None:
+    """A search whose only watchers are paused or blocked is not fetched; no alerts for them."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    await subs.add_watch(2, SOFA, max_watches=5)
+    await subs.add_watch(3, SOFA, max_watches=5)
+    await subs.set_paused(1, None, True)
+    await subs.block_chat(2)
+    site.pages["sofa"] = [advert("201")]
+    summary = await run()
+    assert site.requests == Counter({"sofa": 1})
+    assert (summary.scanned, summary.baselines) == (1, 1)
+    assert [row[0] for row in await outbox(db)] == [3]
+
+
+async def test_resuming_starts_with_a_silent_baseline(
+    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+) -> None:
+    """What appeared while a watch was paused is not sent as new when it resumes."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    site.pages["rtx"] = [advert("101")]
+    await run()
+    await subs.set_paused(1, 1, True)
+    site.pages["rtx"] = [advert("103"), advert("102"), advert("101")]
+    await run()
+    await subs.set_paused(1, 1, False)
+    summary = await run()
+    assert (summary.baselines, summary.new) == (1, 0)
+    assert [row[1] for row in await outbox(db)] == ["info"]
+
+
+async def test_search_ids_limit_the_scan(
+    run: Any, subs: Subscriptions, site: FakeWillhaben
+) -> None:
+    """Given search_ids (a new watch's immediate baseline), only those searches are fetched."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    sofa = await subs.add_watch(1, SOFA, max_watches=5)
+    summary = await run(search_ids=[sofa.search_id])
+    assert (summary.scanned, site.requests) == (1, Counter({"sofa": 1}))
+
+
+async def test_repeated_failures_are_reported_once_and_so_is_recovery(
+    run: Any, subs: Subscriptions, site: FakeWillhaben
+) -> None:
+    """The third failure in a row makes a search newly failing; the next success recovers it."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    site.failure = httpx.Response(500)
+    summaries = [await run() for _ in range(4)]
+    assert [len(s.failing) for s in summaries] == [0, 0, 1, 1]
+    assert [len(s.newly_failing) for s in summaries] == [0, 0, 1, 0]
+    site.failure = None
+    assert (await run()).recovered == [RTX.url]
+    assert (await run()).recovered == []
+
+
+async def test_a_block_skips_the_rest_of_the_cycle(
+    run: Any, subs: Subscriptions, site: FakeWillhaben
+) -> None:
+    """After willhaben blocks, the cycle's remaining searches are skipped, not failed."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    await subs.add_watch(1, SOFA, max_watches=5)
+    site.failure = httpx.Response(403)
+    summary = await run()
+    assert ([f.kind for f in summary.failed], summary.skipped) == (["blocked"], 1)
+    assert summary.paused_until is not None
+    assert sum(site.requests.values()) == 1
