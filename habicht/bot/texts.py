@@ -20,6 +20,7 @@ from typing import Literal
 
 __all__ = [
     "ENGLISH",
+    "ERROR_BUDGET",
     "GERMAN",
     "MAX_MESSAGE",
     "Catalog",
@@ -159,6 +160,9 @@ class Catalog:
     failing_line: str
     alert_dead: str
     alert_failing: str
+    alert_recovered: str
+    alert_blocked: str
+    alert_unblocked: str
     alert_stopped: str
     alert_error: str
     never: str
@@ -272,6 +276,9 @@ GERMAN = Catalog(
     failing_line="#{search_id} ({kind}, {count} Mal, {watchers} Abos): {url}",
     alert_dead="⚠️ {count} Nachrichten sind tot: {reasons}. Details: /queue dead",
     alert_failing="⚠️ Suche #{search_id} schlägt seit {count} Durchläufen fehl ({kind}): {error}",
+    alert_recovered="✅ Suche läuft wieder: {url}",
+    alert_blocked="⛔ willhaben blockiert uns; Pause für {wait}.",
+    alert_unblocked="✅ willhaben antwortet wieder.",
     alert_stopped="🛑 Zustellung gestoppt: {reason}",
     alert_error="🐞 Fehler: <code>{error}</code>",
     never="nie",
@@ -382,6 +389,9 @@ ENGLISH = Catalog(
     failing_line="#{search_id} ({kind}, {count} times, {watchers} watchers): {url}",
     alert_dead="⚠️ {count} messages went dead: {reasons}. Details: /queue dead",
     alert_failing="⚠️ Search #{search_id} has failed {count} cycles in a row ({kind}): {error}",
+    alert_recovered="✅ Search works again: {url}",
+    alert_blocked="⛔ willhaben blocks us; pausing for {wait}.",
+    alert_unblocked="✅ willhaben answers again.",
     alert_stopped="🛑 Delivery stopped: {reason}",
     alert_error="🐞 Error: <code>{error}</code>",
     never="never",

@@ -1,0 +1,170 @@
+"""What the owner can do (`HABICHT_ADMIN_IDS`): /queue and its repairs, /stats.
+
+Anyone else who tries gets the same answer as for an unknown command, so the refusal
+reveals nothing about the bot's owner commands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from functools import wraps
+from typing import Any
+
+from telegram import Update
+
+from habicht.bot.services import BotServices, Context
+from habicht.bot.texts import Html, Texts, shorten
+
+__all__ = ["owner_only", "queue_command", "stats_command"]
+
+Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
+
+DEAD_SHOWN = 10
+DEAD_MAX = 50
+PURGE_DAYS = 30.0
+FAILING_SHOWN = 5
+
+
+def owner_only(handler: Handler) -> Handler:
+    """Run `handler` for the owners; answer anyone else as if the command did not exist."""
+
+    @wraps(handler)
+    async def guarded(update: Update, context: Context) -> None:
+        user = update.effective_user
+        if context.bot_data.is_admin(user.id if user else None):
+            await handler(update, context)
+        elif update.effective_message is not None:
+            await update.effective_message.reply_html(context.bot_data.texts.fill("refused"))
+
+    return guarded
+
+
+async def _reply(update: Update, text: Html) -> None:
+    if update.effective_message is not None:
+        await update.effective_message.reply_html(text, do_quote=False)
+
+
+async def _overview(services: BotServices) -> Html:
+    texts = services.texts
+    stats = await services.store.stats()
+    now = services.clock()
+    none = texts.fill("queue_none")
+    reasons = "".join(f"\n  • {reason}: {count}" for reason, count in stats.dead_by_reason.items())
+    return texts.fill(
+        "queue_stats",
+        pending=stats.pending,
+        oldest=none if stats.oldest_pending_age is None else texts.age(stats.oldest_pending_age),
+        retrying=stats.retrying,
+        next_retry=none if stats.next_due_at is None else _until(texts, stats.next_due_at - now),
+        sending=stats.sending,
+        sent_24h=stats.sent_last_24h,
+        dead=stats.dead,
+        reasons=reasons,
+    )
+
+
+def _until(texts: Texts, seconds: float) -> str:
+    """`in 5 min` style; a due time in the past reads as `now`."""
+    return "0 s" if seconds <= 0 else "+" + texts.age(seconds)
+
+
+async def _dead(services: BotServices, args: list[str]) -> Html:
+    texts = services.texts
+    limit = min(DEAD_MAX, int(args[0])) if args and args[0].isdigit() else DEAD_SHOWN
+    rows = await services.store.dead(limit)
+    if not rows:
+        return texts.fill("queue_dead_none")
+    now = services.clock()
+    lines = [
+        texts.fill(
+            "queue_dead_line",
+            id=row.id,
+            chat_id=row.chat_id,
+            kind=row.kind,
+            reason=shorten(f"{row.dead_reason}: {row.last_error or ''}", 120),
+            age=texts.age(now - row.updated_at),
+        )
+        for row in rows
+    ]
+    return texts.lines(texts.fill("queue_dead_header"), lines)
+
+
+async def _retry(services: BotServices, args: list[str]) -> Html | None:
+    if args == ["all"]:
+        count = await services.store.requeue("all")
+    elif args and all(arg.isdigit() for arg in args):
+        count = await services.store.requeue([int(arg) for arg in args])
+    else:
+        return None
+    return services.texts.fill("queue_retried", count=count)
+
+
+async def _purge(services: BotServices, args: list[str]) -> Html | None:
+    try:
+        days = float(args[0]) if args else PURGE_DAYS
+    except ValueError:
+        return None
+    if not days >= 0:  # also refuses NaN
+        return None
+    count = await services.store.purge(days * 86400)
+    return services.texts.fill("queue_purged", count=count, days=f"{days:g}")
+
+
+@owner_only
+async def queue_command(update: Update, context: Context) -> None:
+    """`/queue`, `/queue dead [n]`, `/queue retry <id…|all>`, `/queue purge [days]`."""
+    services = context.bot_data
+    action, *rest = context.args or ["stats"]
+    answer: Html | None
+    if action == "stats":
+        answer = await _overview(services)
+    elif action == "dead":
+        answer = await _dead(services, rest)
+    elif action == "retry":
+        answer = await _retry(services, rest)
+    elif action == "purge":
+        answer = await _purge(services, rest)
+    else:
+        answer = None
+    await _reply(update, answer or services.texts.fill("queue_usage"))
+
+
+@owner_only
+async def stats_command(update: Update, context: Context) -> None:
+    """Chats, watches, unique searches, listings, the last cycle, and failing searches."""
+    services = context.bot_data
+    texts = services.texts
+    overview = await services.subscriptions.overview()
+    cycle = services.last_cycle
+    last_cycle = (
+        texts.fill("never")
+        if cycle is None
+        else texts.fill(
+            "cycle",
+            age=texts.age(services.clock() - cycle[1]),
+            took=texts.age(cycle[1] - cycle[0]),
+        )
+    )
+    failing = [
+        texts.fill(
+            "failing_line",
+            search_id=search.search_id,
+            kind=search.last_error_kind or "?",
+            count=search.consecutive_failures,
+            watchers=search.watchers,
+            url=shorten(search.url, 120),
+        )
+        for search in overview.failing[:FAILING_SHOWN]
+    ]
+    header = texts.fill(
+        "stats",
+        chats=overview.chats,
+        active_chats=overview.active_chats,
+        watches=overview.watches,
+        active_watches=overview.active_watches,
+        searches=overview.searches,
+        listings=overview.listings,
+        last_cycle=last_cycle,
+        failing=len(overview.failing),
+    )
+    await _reply(update, texts.lines(header, failing))

@@ -1,0 +1,93 @@
+"""Telling the owners, through the same durable outbox as every alert (kind `admin`).
+
+Alerts are aggregated per cycle: one message for the items that went dead in a drain; one
+per scrape cycle for the searches that reached the scraper's `FAILING_AFTER` failed cycles in
+a row (or recovered) and for willhaben's block starting or ending; one when delivery stopped.
+Each key names its occurrence (the cycle's start time), so the same event is never queued
+twice and a later one is never mistaken for it. Alerts about dead *admin* messages are not
+sent: they would feed on themselves.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from habicht.bot.redact import scrub
+from habicht.bot.services import BotServices
+from habicht.bot.texts import ERROR_BUDGET, Html, shorten
+from habicht.queue import Outgoing
+from habicht.scraper import ScanSummary
+
+__all__ = [
+    "alert_dead",
+    "alert_error",
+    "alert_scan",
+    "alert_stopped",
+    "tell_owners",
+]
+
+DEAD_LOOKBACK = 500
+"""How many of the newest dead rows a drain's alert looks at."""
+
+
+async def tell_owners(services: BotServices, text: Html, *, key: str) -> int:
+    """Queue `text` for every owner; `key` makes it once-only. Returns how many were new."""
+    items = [
+        Outgoing(chat_id=owner, kind="admin", text=text, dedupe_key=f"admin:{key}:{owner}")
+        for owner in sorted(services.settings.admin_ids)
+    ]
+    return await services.store.enqueue_many(items)
+
+
+async def alert_dead(services: BotServices, *, since: float) -> None:
+    """After a drain that started at `since`: what went dead in it, counted by reason."""
+    rows = await services.store.dead(DEAD_LOOKBACK)
+    fresh = [row for row in rows if row.updated_at >= since and row.kind != "admin"]
+    if not fresh:
+        return
+    reasons = Counter(row.dead_reason or "unknown" for row in fresh)
+    texts = services.texts
+    text = texts.fill("alert_dead", count=len(fresh), reasons=texts.reasons(reasons.most_common()))
+    await tell_owners(services, text, key=f"dead:{since:.6f}")
+
+
+async def alert_scan(services: BotServices, summary: ScanSummary, *, cycle: float) -> None:
+    """After a full cycle started at `cycle`: searches that just reached their failure
+    streak or recovered from one, and willhaben's block starting or ending — one message."""
+    texts = services.texts
+    lines = [
+        texts.fill(
+            "alert_failing",
+            search_id=failure.search_id,
+            count=failure.consecutive_failures,
+            kind=failure.kind,
+            error=shorten(failure.message, ERROR_BUDGET),
+        )
+        for failure in summary.newly_failing
+    ]
+    lines += [texts.fill("alert_recovered", url=shorten(url, 120)) for url in summary.recovered]
+    blocked = summary.paused_until is not None
+    if blocked != services.site_blocked:
+        services.site_blocked = blocked
+        if blocked:
+            wait = texts.age((summary.paused_until or cycle) - services.clock())
+            lines.append(texts.fill("alert_blocked", wait=wait))
+        else:
+            lines.append(texts.fill("alert_unblocked"))
+    if lines:
+        await tell_owners(services, texts.lines(lines[0], lines[1:]), key=f"scan:{cycle:.6f}")
+
+
+async def alert_error(services: BotServices, error: BaseException, *, what: str) -> None:
+    """An unexpected error, scrubbed of the token and shortened, as `what` happened."""
+    detail = scrub(f"{what}: {type(error).__name__}: {error}", services.settings.bot_token)
+    text = services.texts.fill("alert_error", error=shorten(detail, ERROR_BUDGET))
+    await tell_owners(services, text, key=f"error:{services.clock():.6f}")
+
+
+async def alert_stopped(services: BotServices, reason: str) -> None:
+    """Delivery stopped on a fatal error; the alert waits in the outbox for a working token."""
+    text = services.texts.fill(
+        "alert_stopped", reason=shorten(scrub(reason, services.settings.bot_token), ERROR_BUDGET)
+    )
+    await tell_owners(services, text, key=f"stopped:{services.clock():.6f}")

@@ -1,0 +1,249 @@
+"""The Application: every handler and job in one block, and its life from start to exit.
+
+`build_application` wires python-telegram-bot to habicht; `serve` runs it with long polling
+until SIGTERM/SIGINT or a fatal delivery error, then shuts down in this order:
+
+1. `stopping` is set: jobs take no new work; the pacer hands out no more send turns.
+2. Polling stops; a running scrape is cancelled (its open transaction rolls back).
+3. Drains get `GRACE` seconds for their in-flight sends to settle; what still waits for a
+   turn is cancelled, and the drain gives those rows back unsent (attempt not spent).
+4. The Application stops, then `post_shutdown` closes the willhaben client and the database.
+
+`serve` is a coroutine (not `run_polling`, which wants to own the event loop) because
+`habicht.cli` already runs one; it follows the same steps `run_polling` would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import signal
+from collections.abc import Sequence
+from typing import Any, cast
+
+import httpx
+from telegram import BotCommand, Update
+from telegram.constants import ParseMode
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    Defaults,
+    ExtBot,
+    JobQueue,
+    MessageHandler,
+    filters,
+)
+from telegram.request import HTTPXRequest
+
+from habicht.bot import admin, commands
+from habicht.bot.alerts import alert_error
+from habicht.bot.jobs import DRAIN, SCRAPE, drain_job, scrape_job
+from habicht.bot.services import BotServices, Context, NotReady
+from habicht.clock import Clock, Sleep, system_clock, system_sleep
+from habicht.config import Settings
+
+__all__ = ["GRACE", "BotApplication", "build_application", "serve"]
+
+log = logging.getLogger(__name__)
+
+BotApplication = Application[
+    ExtBot[Any], Context, dict[Any, Any], dict[Any, Any], BotServices, JobQueue[Context]
+]
+
+GRACE = 6.0
+"""Seconds a shutdown waits for in-flight sends; with the rest, exit stays within 10 s."""
+
+POLL_TIMEOUT = 10
+"""Seconds a getUpdates long poll may wait for an update."""
+
+JOB_KWARGS = {"max_instances": 1, "coalesce": True}
+"""A job that is still running is skipped, never stacked; missed runs collapse into one."""
+
+# Explicit timeouts: a send never hangs a drain; the long poll's read outlasts its timeout.
+SEND_TIMEOUTS = {"connect_timeout": 5.0, "read_timeout": 5.0, "write_timeout": 5.0}
+POOL_TIMEOUT = 5.0
+
+
+def _request(
+    transport: httpx.AsyncBaseTransport | None, *, pool: int, read_timeout: float
+) -> HTTPXRequest:
+    return HTTPXRequest(
+        connection_pool_size=pool,
+        connect_timeout=SEND_TIMEOUTS["connect_timeout"],
+        read_timeout=read_timeout,
+        write_timeout=SEND_TIMEOUTS["write_timeout"],
+        pool_timeout=POOL_TIMEOUT,
+        httpx_kwargs={"transport": transport} if transport is not None else None,
+    )
+
+
+def _file_url(api: str) -> str:
+    """`https://api.telegram.org/bot` → `https://api.telegram.org/file/bot` (same server)."""
+    head, _, tail = api.rstrip("/").rpartition("/")
+    return f"{head}/file/{tail}"
+
+
+def build_application(
+    settings: Settings,
+    *,
+    clock: Clock = system_clock,
+    sleep: Sleep = system_sleep,
+    rand: random.Random | None = None,
+    telegram_transport: httpx.AsyncBaseTransport | None = None,
+    willhaben_transport: httpx.AsyncBaseTransport | None = None,
+) -> BotApplication:
+    """The bot for `settings`; the keyword arguments are the seams for tests and the demo."""
+    # The builder's generics cannot follow `context_types` into the JobQueue's type: cast.
+    application = cast(
+        BotApplication,
+        ApplicationBuilder()
+        .token(settings.require_token())
+        .base_url(settings.telegram_api)
+        .base_file_url(_file_url(settings.telegram_api))
+        .request(_request(telegram_transport, pool=32, read_timeout=5.0))
+        .get_updates_request(_request(telegram_transport, pool=1, read_timeout=5.0))
+        .rate_limiter(AIORateLimiter(max_retries=0))  # the queue owns retries
+        .defaults(Defaults(parse_mode=ParseMode.HTML))
+        .context_types(ContextTypes(bot_data=BotServices))
+        .post_init(_post_init)
+        .post_shutdown(_post_shutdown)
+        .build(),
+    )
+    application.bot_data.configure(
+        settings, clock=clock, sleep=sleep, rand=rand, willhaben_transport=willhaben_transport
+    )
+
+    application.add_handlers(
+        [
+            CommandHandler("start", commands.start),
+            CommandHandler("help", commands.help_command),
+            CommandHandler("watch", commands.watch_command),
+            CommandHandler("list", commands.list_command),
+            CommandHandler("unwatch", commands.unwatch_command),
+            CommandHandler("pause", commands.pause_command),
+            CommandHandler("resume", commands.resume_command),
+            CommandHandler("queue", admin.queue_command),
+            CommandHandler("stats", admin.stats_command),
+            CallbackQueryHandler(commands.on_button),
+            MessageHandler(filters.COMMAND, commands.unknown_command),
+            MessageHandler(filters.TEXT, commands.on_text),
+        ]
+    )
+    application.add_error_handler(on_error)
+
+    jobs = application.job_queue
+    assert jobs is not None  # installed with python-telegram-bot[job-queue]
+    jobs.run_repeating(
+        scrape_job,
+        interval=settings.scrape_interval,
+        first=settings.scrape_interval,  # the first cycle is run by `serve` right at start
+        name=SCRAPE,
+        job_kwargs=JOB_KWARGS,
+    )
+    jobs.run_repeating(
+        drain_job,
+        interval=settings.queue_interval,
+        first=settings.queue_interval,
+        name=DRAIN,
+        job_kwargs=JOB_KWARGS,
+    )
+    return application
+
+
+async def _post_init(application: BotApplication) -> None:
+    """Open the database and the willhaben client; publish the command menu."""
+    services = application.bot_data
+    await services.open(application.bot)
+    menu = commands.COMMANDS[services.texts.lang]
+    await application.bot.set_my_commands([BotCommand(c, d) for c, d in menu.items()])
+
+
+async def _post_shutdown(application: BotApplication) -> None:
+    await application.bot_data.close()
+
+
+async def on_error(update: object, context: Context) -> None:
+    """Log first (nothing below may hide the error), then tell the owners via the outbox."""
+    error = context.error
+    what = "a job" if update is None else "an update"
+    log.error("error while handling %s", what, exc_info=error)
+    if error is None:
+        return
+    try:
+        await alert_error(context.bot_data, error, what=what)
+    except NotReady:
+        log.warning("the owners were not told: the bot is not open")
+    except Exception:
+        log.exception("telling the owners about the error failed")
+
+
+async def _settle(services: BotServices, grace: float) -> None:
+    """Cancel scrapes; give drains `grace` seconds; cancel what is left, and wait for it."""
+    for task in services.tasks:
+        if task.get_name() == SCRAPE:
+            task.cancel()
+    pending = set(services.tasks)
+    if pending:
+        _done, pending = await asyncio.wait(pending, timeout=grace)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*services.tasks, return_exceptions=True)
+
+
+async def serve(
+    application: BotApplication,
+    *,
+    stop_signals: Sequence[signal.Signals] = (signal.SIGTERM, signal.SIGINT),
+    grace: float = GRACE,
+) -> int:
+    """Run the bot until a stop signal or a fatal delivery error; the exit code.
+
+    0 after a signal, 1 when delivery stopped on a fatal error. `InvalidToken` and other
+    startup failures propagate from `initialize` (the caller prints one line).
+    """
+    services = application.bot_data
+    loop = asyncio.get_running_loop()
+    for sig in stop_signals:
+        loop.add_signal_handler(sig, services.request_stop)
+    try:
+        async with application:  # initialize: getMe, which rejects a bad token
+            try:
+                await _post_init(application)
+                await _start(application)
+                log.info("habicht is running")
+                await services.stop_requested.wait()
+                log.info("stopping: no new work; letting in-flight sends settle")
+            finally:
+                await _stop(application, grace)
+    finally:
+        for sig in stop_signals:
+            loop.remove_signal_handler(sig)
+    return 0 if services.fatal is None else 1
+
+
+async def _start(application: BotApplication) -> None:
+    """Poll for updates, start the jobs, and run the first scrape cycle right away."""
+    updater, jobs = application.updater, application.job_queue
+    assert updater is not None  # built by ApplicationBuilder
+    assert jobs is not None
+    await updater.start_polling(timeout=POLL_TIMEOUT, allowed_updates=Update.ALL_TYPES)
+    await application.start()
+    for job in jobs.get_jobs_by_name(SCRAPE):  # `first=0` would not run it at once
+        application.create_task(job.run(application), name="first scrape")
+
+
+async def _stop(application: BotApplication, grace: float) -> None:
+    """Steps 1-4 of the module docstring; safe after a start that failed half-way."""
+    services = application.bot_data
+    services.stopping.set()
+    if application.updater is not None and application.updater.running:
+        await application.updater.stop()
+    await _settle(services, grace)
+    if application.running:
+        await application.stop()
+    await _post_shutdown(application)

@@ -1,0 +1,280 @@
+"""What subscribers can do: /start, /help, /watch, /list, /unwatch, /pause, /resume.
+
+Thin handlers: read `context.args`, answer bad input with usage and return, call
+`Subscriptions`, answer with a text from `texts` (which escapes every value). Replies to a
+command go straight back to the chat; alerts go through the outbox.
+
+Inline buttons carry `unwatch:<watch id>` (an id, not a number: numbers shift when a watch
+is deleted) or `watch:<offer>`, a key into the chat's in-memory offers — a restart forgets
+them, and the button then says the offer expired.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import count
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions, Update
+
+from habicht.bot.jobs import scan_now
+from habicht.bot.services import Context
+from habicht.bot.texts import Html
+from habicht.scraper import (
+    DuplicateWatch,
+    InvalidSearch,
+    Search,
+    TooManyWatches,
+    WatchInfo,
+    parse_watch_argument,
+)
+
+__all__ = [
+    "COMMANDS",
+    "help_command",
+    "list_command",
+    "on_button",
+    "on_text",
+    "pause_command",
+    "resume_command",
+    "start",
+    "unknown_command",
+    "unwatch_command",
+    "watch_command",
+]
+
+COMMANDS: dict[str, dict[str, str]] = {
+    "de": {
+        "watch": "willhaben-Suche beobachten (Link oder Begriffe)",
+        "list": "deine Suchen",
+        "unwatch": "eine Suche löschen",
+        "pause": "pausieren",
+        "resume": "fortsetzen",
+        "help": "Hilfe",
+    },
+    "en": {
+        "watch": "watch a willhaben search (link or keywords)",
+        "list": "your searches",
+        "unwatch": "delete a search",
+        "pause": "pause",
+        "resume": "resume",
+        "help": "help",
+    },
+}
+"""The command menu (`set_my_commands`) per language."""
+
+_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+_WILLHABEN_LINK = re.compile(r"(?:https?://)?(?:www\.)?willhaben\.at/\S*", re.IGNORECASE)
+_offer_keys = count(1)
+
+
+async def _reply(update: Update, text: Html, markup: InlineKeyboardMarkup | None = None) -> None:
+    if update.effective_message is not None:
+        await update.effective_message.reply_html(
+            text, reply_markup=markup, link_preview_options=_NO_PREVIEW
+        )
+
+
+def _chat_id(update: Update) -> int:
+    if update.effective_chat is None:
+        raise ValueError("this update has no chat")
+    return update.effective_chat.id
+
+
+def _number(args: list[str] | None) -> int | None:
+    """The watch number in `args`, None when absent; -1 when it is not a positive number."""
+    if not args:
+        return None
+    return int(args[0]) if args[0].isdigit() and int(args[0]) > 0 else -1
+
+
+async def start(update: Update, context: Context) -> None:
+    """Register the chat; after a block, re-activate it and its watches."""
+    services = context.bot_data
+    again = await services.subscriptions.register_chat(_chat_id(update))
+    await _reply(update, services.texts.fill("start_again" if again else "start"))
+
+
+async def help_command(update: Update, context: Context) -> None:
+    await _reply(update, context.bot_data.texts.fill("help"))
+
+
+async def _add_watch(update: Update, context: Context, search: Search) -> Html:
+    """Add the watch, start its baseline scan at once, and say what happens next."""
+    services = context.bot_data
+    texts = services.texts
+    chat_id = _chat_id(update)
+    await services.subscriptions.register_chat(chat_id)
+    try:
+        watch = await services.subscriptions.add_watch(
+            chat_id, search, max_watches=services.settings.max_watches
+        )
+    except DuplicateWatch as exc:
+        return texts.fill(
+            "watch_duplicate", number=exc.watch.number, label=texts.label(exc.watch.label)
+        )
+    except TooManyWatches as exc:
+        return texts.fill("watch_too_many", limit=exc.limit)
+    scan_now(context.application, [watch.search_id])
+    return texts.fill("watch_added", number=watch.number, label=texts.label(watch.label))
+
+
+async def watch_command(update: Update, context: Context) -> None:
+    """`/watch <willhaben URL>` or `/watch <keywords> [max <price>]`."""
+    texts = context.bot_data.texts
+    if not context.args:
+        await _reply(update, texts.fill("watch_usage"))
+        return
+    try:
+        search = parse_watch_argument(" ".join(context.args))
+    except InvalidSearch as exc:
+        await _reply(update, texts.invalid(exc.reason))
+        return
+    await _reply(update, await _add_watch(update, context, search))
+
+
+def _scan_state(watch: WatchInfo, context: Context) -> str:
+    texts = context.bot_data.texts
+    if watch.consecutive_failures > 0:
+        return texts.fill("scan_failing")
+    if watch.last_success_at is None:
+        return texts.fill("scan_never")
+    return texts.fill("scan_ok", age=texts.age(context.bot_data.clock() - watch.last_success_at))
+
+
+async def list_command(update: Update, context: Context) -> None:
+    """Each watch: number, label (linked), active or paused, listings known, last scan."""
+    texts = context.bot_data.texts
+    watches = await context.bot_data.subscriptions.watches(_chat_id(update))
+    if not watches:
+        await _reply(update, texts.fill("list_empty"))
+        return
+    lines = [
+        texts.fill(
+            "list_line",
+            number=w.number,
+            url=w.url,
+            label=texts.label(w.label),
+            status=Html(texts.fill("status_paused" if w.paused else "status_active")),
+            known=w.listings_known,
+            scan=Html(_scan_state(w, context)),
+        )
+        for w in watches
+    ]
+    await _reply(update, texts.lines(texts.fill("list_header"), lines))
+
+
+async def unwatch_command(update: Update, context: Context) -> None:
+    """`/unwatch <n>`; without a number, one button per watch."""
+    services = context.bot_data
+    texts = services.texts
+    chat_id = _chat_id(update)
+    number = _number(context.args)
+    if number is None:
+        watches = await services.subscriptions.watches(chat_id)
+        if not watches:
+            await _reply(update, texts.fill("no_watches"))
+            return
+        buttons = [
+            [
+                InlineKeyboardButton(
+                    f"{w.number}. {texts.label(w.label)}", callback_data=f"unwatch:{w.id}"
+                )
+            ]
+            for w in watches
+        ]
+        await _reply(update, texts.fill("unwatch_usage"), InlineKeyboardMarkup(buttons))
+        return
+    await _reply(update, await _unwatch(context, chat_id, number))
+
+
+async def _unwatch(context: Context, chat_id: int, number: int) -> Html:
+    texts = context.bot_data.texts
+    removed = await context.bot_data.subscriptions.remove_watch(chat_id, number)
+    if removed is None:
+        return texts.fill("no_such_watch", number=number if number > 0 else "?")
+    return texts.fill("unwatch_done", number=removed.number, label=texts.label(removed.label))
+
+
+async def _set_paused(update: Update, context: Context, *, paused: bool) -> None:
+    services = context.bot_data
+    texts = services.texts
+    number = _number(context.args)
+    if number == -1:
+        await _reply(update, texts.fill("no_such_watch", number=" ".join(context.args or [])))
+        return
+    changed = await services.subscriptions.set_paused(_chat_id(update), number, paused)
+    if not changed:
+        key = "no_watches" if number is None else "no_such_watch"
+        await _reply(update, texts.fill(key, number=number))
+    elif number is None:
+        await _reply(update, texts.fill("paused_all" if paused else "resumed_all"))
+    else:
+        watch = changed[0]
+        key = "paused_one" if paused else "resumed_one"
+        await _reply(update, texts.fill(key, number=watch.number, label=texts.label(watch.label)))
+    if not paused:
+        scan_now(context.application, sorted({w.search_id for w in changed}))
+
+
+async def pause_command(update: Update, context: Context) -> None:
+    """`/pause [n]`: one watch, or all of the chat's watches."""
+    await _set_paused(update, context, paused=True)
+
+
+async def resume_command(update: Update, context: Context) -> None:
+    """`/resume [n]`: a resumed watch starts with a fresh, silent baseline scan."""
+    await _set_paused(update, context, paused=False)
+
+
+async def on_text(update: Update, context: Context) -> None:
+    """Plain text: a pasted willhaben link gets an offer to watch it, anything else a hint."""
+    texts = context.bot_data.texts
+    message = update.effective_message
+    match = _WILLHABEN_LINK.search(message.text or "") if message else None
+    if match is None:
+        await _reply(update, texts.fill("plain_text"))
+        return
+    try:
+        search = parse_watch_argument(match.group(0))
+    except InvalidSearch as exc:
+        await _reply(update, texts.invalid(exc.reason))
+        return
+    key = str(next(_offer_keys))
+    offers = context.chat_data.setdefault("offers", {}) if context.chat_data is not None else {}
+    offers[key] = search
+    button = InlineKeyboardButton(texts.fill("button_watch"), callback_data=f"watch:{key}")
+    await _reply(
+        update,
+        texts.fill("offer_url", label=texts.label(search.label)),
+        InlineKeyboardMarkup([[button]]),
+    )
+
+
+async def on_button(update: Update, context: Context) -> None:
+    """An inline button: `watch:<offer>` adds the offered search, `unwatch:<id>` deletes."""
+    query = update.callback_query
+    if query is None or query.data is None:
+        return
+    await query.answer()
+    action, _, value = query.data.partition(":")
+    texts = context.bot_data.texts
+    chat_id = _chat_id(update)
+    if action == "watch":
+        offers = (context.chat_data or {}).get("offers", {})
+        search = offers.pop(value, None)
+        text = (
+            texts.fill("offer_expired")
+            if search is None
+            else await _add_watch(update, context, search)
+        )
+    elif action == "unwatch":
+        watches = await context.bot_data.subscriptions.watches(chat_id)
+        number = next((w.number for w in watches if str(w.id) == value), 0)
+        text = await _unwatch(context, chat_id, number)
+    else:
+        return
+    await query.edit_message_text(text, link_preview_options=_NO_PREVIEW)
+
+
+async def unknown_command(update: Update, context: Context) -> None:
+    await _reply(update, context.bot_data.texts.fill("unknown_command"))

@@ -1,0 +1,183 @@
+"""The typed context: what every handler and job shares, opened in `post_init`, closed after.
+
+PTB builds `BotServices()` bare (it is the `bot_data` class of `ContextTypes`); the app
+wiring then `configure`s it with the settings and the injected seams, `post_init` `open`s the
+database and the parts built on it, and `post_shutdown` `close`s them. A handler reaches
+them as `context.bot_data.subscriptions` and so on; using a part before `open` (or after
+`close`) raises a sentence saying so rather than an `AttributeError` on `None`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any, TypeVar
+
+import httpx
+from telegram import Bot
+from telegram.constants import ParseMode
+from telegram.ext import CallbackContext, ExtBot
+
+from habicht.bot.render import MessageRenderer
+from habicht.bot.texts import Texts
+from habicht.clock import Clock, Sleep, system_clock, system_sleep
+from habicht.config import Settings
+from habicht.db import Database
+from habicht.queue import NotificationStore, Pacer
+from habicht.scraper import Subscriptions, WillhabenClient
+
+__all__ = ["BotServices", "Context", "NotReady", "StopAwarePacer"]
+
+T = TypeVar("T")
+
+
+class NotReady(RuntimeError):
+    """A service was used before `post_init` opened it, or after `post_shutdown` closed it."""
+
+
+class StopAwarePacer(Pacer):
+    """The queue's pacer, which hands out no more turns once the bot is stopping.
+
+    A send waiting for its turn then waits until shutdown cancels it, and the drain gives
+    its row back unsent; sends already past their turn finish and are settled. That is how
+    a shutdown stops taking new work yet lets in-flight sends settle, without risking a
+    duplicate by cancelling a send that may already have reached Telegram.
+    """
+
+    def __init__(self, stopping: asyncio.Event, *, clock: Clock, sleep: Sleep) -> None:
+        super().__init__(clock=clock, sleep=sleep)
+        self.stopping = stopping
+
+    async def turn(self, chat_id: int) -> None:
+        if not self.stopping.is_set():
+            await super().turn(chat_id)
+        if self.stopping.is_set():
+            await asyncio.get_running_loop().create_future()  # until cancelled
+
+
+class BotServices:
+    """Settings, texts, database, subscriptions, outbox and willhaben client of one bot.
+
+    Also the bot's run state: `stopping` (set on shutdown: jobs take no new work),
+    `stop_requested` (what `serve` waits for: a signal, or a fatal delivery error, then
+    `fatal` says which), the running work (`tasks`), and the last full cycle's times.
+    """
+
+    def __init__(self) -> None:
+        self._settings: Settings | None = None
+        self._texts: Texts | None = None
+        self._db: Database | None = None
+        self._subscriptions: Subscriptions | None = None
+        self._store: NotificationStore | None = None
+        self._client: WillhabenClient | None = None
+        self._bot: Bot | None = None
+        self._willhaben_transport: httpx.AsyncBaseTransport | None = None
+        self.clock: Clock = system_clock
+        self.sleep: Sleep = system_sleep
+        self.rand = random.Random()
+        self.stopping = asyncio.Event()
+        self.pacer = StopAwarePacer(self.stopping, clock=self.clock, sleep=self.sleep)
+        self.stop_requested = asyncio.Event()
+        self.fatal: str | None = None
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.scrape_lock = asyncio.Lock()
+        self.drain_lock = asyncio.Lock()
+        self.site_blocked = False
+        """Whether willhaben blocked us at the last cycle (the owner is told on changes)."""
+        self.last_cycle: tuple[float, float] | None = None
+        """(start, end) of the last full scrape cycle of this process."""
+
+    def configure(
+        self,
+        settings: Settings,
+        *,
+        clock: Clock = system_clock,
+        sleep: Sleep = system_sleep,
+        rand: random.Random | None = None,
+        willhaben_transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        """Give the services their settings and the seams tests replace."""
+        self._settings = settings
+        self._texts = Texts("en" if settings.lang == "en" else "de")
+        self.clock, self.sleep = clock, sleep
+        self.rand = rand or random.Random()
+        self.pacer = StopAwarePacer(self.stopping, clock=clock, sleep=sleep)
+        self._willhaben_transport = willhaben_transport
+
+    async def open(self, bot: Bot) -> None:
+        """Open the database (migrating it) and the willhaben client; build what uses them."""
+        settings = self.settings
+        db = await Database(settings.db).open()
+        self._db = db
+        self._subscriptions = Subscriptions(db, clock=self.clock)
+        self._store = NotificationStore(
+            db, clock=self.clock, max_attempts=settings.max_attempts, ttl=settings.message_ttl
+        )
+        self._client = await WillhabenClient(
+            base_url=settings.willhaben_url,
+            fetch_gap=settings.fetch_gap,
+            clock=self.clock,
+            sleep=self.sleep,
+            transport=self._willhaben_transport,
+        ).open()
+        self._bot = bot
+
+    async def close(self) -> None:
+        """Close what `open` opened; safe to call when it never opened, or twice."""
+        if self._client is not None:
+            await self._client.close()
+        if self._db is not None:
+            await self._db.close()
+        self._client = self._db = self._subscriptions = self._store = None
+
+    @staticmethod
+    def _ready(part: T | None, name: str) -> T:
+        if part is None:
+            raise NotReady(f"The bot's {name} is not open: it opens in post_init.")
+        return part
+
+    @property
+    def settings(self) -> Settings:
+        return self._ready(self._settings, "settings")
+
+    @property
+    def texts(self) -> Texts:
+        return self._ready(self._texts, "texts")
+
+    @property
+    def renderer(self) -> MessageRenderer:
+        return MessageRenderer(self.texts)
+
+    @property
+    def db(self) -> Database:
+        return self._ready(self._db, "database")
+
+    @property
+    def subscriptions(self) -> Subscriptions:
+        return self._ready(self._subscriptions, "subscriptions")
+
+    @property
+    def store(self) -> NotificationStore:
+        return self._ready(self._store, "notification store")
+
+    @property
+    def client(self) -> WillhabenClient:
+        return self._ready(self._client, "willhaben client")
+
+    async def send(self, chat_id: int, text: str) -> None:
+        """The queue's `send`: one HTML message; the first link (the listing) is previewed."""
+        bot = self._ready(self._bot, "bot")
+        await bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
+
+    def is_admin(self, user_id: int | None) -> bool:
+        return user_id is not None and user_id in self.settings.admin_ids
+
+    def request_stop(self, fatal: str | None = None) -> None:
+        """Ask `serve` to shut down; with `fatal`, the process then exits non-zero."""
+        if fatal is not None and self.fatal is None:
+            self.fatal = fatal
+        self.stop_requested.set()
+
+
+Context = CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], BotServices]
+"""The context every handler and job receives."""
