@@ -24,6 +24,7 @@ from habicht.queue.policy import (
     classify,
     retry_after_seconds,
 )
+from habicht.queue.report import describe_dead, describe_stats, parse_ids
 from habicht.queue.store import (
     DEFAULT_LEASE,
     Kind,
@@ -57,7 +58,10 @@ __all__ = [
     "Status",
     "backoff",
     "classify",
+    "describe_dead",
+    "describe_stats",
     "drain",
     "enqueue_within",
+    "parse_ids",
     "retry_after_seconds",
 ]
