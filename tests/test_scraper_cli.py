@@ -1,0 +1,81 @@
+"""`habicht scrape`: fetch one search and print its listings; bad input is one line, exit 2."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from habicht.cli import main
+from habicht.fakes import FakeAdvert, render_search_page
+
+PAGE = render_search_page(
+    [FakeAdvert("101", "RTX 3070", Decimal(400)), FakeAdvert("102", "Sofa", None, bumped=True)],
+    rows_found=57,
+)
+
+
+class _Willhaben(BaseHTTPRequestHandler):
+    paths: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:  # the name http.server dispatches GET to
+        self.paths.append(self.path)
+        body = PAGE.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Keep the test output quiet."""
+
+
+@pytest.fixture
+def willhaben(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[str]]:
+    """A willhaben stand-in on 127.0.0.1 that HABICHT_WILLHABEN_URL points to."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Willhaben)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.chdir(tmp_path)  # no stray .env
+    monkeypatch.setenv("HABICHT_WILLHABEN_URL", f"http://127.0.0.1:{server.server_port}")
+    _Willhaben.paths.clear()
+    yield _Willhaben.paths
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+def test_scrape_prints_the_listings(
+    willhaben: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The normalised search is fetched from HABICHT_WILLHABEN_URL and its listings printed."""
+    url = "https://willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&utm_source=x"
+    assert main(["scrape", url]) == 0
+    assert willhaben == ["/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1"]
+    out = capsys.readouterr().out
+    assert "2 listings shown of 57 found" in out
+    assert "RTX 3070" in out
+    assert "€ 400" in out
+    assert "Sofa (bumped)" in out
+    assert "https://www.willhaben.at/iad/kaufen-und-verkaufen/d/rtx-3070-101/" in out
+
+
+@pytest.mark.parametrize(
+    "argument",
+    ["https://evil.example/iad/kaufen-und-verkaufen/marktplatz", "ftp://willhaben.at/iad/x/y"],
+)
+def test_scrape_refuses_what_is_not_a_search(
+    willhaben: list[str], capsys: pytest.CaptureFixture[str], argument: str
+) -> None:
+    """An invalid URL is one clear line on stderr and exit code 2, with no request made."""
+    assert main(["scrape", argument]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("habicht: error: not a willhaben search")
+    assert willhaben == []
