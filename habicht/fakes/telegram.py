@@ -1,0 +1,556 @@
+"""An in-memory Telegram Bot API, close enough to the real one that python-telegram-bot parses
+its answers and raises its real exceptions.
+
+One core, `FakeBotAPI.respond(token, method, params)`, behind two adapters: `transport()` (an
+httpx transport, for in-process tests and `habicht demo`: hand it to
+`HTTPXRequest(httpx_kwargs={"transport": ...})`) and `serve()` (a loopback HTTP server whose
+`base_url` a real `habicht run` process can be pointed at through `HABICHT_TELEGRAM_API`).
+
+Errors follow the real wire format, `{"ok": false, "error_code": ..., "description": ...,
+"parameters": {...}}`, which python-telegram-bot maps by HTTP status
+(`telegram/request/_baserequest.py`): 401/404 → `InvalidToken`, 403 → `Forbidden`,
+400 → `BadRequest`, `parameters.retry_after` → `RetryAfter`, `parameters.migrate_to_chat_id`
+→ `ChatMigrated`, anything else → `NetworkError`.
+
+The fake also keeps the books a delivery test needs: every message per chat with its time,
+every attempt, and the rate-limit violations (more than 30 messages in any second overall, or
+two messages to one chat less than a second apart). It never enforces those limits; tests
+inject 429s explicitly with `Fault.flood`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from types import TracebackType
+from typing import Any, Literal, Self
+from urllib.parse import parse_qsl
+
+import httpx
+
+from habicht.clock import Clock
+from habicht.fakes.wire import FaultScript, LoopbackServer, threaded_transport
+
+__all__ = [
+    "DEFAULT_TOKEN",
+    "FakeBotAPI",
+    "Fault",
+    "SentMessage",
+    "Violation",
+]
+
+DEFAULT_TOKEN = "123456789:AAFakeTokenForHabichtTests0123456789"
+
+# Telegram's limits (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this)
+GLOBAL_PER_SECOND = 30
+CHAT_GAP_SECONDS = 1.0
+MAX_TEXT_UTF16 = 4096
+
+# Tags the Bot API accepts in parse_mode=HTML.
+_HTML_TAGS = frozenset(
+    {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler", "a"}
+    | {"code", "pre", "blockquote", "tg-emoji"}
+)
+_HTML_ENTITIES = frozenset({"lt", "gt", "amp", "quot"})
+
+Params = Mapping[str, Any]
+Payload = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What the fake does with the next request for one chat instead of answering normally.
+
+    `delay` holds the answer back that many seconds; `deliver` means the message is recorded
+    (delivered) before the answer, as when only the answer is slow or gets lost.
+    """
+
+    status: int
+    description: str
+    parameters: Payload | None = None
+    delay: float = 0.0
+    deliver: bool = False
+
+    @classmethod
+    def server_error(cls, status: int = 500) -> Fault:
+        """A 5xx from Telegram's side: python-telegram-bot raises `NetworkError`."""
+        text = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
+        return cls(status, text.get(status, "Internal Server Error"))
+
+    @classmethod
+    def flood(cls, retry_after: int) -> Fault:
+        """429 Too Many Requests: `RetryAfter` with this `retry_after`."""
+        return cls(
+            429,
+            f"Too Many Requests: retry after {retry_after}",
+            parameters={"retry_after": retry_after},
+        )
+
+    @classmethod
+    def blocked(cls) -> Fault:
+        """403 "bot was blocked by the user": `Forbidden`."""
+        return cls(403, "Forbidden: bot was blocked by the user")
+
+    @classmethod
+    def chat_not_found(cls) -> Fault:
+        """400 "chat not found": `BadRequest`."""
+        return cls(400, "Bad Request: chat not found")
+
+    @classmethod
+    def migrated(cls, new_chat_id: int) -> Fault:
+        """400 with `migrate_to_chat_id` (a group became a supergroup): `ChatMigrated`."""
+        return cls(
+            400,
+            "Bad Request: group chat was upgraded to a supergroup chat",
+            parameters={"migrate_to_chat_id": new_chat_id},
+        )
+
+    @classmethod
+    def slow(cls, seconds: float) -> Fault:
+        """Deliver the message, then answer only after `seconds` (a client may time out)."""
+        return cls(200, "", delay=seconds, deliver=True)
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    """A message the bot sent (or edited into place), as the fake recorded it."""
+
+    chat_id: int
+    message_id: int
+    text: str
+    parse_mode: str | None
+    at: float
+    reply_markup: Payload | None = None
+    params: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A send that broke one of Telegram's limits: `global` (> 30 in a second) or `chat`."""
+
+    kind: Literal["global", "chat"]
+    chat_id: int
+    at: float
+    detail: str
+
+
+def _error(status: int, description: str, parameters: Payload | None = None) -> Payload:
+    payload: Payload = {"ok": False, "error_code": status, "description": description}
+    if parameters:
+        payload["parameters"] = parameters
+    return payload
+
+
+def _ok(result: Any) -> tuple[int, Payload]:
+    return 200, {"ok": True, "result": result}
+
+
+def _json_param(params: Params, name: str) -> Any:
+    """A parameter python-telegram-bot JSON-encodes (non-strings), decoded; None if absent."""
+    value = params.get(name)
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _user(user_id: int) -> Payload:
+    return {"id": user_id, "is_bot": False, "first_name": f"User {user_id}", "language_code": "de"}
+
+
+def _chat(chat_id: int) -> Payload:
+    if chat_id > 0:
+        return {"id": chat_id, "type": "private", "first_name": f"User {chat_id}"}
+    return {"id": chat_id, "type": "supergroup", "title": f"Group {chat_id}"}
+
+
+class _HTMLCheck(HTMLParser):
+    """Telegram's parse_mode=HTML rules: known tags, balanced, only four named entities."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.open: list[str] = []
+        self.visible: list[str] = []
+        self.problem: str | None = None
+
+    def _fail(self, problem: str) -> None:
+        self.problem = self.problem or problem
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in _HTML_TAGS:
+            self._fail(f'unsupported start tag "{tag}" at byte offset {self.getpos()[1]}')
+        self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.open or self.open.pop() != tag:
+            self._fail(f'can\'t find end tag corresponding to start tag "{tag}"')
+
+    def handle_data(self, data: str) -> None:
+        if any(c in data for c in "<>&"):
+            self._fail("unescaped '<', '>' or '&': write &lt;, &gt; and &amp;")
+        self.visible.append(data)
+
+    def handle_entityref(self, name: str) -> None:
+        if name not in _HTML_ENTITIES:
+            self._fail(f'unsupported HTML entity "&{name};"')
+        self.visible.append("x")
+
+    def handle_charref(self, name: str) -> None:
+        self.visible.append("x")
+
+
+def _check_html(text: str) -> tuple[str, str | None]:
+    """(visible text, problem or None) of `text` in parse_mode=HTML."""
+    check = _HTMLCheck()
+    check.feed(text)
+    if check.rawdata:  # an unfinished '&…' or '<…' the parser would silently drop
+        check._fail("unescaped '<' or '&': write &lt; and &amp;")
+    check.close()
+    if check.open:
+        check._fail(f'can\'t find end tag corresponding to start tag "{check.open[-1]}"')
+    return "".join(check.visible), check.problem
+
+
+def _utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+class FakeBotAPI:
+    """An in-memory Bot API for one bot; thread-safe; see the module docstring.
+
+    `delay` holds back every answer but getUpdates by that many seconds (the delivery
+    benchmark uses 0.05). `clock` stamps messages and drives the limit accounting.
+    Close it (or use it as a context manager) to wake long polls and stop its threads.
+    """
+
+    def __init__(
+        self,
+        *,
+        token: str = DEFAULT_TOKEN,
+        delay: float = 0.0,
+        clock: Clock = time.time,
+        username: str = "habicht_test_bot",
+    ) -> None:
+        self.token = token
+        self.delay = delay
+        self._clock = clock
+        self._me: Payload = {
+            "id": int(token.split(":", 1)[0]),
+            "is_bot": True,
+            "first_name": "Habicht Test",
+            "username": username,
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+        }
+        self._cond = threading.Condition()
+        self._closed = threading.Event()
+        self._ids = itertools.count(1)
+        self._updates: list[Payload] = []
+        self._messages: list[SentMessage] = []
+        self._recent: deque[float] = deque()
+        self._last_to_chat: dict[int, float] = {}
+        self._blocked: set[int] = set()
+        self._faults: FaultScript[int, Fault] = FaultScript()
+        self._executor: ThreadPoolExecutor | None = None
+        self.calls: Counter[str] = Counter()
+        """Requests per Bot API method, failed ones included."""
+        self.attempts: Counter[int] = Counter()
+        """sendMessage requests per chat, failed ones included."""
+        self.violations: list[Violation] = []
+        self.edits: list[SentMessage] = []
+        self.callback_answers: list[Payload] = []
+        self.commands: list[Payload] = []
+
+    # ----------------------------------------------------------------- lifecycle and adapters
+
+    def transport(self) -> httpx.MockTransport:
+        """An httpx transport answering from this fake, for `HTTPXRequest(httpx_kwargs=...)`."""
+        with self._cond:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(64, thread_name_prefix="fake-bot-api")
+            return threaded_transport(self.handle, self._executor)
+
+    def serve(self) -> LoopbackServer:
+        """A loopback server for this fake; use as a context manager and read `base_url`."""
+        return LoopbackServer(self.handle, base_path="/bot")
+
+    def close(self) -> None:
+        """Answer every waiting long poll now, and stop the transport's threads."""
+        self._closed.set()
+        with self._cond:
+            self._cond.notify_all()
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        """The HTTP face: ``/bot<token>/<method>`` with query, form or JSON parameters."""
+        _, found, rest = request.url.path.rpartition("/bot")
+        token, _, method = rest.partition("/")
+        if not found or not token or not method or "/" in method:
+            return httpx.Response(404, json=_error(404, "Not Found"))
+        params: dict[str, Any] = dict(request.url.params)
+        content_type = request.headers.get("content-type", "")
+        if content_type.startswith("application/json"):
+            params.update(json.loads(request.content or b"{}"))
+        elif content_type.startswith("application/x-www-form-urlencoded"):
+            params.update(parse_qsl(request.content.decode(), keep_blank_values=True))
+        status, payload = self.respond(token, method, params)
+        return httpx.Response(status, json=payload)
+
+    # ----------------------------------------------------------------- the core
+
+    def respond(self, token: str, method: str, params: Params) -> tuple[int, Payload]:
+        """Answer one Bot API call as Telegram would; blocks for long polls and delays."""
+        try:
+            return self._respond(token, method.lower(), params)
+        finally:
+            with self._cond:
+                self.calls[method] += 1
+                self._cond.notify_all()  # wakes `wait_until` on any change
+
+    def _respond(self, token: str, name: str, params: Params) -> tuple[int, Payload]:
+        if token != self.token:
+            return 401, _error(401, "Unauthorized")
+        if name == "getupdates":
+            return _ok(self._get_updates(params))
+        if self.delay:
+            self._closed.wait(self.delay)
+        fault = self._fault_for(params) if name in _CHAT_METHODS else None
+        if name == "sendmessage":
+            with self._cond:
+                self.attempts[int(params["chat_id"])] += 1
+        if fault is not None and not fault.deliver:
+            return fault.status, _error(fault.status, fault.description, fault.parameters)
+        answer = self._dispatch(name, params)
+        if fault is not None:
+            self._closed.wait(fault.delay)
+        return answer
+
+    def _fault_for(self, params: Params) -> Fault | None:
+        chat_id = int(params.get("chat_id", 0))
+        if chat_id in self._blocked:
+            return Fault.blocked()
+        return self._faults.pop(chat_id)
+
+    def _dispatch(self, name: str, params: Params) -> tuple[int, Payload]:
+        if name == "getme":
+            return _ok(self._me)
+        if name == "sendmessage":
+            return self._send_message(params)
+        if name == "editmessagetext":
+            return self._edit_message_text(params)
+        if name == "answercallbackquery":
+            with self._cond:
+                self.callback_answers.append(dict(params))
+            return _ok(True)
+        if name == "setmycommands":
+            with self._cond:
+                self.commands = list(_json_param(params, "commands") or [])
+            return _ok(True)
+        return _ok(True)  # deleteWebhook, sendChatAction, close, …: accepted
+
+    def _get_updates(self, params: Params) -> list[Payload]:
+        offset = int(params.get("offset") or 0)
+        limit = int(params.get("limit") or 100)
+        deadline = time.monotonic() + float(params.get("timeout") or 0)
+        with self._cond:
+            # An offset confirms every update below it: Telegram forgets them.
+            self._updates = [u for u in self._updates if u["update_id"] >= offset]
+            while True:
+                if self._updates or self._closed.is_set():
+                    return self._updates[:limit]
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return []
+                self._cond.wait(remaining)
+
+    def _text_problem(self, params: Params) -> str | None:
+        text = str(params.get("text", ""))
+        visible = text
+        if params.get("parse_mode") == "HTML":
+            visible, problem = _check_html(text)
+            if problem:
+                return f"Bad Request: can't parse entities: {problem}"
+        if not visible.strip():
+            return "Bad Request: message text is empty"
+        if _utf16_len(visible) > MAX_TEXT_UTF16:
+            return "Bad Request: message is too long"
+        return None
+
+    def _send_message(self, params: Params) -> tuple[int, Payload]:
+        problem = self._text_problem(params)
+        if problem:
+            return 400, _error(400, problem)
+        chat_id = int(params["chat_id"])
+        with self._cond:
+            at = self._clock()
+            sent = SentMessage(
+                chat_id=chat_id,
+                message_id=next(self._ids),
+                text=str(params["text"]),
+                parse_mode=params.get("parse_mode"),
+                at=at,
+                reply_markup=_json_param(params, "reply_markup"),
+                params=dict(params),
+            )
+            self._messages.append(sent)
+            self._account(chat_id, at)
+            self._cond.notify_all()
+        return _ok(self._message_payload(sent))
+
+    def _edit_message_text(self, params: Params) -> tuple[int, Payload]:
+        problem = self._text_problem(params)
+        if problem:
+            return 400, _error(400, problem)
+        with self._cond:
+            edited = SentMessage(
+                chat_id=int(params["chat_id"]),
+                message_id=int(params["message_id"]),
+                text=str(params["text"]),
+                parse_mode=params.get("parse_mode"),
+                at=self._clock(),
+                reply_markup=_json_param(params, "reply_markup"),
+                params=dict(params),
+            )
+            self.edits.append(edited)
+            self._cond.notify_all()
+        return _ok(self._message_payload(edited))
+
+    def _message_payload(self, sent: SentMessage) -> Payload:
+        payload: Payload = {
+            "message_id": sent.message_id,
+            "from": self._me,
+            "chat": _chat(sent.chat_id),
+            "date": int(sent.at),
+            "text": sent.text,
+        }
+        if sent.reply_markup:
+            payload["reply_markup"] = sent.reply_markup
+        return payload
+
+    def _account(self, chat_id: int, at: float) -> None:
+        """Count limit violations of one delivered message (holding the lock)."""
+        while self._recent and self._recent[0] <= at - 1.0:
+            self._recent.popleft()
+        self._recent.append(at)
+        if len(self._recent) > GLOBAL_PER_SECOND:
+            self.violations.append(
+                Violation("global", chat_id, at, f"{len(self._recent)} messages within 1 s")
+            )
+        last = self._last_to_chat.get(chat_id)
+        if last is not None and at - last < CHAT_GAP_SECONDS:
+            self.violations.append(
+                Violation("chat", chat_id, at, f"{at - last:.3f} s after the previous one")
+            )
+        self._last_to_chat[chat_id] = at
+
+    # ----------------------------------------------------------------- driving it from a test
+
+    def push_message(self, chat_id: int, user_id: int, text: str) -> int:
+        """Queue a user's text message (a command gets its `bot_command` entity); its update id."""
+        message: Payload = {
+            "message_id": next(self._ids),
+            "from": _user(user_id),
+            "chat": _chat(chat_id),
+            "date": int(self._clock()),
+            "text": text,
+        }
+        if text.startswith("/"):
+            command = text.split(maxsplit=1)[0]
+            message["entities"] = [
+                {"type": "bot_command", "offset": 0, "length": _utf16_len(command)}
+            ]
+        return self._push({"message": message})
+
+    def push_callback(
+        self, chat_id: int, user_id: int, data: str, *, message_id: int | None = None
+    ) -> int:
+        """Queue a button press on the bot's message (default: its last one to the chat)."""
+        with self._cond:
+            own = [m for m in self._messages if m.chat_id == chat_id]
+        if message_id is None and own:
+            message_id = own[-1].message_id
+        pressed = next((m for m in own if m.message_id == message_id), None)
+        message: Payload = {
+            "message_id": message_id or next(self._ids),
+            "from": self._me,
+            "chat": _chat(chat_id),
+            "date": int(pressed.at if pressed else self._clock()),
+            "text": pressed.text if pressed else "…",
+        }
+        query = {
+            "id": str(next(self._ids)),
+            "from": _user(user_id),
+            "message": message,
+            "chat_instance": str(chat_id),
+            "data": data,
+        }
+        return self._push({"callback_query": query})
+
+    def _push(self, update: Payload) -> int:
+        with self._cond:
+            update_id = next(self._ids)
+            self._updates.append({"update_id": update_id, **update})
+            self._cond.notify_all()
+            return update_id
+
+    def fail_next(self, chat_id: int, *faults: Fault) -> None:
+        """Answer the next requests for `chat_id` with `faults`, in order, then normally."""
+        self._faults.push(chat_id, *faults)
+
+    def block(self, chat_id: int) -> None:
+        """The user blocks the bot: every later send to the chat gets 403 until `unblock`."""
+        with self._cond:
+            self._blocked.add(chat_id)
+
+    def unblock(self, chat_id: int) -> None:
+        with self._cond:
+            self._blocked.discard(chat_id)
+
+    def revoke_token(self) -> None:
+        """The owner revoked the token at @BotFather: every later call gets 401."""
+        self.token = self.token + "-revoked"
+
+    def messages(self, chat_id: int | None = None) -> list[SentMessage]:
+        """Messages delivered so far, in order, to one chat or to all."""
+        with self._cond:
+            return [m for m in self._messages if chat_id is None or m.chat_id == chat_id]
+
+    @property
+    def pending_updates(self) -> int:
+        """Updates the bot has not confirmed yet (by asking for a higher offset)."""
+        with self._cond:
+            return len(self._updates)
+
+    def wait_until(
+        self, condition: Callable[[], bool], *, timeout: float, what: str = "the condition"
+    ) -> None:
+        """Block until `condition()` holds (re-checked on every change), or raise TimeoutError.
+
+        For tests whose bot runs in another thread or process; an async test running the
+        bot in its own event loop calls it through `asyncio.to_thread`.
+        """
+        with self._cond:
+            if not self._cond.wait_for(condition, timeout):
+                raise TimeoutError(f"waited {timeout:g} s for {what}")
+
+
+# Methods whose `chat_id` the per-chat faults and blocks apply to.
+_CHAT_METHODS = frozenset({"sendmessage", "editmessagetext", "sendchataction", "sendphoto"})
