@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     queue.set_defaults(func=_queue)
 
     scrape = sub.add_parser("scrape", help="fetch one willhaben search and print its listings")
-    scrape.add_argument("url", help="a willhaben search URL, or keywords ('rtx 3070 max 400')")
+    scrape.add_argument("url", help="a willhaben search URL")
     scrape.set_defaults(func=_scrape)
     return parser
 
@@ -106,33 +106,44 @@ async def _health(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _queue(args: argparse.Namespace, settings: Settings) -> int:
-    return await _not_yet("queue")
+    """Inspect and repair the outbox of HABICHT_DB; it must exist (never created here)."""
+    # Imported here: habicht.queue loads telegram.error, which `health` has no use for.
+    from habicht.clock import system_clock
+    from habicht.db import Database
+    from habicht.queue import NotificationStore, describe_dead, describe_stats, parse_ids
+
+    if not settings.db.is_file():
+        raise DatabaseError(f"no database at {settings.db}; check HABICHT_DB")
+    if args.queue_command == "dead" and args.limit < 1:
+        print(f"habicht: error: --limit must be at least 1, got {args.limit}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.queue_command == "purge" and not args.days >= 0:
+        print(f"habicht: error: --days must be 0 or more, got {args.days:g}", file=sys.stderr)
+        return EXIT_USAGE
+    async with Database(settings.db) as db:
+        store = NotificationStore(
+            db, clock=system_clock, max_attempts=settings.max_attempts, ttl=settings.message_ttl
+        )
+        match args.queue_command:
+            case "stats":
+                print(describe_stats(await store.stats(), now=system_clock()))
+            case "dead":
+                print(describe_dead(await store.dead(args.limit), now=system_clock()))
+            case "retry":
+                try:
+                    ids = parse_ids(args.ids)
+                except ValueError as exc:
+                    print(f"habicht: error: {exc}", file=sys.stderr)
+                    return EXIT_USAGE
+                print(f"requeued {await store.requeue(ids)} dead notification(s)")
+            case "purge":
+                purged = await store.purge(args.days * 86400)
+                print(f"purged {purged} sent/dead notification(s) older than {args.days:g} days")
+    return 0
 
 
 async def _scrape(args: argparse.Namespace, settings: Settings) -> int:
-    """Fetch one search from HABICHT_WILLHABEN_URL and print its listings: a debugging aid."""
-    from habicht.scraper import InvalidSearch, ScrapeError, WillhabenClient, parse_watch_argument
-
-    try:
-        search = parse_watch_argument(args.url)
-    except InvalidSearch as exc:
-        print(f"habicht: error: not a willhaben search ({exc.reason}): {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    async with WillhabenClient(
-        base_url=settings.willhaben_url, fetch_gap=settings.fetch_gap
-    ) as client:
-        try:
-            page = await client.search(search.url)
-        except ScrapeError as exc:
-            print(f"habicht: error: {exc.kind}: {exc}", file=sys.stderr)
-            return 1
-    print(f"{search.url}\n{len(page.listings)} listings shown of {page.rows_found} found")
-    for listing in page.listings:
-        price = listing.price_display or "-"
-        flag = " (bumped)" if listing.bumped else ""
-        print(f"{listing.id:>10}  {price:>14}  {listing.title}{flag}  [{listing.location}]")
-        print(f"{'':>10}  {listing.url}")
-    return 0
+    return await _not_yet("scrape")
 
 
 def configure_logging(*, verbose: bool) -> None:
