@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     queue.set_defaults(func=_queue)
 
     scrape = sub.add_parser("scrape", help="fetch one willhaben search and print its listings")
-    scrape.add_argument("url", help="a willhaben search URL")
+    scrape.add_argument("url", help="a willhaben search URL, or keywords ('rtx 3070 max 400')")
     scrape.set_defaults(func=_scrape)
     return parser
 
@@ -143,7 +143,29 @@ async def _queue(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _scrape(args: argparse.Namespace, settings: Settings) -> int:
-    return await _not_yet("scrape")
+    """Fetch one search from HABICHT_WILLHABEN_URL and print its listings: a debugging aid."""
+    from habicht.scraper import InvalidSearch, ScrapeError, WillhabenClient, parse_watch_argument
+
+    try:
+        search = parse_watch_argument(args.url)
+    except InvalidSearch as exc:
+        print(f"habicht: error: not a willhaben search ({exc.reason}): {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    async with WillhabenClient(
+        base_url=settings.willhaben_url, fetch_gap=settings.fetch_gap
+    ) as client:
+        try:
+            page = await client.search(search.url)
+        except ScrapeError as exc:
+            print(f"habicht: error: {exc.kind}: {exc}", file=sys.stderr)
+            return 1
+    print(f"{search.url}\n{len(page.listings)} listings shown of {page.rows_found} found")
+    for listing in page.listings:
+        price = listing.price_display or "-"
+        flag = " (bumped)" if listing.bumped else ""
+        print(f"{listing.id:>10}  {price:>14}  {listing.title}{flag}  [{listing.location}]")
+        print(f"{'':>10}  {listing.url}")
+    return 0
 
 
 def configure_logging(*, verbose: bool) -> None:
