@@ -258,30 +258,11 @@ class Subscriptions:
         assert counts is not None  # a SELECT without FROM always returns one row
         failing = await self._db.fetchall(
             """
-            SELECT s.id, s.url, s.consecutive_failures, s.last_error_kind, s.last_error,
-                   s.last_success_at,
+            SELECT s.id AS search_id, s.url, s.consecutive_failures, s.last_error_kind,
+                   s.last_error, s.last_success_at,
                    (SELECT COUNT(*) FROM watches w WHERE w.search_id = s.id) AS watchers
             FROM searches s WHERE s.consecutive_failures > 0
             ORDER BY s.consecutive_failures DESC, s.id
             """
         )
-        return Overview(
-            chats=counts["chats"],
-            active_chats=counts["active_chats"],
-            watches=counts["watches"],
-            active_watches=counts["active_watches"],
-            searches=counts["searches"],
-            listings=counts["listings"],
-            failing=[
-                SearchHealth(
-                    search_id=row["id"],
-                    url=row["url"],
-                    watchers=row["watchers"],
-                    consecutive_failures=row["consecutive_failures"],
-                    last_error_kind=row["last_error_kind"],
-                    last_error=row["last_error"],
-                    last_success_at=row["last_success_at"],
-                )
-                for row in failing
-            ],
-        )
+        return Overview(**dict(counts), failing=[SearchHealth(**dict(row)) for row in failing])
