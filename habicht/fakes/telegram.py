@@ -25,7 +25,7 @@ import json
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -36,7 +36,7 @@ from urllib.parse import parse_qsl
 import httpx
 
 from habicht.clock import Clock
-from habicht.fakes.wire import FaultScript, LoopbackServer, threaded_transport
+from habicht.fakes.wire import FaultScript, LoopbackServer, Observable, threaded_transport
 
 __all__ = [
     "DEFAULT_TOKEN",
@@ -219,7 +219,7 @@ def _utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-class FakeBotAPI:
+class FakeBotAPI(Observable):
     """An in-memory Bot API for one bot; thread-safe; see the module docstring.
 
     `delay` holds back every answer but getUpdates by that many seconds (the delivery
@@ -247,7 +247,7 @@ class FakeBotAPI:
             "can_read_all_group_messages": False,
             "supports_inline_queries": False,
         }
-        self._cond = threading.Condition()
+        super().__init__()
         self._closed = threading.Event()
         self._ids = itertools.count(1)
         self._updates: list[Payload] = []
@@ -538,18 +538,6 @@ class FakeBotAPI:
         """Updates the bot has not confirmed yet (by asking for a higher offset)."""
         with self._cond:
             return len(self._updates)
-
-    def wait_until(
-        self, condition: Callable[[], bool], *, timeout: float, what: str = "the condition"
-    ) -> None:
-        """Block until `condition()` holds (re-checked on every change), or raise TimeoutError.
-
-        For tests whose bot runs in another thread or process; an async test running the
-        bot in its own event loop calls it through `asyncio.to_thread`.
-        """
-        with self._cond:
-            if not self._cond.wait_for(condition, timeout):
-                raise TimeoutError(f"waited {timeout:g} s for {what}")
 
 
 # Methods whose `chat_id` the per-chat faults and blocks apply to.

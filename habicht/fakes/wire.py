@@ -20,7 +20,7 @@ from typing import Generic, Self, TypeVar
 
 import httpx
 
-__all__ = ["FaultScript", "Handler", "LoopbackServer", "threaded_transport"]
+__all__ = ["FaultScript", "Handler", "LoopbackServer", "Observable", "threaded_transport"]
 
 Handler = Callable[[httpx.Request], httpx.Response]
 """Answers one request; may block; called from several threads at once."""
@@ -30,6 +30,28 @@ F = TypeVar("F")
 
 # Hop-by-hop and framing headers are the server's business, not the handler's.
 _FRAMING = frozenset({"content-length", "transfer-encoding", "connection", "content-encoding"})
+
+
+class Observable:
+    """State guarded by one condition: changes wake whoever waits in `wait_until`.
+
+    Subclasses change their state holding `self._cond` and call `self._cond.notify_all()`.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+
+    def wait_until(
+        self, condition: Callable[[], bool], *, timeout: float, what: str = "the condition"
+    ) -> None:
+        """Block until `condition()` holds (re-checked on every change), or raise TimeoutError.
+
+        For tests whose client runs in another thread or process; an async test running the
+        client in its own event loop calls it through `asyncio.to_thread`.
+        """
+        with self._cond:
+            if not self._cond.wait_for(condition, timeout):
+                raise TimeoutError(f"waited {timeout:g} s for {what}")
 
 
 class FaultScript(Generic[K, F]):

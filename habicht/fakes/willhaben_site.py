@@ -1,0 +1,172 @@
+"""A fake willhaben site: search pages in the real structure, a catalogue that changes between
+cycles, and injected faults.
+
+Like the fake Bot API it is one request → response function, `FakeWillhabenSite.handle`,
+served either as an httpx transport (in-process tests, `habicht demo`) or on a loopback port
+(`serve()`, for a real `habicht run` pointed at it through `HABICHT_WILLHABEN_URL`).
+
+Adverts live in one catalogue keyed by id, so a price drop shows in every search that lists
+the advert. A search is registered by URL (host ignored); a request matches it when the paths
+are equal and the request's query holds every registered parameter — habicht adds `sort=1`
+and reorders parameters, and the match must not care.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+
+from habicht.fakes.willhaben_pages import FakeAdvert, render_block_page, render_search_page
+from habicht.fakes.wire import FaultScript, LoopbackServer, Observable
+
+__all__ = ["FakeWillhabenSite", "SiteFault"]
+
+_HTML = {"content-type": "text/html; charset=utf-8"}
+
+
+@dataclass(frozen=True)
+class SiteFault:
+    """The answer to the next matching request instead of the search page.
+
+    `outage` drops the connection instead of answering (`httpx.ConnectError` in-process).
+    `layout_change` serves the real listings with the data block renamed, as a redesign would.
+    """
+
+    status: int = 200
+    body: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    outage: bool = False
+    layout_change: bool = False
+
+    @classmethod
+    def forbidden(cls) -> SiteFault:
+        return cls(403, render_block_page())
+
+    @classmethod
+    def rate_limited(cls, retry_after: int) -> SiteFault:
+        return cls(429, "Too Many Requests", {"Retry-After": str(retry_after)})
+
+    @classmethod
+    def block_page(cls) -> SiteFault:
+        """The block page with status 200: only its content says "blocked"."""
+        return cls(200, render_block_page())
+
+    @classmethod
+    def server_error(cls, status: int = 500) -> SiteFault:
+        return cls(status, "<html><body><h1>Es ist ein Fehler aufgetreten</h1></body></html>")
+
+    @classmethod
+    def changed_layout(cls) -> SiteFault:
+        return cls(layout_change=True)
+
+    @classmethod
+    def down(cls) -> SiteFault:
+        return cls(outage=True)
+
+
+def _key(url: str) -> tuple[str, frozenset[tuple[str, str]]]:
+    parts = urlsplit(url)
+    return parts.path.rstrip("/") or "/", frozenset(parse_qsl(parts.query, keep_blank_values=True))
+
+
+class FakeWillhabenSite(Observable):
+    """Search pages for registered searches; thread-safe; see the module docstring."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._catalogue: dict[str, FakeAdvert] = {}
+        self._searches: dict[str, list[str]] = {}  # registered url -> advert ids, newest first
+        self._faults: FaultScript[str | None, SiteFault] = FaultScript()
+        self.requests: Counter[str] = Counter()
+        """Requests per path, matched or not."""
+        self.hits: Counter[str] = Counter()
+        """Requests per registered search URL, faulted ones included."""
+
+    # ----------------------------------------------------------------- the catalogue
+
+    def set_listings(self, url: str, adverts: Sequence[FakeAdvert]) -> None:
+        """Register the search `url` (or replace its results) with `adverts`, in page order."""
+        with self._cond:
+            for advert in adverts:
+                self._catalogue[advert.id] = advert
+            self._searches[url] = [advert.id for advert in adverts]
+            self._cond.notify_all()
+
+    def add(self, url: str, *adverts: FakeAdvert) -> None:
+        """New adverts appear on top of the search `url` (newest first)."""
+        with self._cond:
+            for advert in adverts:
+                self._catalogue[advert.id] = advert
+            self._searches[url][:0] = [advert.id for advert in reversed(adverts)]
+            self._cond.notify_all()
+
+    def set_price(self, ad_id: str, price: Decimal | None) -> FakeAdvert:
+        """Change an advert's price everywhere it is listed; the changed advert."""
+        with self._cond:
+            changed = replace(self._catalogue[ad_id], price=price)
+            self._catalogue[ad_id] = changed
+            self._cond.notify_all()
+            return changed
+
+    def remove(self, url: str, ad_id: str) -> None:
+        """The advert disappears from the search `url` (sold, or fell off the page)."""
+        with self._cond:
+            self._searches[url].remove(ad_id)
+            self._cond.notify_all()
+
+    def listings(self, url: str) -> list[FakeAdvert]:
+        with self._cond:
+            return [self._catalogue[ad_id] for ad_id in self._searches[url]]
+
+    def fail_next(self, *faults: SiteFault, url: str | None = None) -> None:
+        """Answer the next requests with `faults`, in order: for the search `url`, or any."""
+        self._faults.push(url, *faults)
+
+    # ----------------------------------------------------------------- serving
+
+    def transport(self) -> httpx.MockTransport:
+        """An httpx transport answering from this site (it never blocks, so no threads)."""
+        return httpx.MockTransport(self.handle)
+
+    def serve(self) -> LoopbackServer:
+        """A loopback server for this site; use as a context manager and read `base_url`."""
+        return LoopbackServer(self.handle)
+
+    def _match(self, url: httpx.URL) -> str | None:
+        path, query = _key(str(url))
+        best: tuple[int, str] | None = None
+        for registered in self._searches:
+            want_path, want_query = _key(registered)
+            if (
+                want_path == path
+                and want_query <= query
+                and (best is None or len(want_query) > best[0])
+            ):
+                best = (len(want_query), registered)
+        return best[1] if best else None
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        """Answer one GET: a scripted fault, the matching search's page, or 404."""
+        with self._cond:
+            self.requests[request.url.path] += 1
+            search = self._match(request.url)
+            if search is not None:
+                self.hits[search] += 1
+                adverts = [self._catalogue[ad_id] for ad_id in self._searches[search]]
+            self._cond.notify_all()
+        if search is None:
+            return httpx.Response(404, text="<html><body>Seite nicht gefunden</body></html>")
+        fault = self._faults.pop(search) or self._faults.pop(None)
+        if fault is not None and fault.outage:
+            raise httpx.ConnectError("the fake willhaben is down", request=request)
+        if fault is not None and not fault.layout_change:
+            return httpx.Response(fault.status, text=fault.body, headers={**_HTML, **fault.headers})
+        page = render_search_page(adverts)
+        if fault is not None:
+            page = page.replace('id="__NEXT_DATA__"', 'id="__APP_STATE__"')
+        return httpx.Response(200, text=page, headers=_HTML)

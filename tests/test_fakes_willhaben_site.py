@@ -1,0 +1,141 @@
+"""The fake willhaben site, read by the real scraper client over both adapters."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
+from decimal import Decimal
+
+import httpx
+import pytest
+from fakes import FakeClock
+
+from habicht.fakes import FakeAdvert
+from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.scraper import Blocked, FetchError, LayoutError, WillhabenClient
+
+SEARCH = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=grafikkarte"
+OTHER = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa"
+# What habicht fetches for SEARCH: normalised, so with sort=1 and sorted parameters.
+FETCHED = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=grafikkarte&sort=1"
+
+GPU = FakeAdvert("1001", "RTX 3070", Decimal(350))
+CABLE = FakeAdvert("1002", "HDMI Kabel", Decimal(5))
+
+
+@pytest.fixture(params=["transport", "loopback"])
+async def scraper_and_site(
+    request: pytest.FixtureRequest,
+) -> AsyncIterator[tuple[WillhabenClient, FakeWillhabenSite]]:
+    site = FakeWillhabenSite()
+    site.set_listings(SEARCH, [GPU])
+    site.set_listings(OTHER, [CABLE])
+    clock = FakeClock()
+    async with AsyncExitStack() as stack:
+        if request.param == "loopback":
+            server = stack.enter_context(site.serve())
+            client = WillhabenClient(
+                base_url=server.base_url, fetch_gap=0, clock=clock, sleep=clock.sleep, attempts=1
+            )
+        else:
+            client = WillhabenClient(
+                base_url="https://www.willhaben.at",
+                fetch_gap=0,
+                clock=clock,
+                sleep=clock.sleep,
+                transport=site.transport(),
+                attempts=1,
+            )
+        yield await stack.enter_async_context(client), site
+
+
+async def test_serves_the_registered_search(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """A normalised request (sort=1 added) gets the page of the search registered without it."""
+    client, site = scraper_and_site
+    page = await client.search(FETCHED)
+    assert [(listing.id, listing.price) for listing in page.listings] == [("1001", Decimal(350))]
+    assert site.hits == {SEARCH: 1}
+    assert site.requests == {"/iad/kaufen-und-verkaufen/marktplatz": 1}
+
+
+async def test_catalogue_changes_between_cycles(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """Added adverts appear on top and a price drop shows on the next fetch."""
+    client, site = scraper_and_site
+    await client.search(FETCHED)
+    site.add(SEARCH, FakeAdvert("1003", "RX 6800", Decimal(420)))
+    site.set_price("1001", Decimal(300))
+    page = await client.search(FETCHED)
+    assert [(listing.id, listing.price) for listing in page.listings] == [
+        ("1003", Decimal(420)),
+        ("1001", Decimal(300)),
+    ]
+    site.remove(SEARCH, "1003")
+    assert [a.id for a in site.listings(SEARCH)] == ["1001"]
+
+
+@pytest.mark.parametrize(
+    ("fault", "error"),
+    [
+        (SiteFault.forbidden(), Blocked),
+        (SiteFault.rate_limited(120), Blocked),
+        (SiteFault.block_page(), Blocked),
+        (SiteFault.server_error(), FetchError),
+        (SiteFault.changed_layout(), LayoutError),
+        (SiteFault.down(), FetchError),
+    ],
+)
+async def test_faults_reach_the_scraper_as_its_errors(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+    fault: SiteFault,
+    error: type[Exception],
+) -> None:
+    """Each scripted fault becomes the scraper's own error, once; then the page is back."""
+    client, site = scraper_and_site
+    site.fail_next(fault, url=SEARCH)
+    with pytest.raises(error):
+        await client.search(FETCHED)
+    assert site.hits[SEARCH] == 1
+
+
+async def test_rate_limit_sends_retry_after(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """A 429 carries its Retry-After, which the scraper honours as its pause."""
+    client, site = scraper_and_site
+    site.fail_next(SiteFault.rate_limited(7200))
+    with pytest.raises(Blocked) as caught:
+        await client.search(FETCHED)
+    assert caught.value.retry_after == pytest.approx(7200)
+
+
+async def test_fault_for_one_search_leaves_others_alone(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """A fault scripted for one search is not spent on another."""
+    client, site = scraper_and_site
+    site.fail_next(SiteFault.server_error(), url=SEARCH)
+    other = await client.search(OTHER + "&sort=1")
+    assert [listing.id for listing in other.listings] == ["1002"]
+    with pytest.raises(FetchError):
+        await client.search(FETCHED)
+
+
+def test_unknown_search_is_not_found() -> None:
+    """A path nobody registered gets a 404 and is still counted."""
+    site = FakeWillhabenSite()
+    response = site.handle(httpx.Request("GET", "https://www.willhaben.at/iad/anything"))
+    assert response.status_code == 404
+    assert site.requests["/iad/anything"] == 1
+
+
+def test_most_specific_search_wins() -> None:
+    """With two registered searches on one path, the one matching more parameters answers."""
+    site = FakeWillhabenSite()
+    site.set_listings("/iad/kaufen-und-verkaufen/marktplatz", [CABLE])
+    site.set_listings(SEARCH, [GPU])
+    site.handle(httpx.Request("GET", FETCHED))
+    assert site.hits == {SEARCH: 1}
