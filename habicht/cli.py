@@ -102,7 +102,15 @@ async def _demo(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _health(args: argparse.Namespace, settings: Settings) -> int:
-    return await _not_yet("health")
+    """The container's health check: JSON on stdout always; exit 0 healthy, 1 not."""
+    import json
+
+    from habicht.clock import system_clock
+    from habicht.health import probe
+
+    report = await probe(settings, now=system_clock())
+    print(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+    return 0 if report.healthy else 1
 
 
 async def _queue(args: argparse.Namespace, settings: Settings) -> int:

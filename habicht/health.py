@@ -1,0 +1,242 @@
+"""Liveness of the two cycles, recorded in the database, and the verdict of `habicht health`.
+
+The bot's jobs record each run of `scrape` and `drain` in `heartbeats` (`heartbeat()` does
+both ends). `habicht health` — the container's HEALTHCHECK — runs in a separate process, so
+the database is the only place it can read liveness from.
+
+Verdict (keep in sync with README "Operations"): healthy when the database opens at the
+current schema and each job's latest heartbeat — its last finish, or its start while it is
+running — is at most 3 * its interval old (`HABICHT_SCRAPE_INTERVAL`,
+`HABICHT_QUEUE_INTERVAL`). A cycle that ended with an error still counts as alive (`ok` is
+reported); failing searches and the queue are reported but never make the verdict, because
+a blocked willhaben or a backlog is not something a restart cures.
+
+Reads only: it never creates or migrates the database and needs nothing from Telegram.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from habicht.clock import Clock
+from habicht.config import Settings
+from habicht.db import Database, DatabaseError, latest_version
+
+if TYPE_CHECKING:
+    from habicht.watchdog import Watchdog
+
+__all__ = [
+    "STALE_AFTER_INTERVALS",
+    "HealthReport",
+    "Job",
+    "JobBeat",
+    "check_health",
+    "heartbeat",
+    "probe",
+    "record_finish",
+    "record_start",
+    "stale_after",
+]
+
+log = logging.getLogger(__name__)
+
+Job = Literal["scrape", "drain"]
+JOBS: tuple[Job, ...] = ("scrape", "drain")
+STALE_AFTER_INTERVALS = 3
+
+
+def stale_after(settings: Settings) -> dict[Job, float]:
+    """Seconds after which each job's heartbeat is too old: 3 * its interval."""
+    return {
+        "scrape": STALE_AFTER_INTERVALS * settings.scrape_interval,
+        "drain": STALE_AFTER_INTERVALS * settings.queue_interval,
+    }
+
+
+async def record_start(db: Database, job: Job, *, now: float) -> None:
+    async with db.transaction() as conn:
+        await conn.execute(
+            "INSERT INTO heartbeats (job, started_at) VALUES (?, ?) "
+            "ON CONFLICT (job) DO UPDATE SET started_at = excluded.started_at",
+            (job, now),
+        )
+
+
+async def record_finish(db: Database, job: Job, *, now: float, ok: bool) -> None:
+    async with db.transaction() as conn:
+        await conn.execute(
+            "INSERT INTO heartbeats (job, finished_at, ok) VALUES (?, ?, ?) "
+            "ON CONFLICT (job) DO UPDATE SET finished_at = excluded.finished_at, ok = excluded.ok",
+            (job, now, int(ok)),
+        )
+
+
+@asynccontextmanager
+async def heartbeat(
+    db: Database, job: Job, *, clock: Clock, watchdog: Watchdog | None = None
+) -> AsyncIterator[None]:
+    """Record a run of `job`: its start, then its finish (`ok` unless the body raised).
+
+    The watchdog is told at the finish, so a run that never ends counts as a stall. A failure
+    to record the finish is logged, never raised over the body's own outcome.
+    """
+    await record_start(db, job, now=clock())
+    ok = False
+    try:
+        yield
+        ok = True
+    finally:
+        try:
+            await record_finish(db, job, now=clock(), ok=ok)
+        except (DatabaseError, sqlite3.Error):
+            log.warning("could not record the end of the %s cycle", job, exc_info=True)
+        if watchdog is not None:
+            watchdog.beat(job)
+
+
+@dataclass(frozen=True)
+class JobBeat:
+    """A job's latest heartbeat as read back; times are epoch seconds."""
+
+    job: Job
+    started_at: float | None
+    finished_at: float | None
+    ok: bool | None
+    stale_after: float
+
+    @property
+    def running(self) -> bool:
+        return self.started_at is not None and (
+            self.finished_at is None or self.started_at >= self.finished_at
+        )
+
+    @property
+    def latest(self) -> float | None:
+        """The finish, or the start of a run still going: what the verdict measures."""
+        return self.started_at if self.running else self.finished_at
+
+    def problem(self, now: float) -> str | None:
+        """Why this job looks stalled, or None."""
+        if self.latest is None:
+            return f"no {self.job} cycle has run yet"
+        age = now - self.latest
+        if age <= self.stale_after:
+            return None
+        doing = "running without finishing" if self.running else "without a finished cycle"
+        return f"{self.job}: {age:.0f} s {doing} (more than {self.stale_after:g} s)"
+
+    def as_dict(self, now: float) -> dict[str, Any]:
+        return {
+            "started_at": _iso(self.started_at),
+            "finished_at": _iso(self.finished_at),
+            "running": self.running,
+            "ok": self.ok,
+            "age_seconds": None if self.latest is None else round(now - self.latest, 1),
+            "stale_after_seconds": self.stale_after,
+        }
+
+
+@dataclass(frozen=True)
+class HealthReport:
+    """The verdict with what an operator needs to see next to it."""
+
+    healthy: bool
+    reason: str
+    checked_at: float
+    jobs: dict[Job, JobBeat] = field(default_factory=dict)
+    queue: dict[str, int] = field(default_factory=dict)
+    failing_searches: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON `habicht health` prints."""
+        return {
+            "status": "healthy" if self.healthy else "unhealthy",
+            "reason": self.reason,
+            "checked_at": _iso(self.checked_at),
+            "jobs": {job: beat.as_dict(self.checked_at) for job, beat in self.jobs.items()},
+            "queue": self.queue,
+            "failing_searches": self.failing_searches,
+        }
+
+
+def _iso(when: float | None) -> str | None:
+    return None if when is None else datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds")
+
+
+_QUEUE = """
+SELECT count(*) FILTER (WHERE status = 'pending'),
+       count(*) FILTER (WHERE status = 'pending' AND attempts > 0),
+       count(*) FILTER (WHERE status = 'sending'),
+       count(*) FILTER (WHERE status = 'dead')
+FROM notifications
+"""
+
+_FAILING = """
+SELECT url, consecutive_failures, last_error_kind, last_error, last_success_at
+FROM searches
+WHERE consecutive_failures > 0
+  AND EXISTS (SELECT 1 FROM watches WHERE watches.search_id = searches.id
+                                      AND watches.status = 'active')
+ORDER BY consecutive_failures DESC, url
+"""
+
+
+async def check_health(db: Database, settings: Settings, *, now: float) -> HealthReport:
+    """The verdict for an open database (see the module docstring)."""
+    limits = stale_after(settings)
+    rows = {row["job"]: row for row in await db.fetchall("SELECT * FROM heartbeats")}
+    jobs: dict[Job, JobBeat] = {}
+    for job in JOBS:
+        row = rows.get(job)
+        jobs[job] = JobBeat(
+            job=job,
+            started_at=row["started_at"] if row else None,
+            finished_at=row["finished_at"] if row else None,
+            ok=None if row is None or row["ok"] is None else bool(row["ok"]),
+            stale_after=limits[job],
+        )
+    pending, retrying, sending, dead = tuple(await db.fetchone(_QUEUE) or (0, 0, 0, 0))
+    failing = [
+        {
+            "url": row["url"],
+            "consecutive_failures": row["consecutive_failures"],
+            "error_kind": row["last_error_kind"],
+            "error": row["last_error"],
+            "last_success_at": _iso(row["last_success_at"]),
+        }
+        for row in await db.fetchall(_FAILING)
+    ]
+    problems = [p for p in (beat.problem(now) for beat in jobs.values()) if p]
+    return HealthReport(
+        healthy=not problems,
+        reason="; ".join(problems) or "scrape and drain cycles are running",
+        checked_at=now,
+        jobs=jobs,
+        queue={"pending": pending, "retrying": retrying, "sending": sending, "dead": dead},
+        failing_searches=failing,
+    )
+
+
+async def probe(settings: Settings, *, now: float) -> HealthReport:
+    """`check_health` on HABICHT_DB, or an unhealthy report saying why it cannot be read."""
+    path = settings.db
+    if not path.is_file():
+        return HealthReport(False, f"no database at {path}; has habicht run started?", now)
+    db = Database(path)
+    try:
+        await db.open(migrate=False)
+        version, expected = await db.user_version(), latest_version()
+        if version != expected:
+            reason = f"database {path} is at schema version {version}, expected {expected}"
+            return HealthReport(False, reason, now)
+        return await check_health(db, settings, now=now)
+    except (DatabaseError, sqlite3.Error, OSError) as exc:
+        return HealthReport(False, f"cannot read database {path}: {exc}", now)
+    finally:
+        await db.close()

@@ -1,0 +1,192 @@
+"""Heartbeats and the verdict of `habicht health`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from fakes import FakeClock
+
+from habicht.cli import main
+from habicht.config import Settings
+from habicht.db import Database
+from habicht.health import check_health, heartbeat, probe, record_start
+from habicht.watchdog import Watchdog
+
+SETTINGS = Settings(scrape_interval=60, queue_interval=10)  # stale after 180 s and 30 s
+
+
+async def _both_ran(db: Database, clock: FakeClock) -> None:
+    for job in ("scrape", "drain"):
+        async with heartbeat(db, job, clock=clock):
+            clock.advance(1)
+
+
+async def test_fresh_cycles_are_healthy(db: Database) -> None:
+    """Both jobs finished recently: healthy, with their times in the report."""
+    clock = FakeClock()
+    await _both_ran(db, clock)
+    report = await check_health(db, SETTINGS, now=clock() + 29)
+    assert report.healthy, report.reason
+    data = report.as_dict()
+    assert data["status"] == "healthy"
+    assert data["jobs"]["drain"]["ok"] is True
+    assert data["jobs"]["drain"]["running"] is False
+    assert data["jobs"]["scrape"]["age_seconds"] == 30.0
+    assert data["queue"] == {"pending": 0, "retrying": 0, "sending": 0, "dead": 0}
+
+
+async def test_nothing_recorded_is_unhealthy(db: Database) -> None:
+    """Before any cycle ran the verdict is unhealthy, naming what has not run."""
+    report = await check_health(db, SETTINGS, now=FakeClock()())
+    assert not report.healthy
+    assert "no scrape cycle has run yet" in report.reason
+
+
+@pytest.mark.parametrize(("job", "late"), [("scrape", 182), ("drain", 32)])
+async def test_a_stale_job_is_unhealthy(db: Database, job: str, late: float) -> None:
+    """A job whose last finish is older than 3 intervals makes the verdict unhealthy."""
+    clock = FakeClock()
+    await _both_ran(db, clock)
+    report = await check_health(db, SETTINGS, now=clock() + late)
+    assert not report.healthy
+    assert report.reason.startswith(f"{job}: ")
+    assert "without a finished cycle" in report.reason
+
+
+async def test_a_run_that_never_finishes_goes_stale_from_its_start(db: Database) -> None:
+    """A job started but not finished is alive until 3 intervals after its start."""
+    clock = FakeClock()
+    await _both_ran(db, clock)
+    clock.advance(1)
+    await record_start(db, "drain", now=clock())
+    assert (await check_health(db, SETTINGS, now=clock() + 25)).healthy
+    report = await check_health(db, SETTINGS, now=clock() + 31)
+    assert "drain: 31 s running without finishing" in report.reason
+    assert report.as_dict()["jobs"]["drain"]["running"] is True
+
+
+async def test_a_failed_cycle_is_reported_but_alive(db: Database) -> None:
+    """A cycle that raised is recorded ok=false and still counts as the process being alive."""
+    clock = FakeClock()
+    await _both_ran(db, clock)
+    with pytest.raises(RuntimeError):
+        async with heartbeat(db, "scrape", clock=clock):
+            raise RuntimeError("boom")
+    report = await check_health(db, SETTINGS, now=clock())
+    assert report.healthy
+    assert report.as_dict()["jobs"]["scrape"]["ok"] is False
+
+
+async def test_heartbeat_tells_the_watchdog(db: Database) -> None:
+    """A finished run beats the watchdog, so a stall is measured from it."""
+    clock = FakeClock()
+    dog = Watchdog({"scrape": 10}, clock=clock)
+    clock.advance(9)
+    async with heartbeat(db, "scrape", clock=clock, watchdog=dog):
+        clock.advance(5)
+    clock.advance(9)
+    assert dog.stalled() is None
+
+
+async def test_queue_counts_and_failing_searches(db: Database) -> None:
+    """Queue counts per state and searches failing for an active watch are in the report."""
+    now = FakeClock()()
+    async with db.transaction() as conn:
+        await conn.execute("INSERT INTO chats VALUES (1, 'active', ?, ?)", (now, now))
+        await conn.executemany(
+            "INSERT INTO searches (id, url, created_at, consecutive_failures, last_error_kind,"
+            " last_error) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (1, "https://www.willhaben.at/iad/a", now, 3, "blocked", "403"),
+                (2, "https://www.willhaben.at/iad/b", now, 0, None, None),
+                (3, "https://www.willhaben.at/iad/c", now, 5, "layout", "no data"),
+            ],
+        )
+        await conn.executemany(
+            "INSERT INTO watches (chat_id, search_id, label, status, created_at)"
+            " VALUES (1, ?, 'x', ?, ?)",
+            [(1, "active", now), (2, "active", now), (3, "paused", now)],
+        )
+        await conn.executemany(
+            "INSERT INTO notifications (chat_id, kind, text, dedupe_key, status, attempts,"
+            " max_attempts, next_attempt_at, created_at, queued_at, updated_at)"
+            " VALUES (1, 'info', 'x', ?, ?, ?, 5, ?, ?, ?, ?)",
+            [
+                (f"k{i}", status, attempts, now, now, now, now)
+                for i, (status, attempts) in enumerate(
+                    [("pending", 0), ("pending", 2), ("sending", 1), ("dead", 5), ("sent", 1)]
+                )
+            ],
+        )
+    data = (await check_health(db, SETTINGS, now=now)).as_dict()
+    assert data["queue"] == {"pending": 2, "retrying": 1, "sending": 1, "dead": 1}
+    [failing] = data["failing_searches"]
+    assert failing["url"] == "https://www.willhaben.at/iad/a"
+    assert failing["consecutive_failures"] == 3
+    assert failing["error_kind"] == "blocked"
+
+
+async def test_probe_never_creates_a_database(tmp_path: Path) -> None:
+    """A missing database is unhealthy and stays missing."""
+    path = tmp_path / "missing.sqlite3"
+    report = await probe(Settings(db=path), now=0)
+    assert not report.healthy
+    assert "no database" in report.reason
+    assert not path.exists()
+
+
+async def test_probe_refuses_an_unmigrated_database(tmp_path: Path) -> None:
+    """A file at another schema version is unhealthy, not migrated by the health check."""
+    path = tmp_path / "old.sqlite3"
+    sqlite3.connect(path).close()
+    report = await probe(Settings(db=path), now=0)
+    assert not report.healthy
+    assert "schema version 0" in report.reason
+
+
+async def test_probe_reports_an_unreadable_file(tmp_path: Path) -> None:
+    """A file that is not SQLite is unhealthy with the reason, not a traceback."""
+    path = tmp_path / "garbage.sqlite3"
+    path.write_bytes(b"not a database" * 100)
+    report = await probe(Settings(db=path), now=0)
+    assert not report.healthy
+    assert "cannot read database" in report.reason
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working directory without .env and HABICHT_DB pointing into it."""
+    monkeypatch.chdir(tmp_path)
+    for name, _, _ in Settings.documented():
+        monkeypatch.delenv(name, raising=False)
+    path = tmp_path / "habicht.sqlite3"
+    monkeypatch.setenv("HABICHT_DB", str(path))
+    monkeypatch.setenv("HABICHT_QUEUE_INTERVAL", "10")
+    return path
+
+
+async def test_cli_exit_codes_and_json(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`habicht health` prints JSON always and exits 1 unhealthy, 0 healthy."""
+    assert await _main_in_thread(["health"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "unhealthy"
+    assert "no database" in data["reason"]
+
+    async with Database(env) as db:
+        for job in ("scrape", "drain"):
+            async with heartbeat(db, job, clock=time.time):
+                pass
+    assert await _main_in_thread(["health"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "healthy"
+    assert set(data) == {"status", "reason", "checked_at", "jobs", "queue", "failing_searches"}
+
+
+async def _main_in_thread(argv: list[str]) -> int:
+    """`main` runs its own event loop, so it cannot run inside the test's."""
+    return await asyncio.to_thread(main, argv)
