@@ -303,3 +303,24 @@ async def test_a_block_skips_the_rest_of_the_cycle(
     assert ([f.kind for f in summary.failed], summary.skipped) == (["blocked"], 1)
     assert summary.paused_until is not None
     assert sum(site.requests.values()) == 1
+
+
+async def test_bumped_adverts_moving_to_the_top_are_not_new(
+    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+) -> None:
+    """A seen advert bumped to the top, and an old one bumped into view, send nothing."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    site.pages["rtx"] = [advert("503"), advert("502"), advert("501")]
+    await run()
+    site.pages["rtx"] = [
+        advert("501", bumped=True),
+        advert("420", bumped=True),
+        advert("504"),
+        advert("503"),
+        advert("502"),
+    ]
+    summary = await run()
+    assert summary.new == 1
+    assert [row[3] for row in await outbox(db)][1:] == ["new:504:1"]
+    (watch,) = await subs.watches(1)
+    assert watch.listings_known == 5
