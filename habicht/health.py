@@ -12,6 +12,11 @@ reported); failing searches and the queue are reported but never make the verdic
 a blocked willhaben or a backlog is not something a restart cures.
 
 Reads only: it never creates or migrates the database and needs nothing from Telegram.
+
+Wiring (in the bot): wrap every run of the scrape cycle and of a drain in
+``async with heartbeat(db, "scrape" | "drain", clock=clock, watchdog=watchdog):``, and let
+`habicht run` keep a `habicht.watchdog.Watchdog(stall_thresholds(settings))` started while
+it serves (stopped before a graceful shutdown).
 """
 
 from __future__ import annotations
