@@ -140,19 +140,27 @@ async def enqueue_within(
 
 
 # Due: pending and its time has come, or sending whose lease ran out (its drain crashed).
-# Never claimed: rows past their TTL or out of attempts — `reap` buries those.
+# Never claimed: rows past their TTL or out of attempts — `reap` buries those. Each branch
+# walks its own partial index in due order and stops at the limit, so a claim costs the
+# same with ten or ten thousand rows waiting.
 _CLAIM = f"""
 UPDATE notifications
 SET status = 'sending', lease_until = :lease_until, attempts = attempts + 1,
     updated_at = :now
 WHERE id IN (
     SELECT id FROM (
-        SELECT id, next_attempt_at AS due FROM notifications
-        WHERE status = 'pending' AND next_attempt_at <= :now AND queued_at > :born_after
+        SELECT * FROM (
+            SELECT id, next_attempt_at AS due FROM notifications
+            WHERE status = 'pending' AND next_attempt_at <= :now AND queued_at > :born_after
+            ORDER BY next_attempt_at LIMIT :limit
+        )
         UNION ALL
-        SELECT id, lease_until AS due FROM notifications
-        WHERE status = 'sending' AND lease_until <= :now AND queued_at > :born_after
-            AND attempts < max_attempts
+        SELECT * FROM (
+            SELECT id, lease_until AS due FROM notifications
+            WHERE status = 'sending' AND lease_until <= :now AND queued_at > :born_after
+                AND attempts < max_attempts
+            ORDER BY lease_until LIMIT :limit
+        )
     )
     ORDER BY due, id
     LIMIT :limit

@@ -1,0 +1,191 @@
+"""How fast habicht's outbox enqueues and claims+settles, against persist-queue's SQLiteAckQueue.
+
+Both run in the same process, one after the other, on the same disk (one temporary
+directory), both in WAL mode with `synchronous=FULL`: habicht's `Database` sets both;
+persist-queue sets WAL itself and leaves `synchronous` at SQLite's default, so this script
+sets FULL on its connection explicitly (and prints what each side runs with).
+
+- enqueue: N messages. persist-queue `put` commits every item (its ack queue refuses
+  `auto_commit=False`). habicht is measured one message per transaction (`enqueue`) and 50
+  per transaction (`enqueue_many`: a scrape cycle records its alerts in one transaction).
+- claim+settle: N queued messages taken and marked done. persist-queue:
+  `get(block=False, raw=True)` then `ack(id=…)`, one commit each. habicht: `claim(b)` (one
+  `UPDATE … RETURNING`) then `mark_sent(rows)` (one transaction), with b = 1 and b = 50; for
+  b = 50 persist-queue does 50 gets then 50 acks, which costs it the same as b = 1.
+
+    python benchmarks/queue.py [--items N]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Run as a script, this file's folder comes first on sys.path, and this file would shadow
+# the standard library's `queue` module (which aiosqlite and asyncio import): drop it.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    sys.path.pop(0)
+
+import argparse
+import asyncio
+import platform
+import sqlite3
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from importlib.metadata import version
+from pathlib import Path
+
+from persistqueue import SQLiteAckQueue
+
+from habicht.db import Database
+from habicht.queue import NotificationStore, Outgoing
+
+TEXT = (
+    "🆕 <b>MSI GeForce RTX 3070 Gaming X Trio 8GB</b>\n"
+    "💶 <b>€ 380</b> · 1100 Wien, Favoriten\n"
+    '<a href="https://www.willhaben.at/iad/kaufen-und-verkaufen/d/grafikkarte-123456789/">'
+    "willhaben.at/iad/…/grafikkarte-123456789</a>\n"
+    "Suche: rtx 3070 · /unwatch 3"
+)
+
+
+def messages(n: int) -> list[Outgoing]:
+    return [
+        Outgoing(chat_id=1000 + i % 100, kind="new", text=TEXT, dedupe_key=f"new:{i}:{i % 100}")
+        for i in range(n)
+    ]
+
+
+def chunks(items: list[Outgoing], size: int) -> Iterator[list[Outgoing]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+async def _timed(work: Callable[[], Awaitable[object]]) -> float:
+    start = time.perf_counter()
+    await work()
+    return time.perf_counter() - start
+
+
+async def habicht_enqueue(folder: Path, items: list[Outgoing], per_txn: int) -> float:
+    async with Database(folder / "habicht.sqlite3") as db:
+        store = NotificationStore(db, clock=time.time, max_attempts=5, ttl=86400)
+
+        async def work() -> None:
+            for chunk in chunks(items, per_txn):
+                await store.enqueue_many(chunk)
+
+        seconds = await _timed(work)
+        assert await db.single_value("SELECT count(*) FROM notifications") == len(items)
+        return seconds
+
+
+async def habicht_claim_settle(folder: Path, items: list[Outgoing], batch: int) -> float:
+    async with Database(folder / "habicht.sqlite3") as db:
+        store = NotificationStore(db, clock=time.time, max_attempts=5, ttl=86400)
+        for chunk in chunks(items, 1000):
+            await store.enqueue_many(chunk)
+
+        async def work() -> None:
+            while claimed := await store.claim(batch):
+                await store.mark_sent(claimed)
+
+        seconds = await _timed(work)
+        sent = await db.single_value("SELECT count(*) FROM notifications WHERE status = 'sent'")
+        assert sent == len(items)
+        return seconds
+
+
+def _pq(folder: Path) -> SQLiteAckQueue:
+    queue = SQLiteAckQueue(str(folder), multithreading=False, auto_commit=True)
+    queue._putter.execute("PRAGMA synchronous = FULL")  # no public option for it
+    return queue
+
+
+def _as_dict(item: Outgoing) -> dict[str, object]:
+    return {"chat_id": item.chat_id, "text": item.text, "dedupe_key": item.dedupe_key}
+
+
+def pq_put(folder: Path, items: list[Outgoing]) -> float:
+    queue = _pq(folder)
+    start = time.perf_counter()
+    for item in items:
+        queue.put(_as_dict(item))
+    seconds = time.perf_counter() - start
+    assert queue.qsize() == len(items)
+    queue.close()
+    return seconds
+
+
+def pq_get_ack(folder: Path, items: list[Outgoing], batch: int) -> float:
+    queue = _pq(folder)
+    for item in items:
+        queue.put(_as_dict(item))
+    start = time.perf_counter()
+    for _ in range(0, len(items), batch):
+        got = [queue.get(block=False, raw=True) for _ in range(min(batch, queue.qsize()))]
+        for entry in got:
+            queue.ack(id=entry["pqid"])
+    seconds = time.perf_counter() - start
+    assert queue.acked_count() == len(items)
+    queue.close()
+    return seconds
+
+
+def _synchronous(folder: Path) -> str:
+    """What the benchmark's own connection settings look like, read back from SQLite."""
+    names = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
+    queue = _pq(folder)
+    mode = queue._putter.execute("PRAGMA journal_mode").fetchone()[0]
+    sync = names[queue._putter.execute("PRAGMA synchronous").fetchone()[0]]
+    queue.close()
+    return f"{mode}, synchronous={sync}"
+
+
+async def _habicht_settings(folder: Path) -> str:
+    async with Database(folder / "habicht.sqlite3") as db:
+        mode = await db.single_value("PRAGMA journal_mode")
+        sync = {2: "FULL"}.get(await db.single_value("PRAGMA synchronous"), "not FULL")
+        return f"{mode}, synchronous={sync}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=10_000, help="items per run (default 10000)")
+    args = parser.parse_args()
+    items = messages(args.items)
+    with tempfile.TemporaryDirectory(prefix="habicht-bench-") as tmp:
+        root = Path(tmp)
+        runs = iter(range(1_000_000))
+
+        def fresh() -> Path:
+            folder = root / str(next(runs))
+            folder.mkdir()
+            return folder
+
+        print(
+            f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
+            f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, "
+            f"persist-queue {version('persist-queue')}; temp dir {tmp}"
+        )
+        print(f"habicht: {asyncio.run(_habicht_settings(fresh()))}")
+        print(f"persist-queue: {_synchronous(fresh())}")
+        put = args.items / pq_put(fresh(), items)
+        rows = [
+            ("enqueue, 1 per transaction", asyncio.run(habicht_enqueue(fresh(), items, 1)), put),
+            ("enqueue, 50 per transaction", asyncio.run(habicht_enqueue(fresh(), items, 50)), put),
+        ]
+        for batch in (1, 50):
+            ours = asyncio.run(habicht_claim_settle(fresh(), items, batch))
+            theirs = args.items / pq_get_ack(fresh(), items, batch)
+            rows.append((f"claim+settle, batch {batch}", ours, theirs))
+        print(f"\n{args.items} items; items/s (higher is better)")
+        print(f"{'operation':<30}{'habicht':>10}{'persist-queue':>15}{'ratio':>8}")
+        for name, seconds, baseline in rows:
+            rate = args.items / seconds
+            print(f"{name:<30}{rate:>10,.0f}{baseline:>15,.0f}{rate / baseline:>7.1f}x")
+
+
+if __name__ == "__main__":
+    main()
