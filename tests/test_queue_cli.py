@@ -11,7 +11,14 @@ import pytest
 from habicht.cli import main
 from habicht.clock import system_clock
 from habicht.db import Database
-from habicht.queue import NotificationStore, Outgoing
+from habicht.queue import (
+    NotificationStore,
+    Outgoing,
+    QueueStats,
+    describe_dead,
+    describe_stats,
+    parse_ids,
+)
 
 
 async def _fill(path: Path) -> None:
@@ -80,3 +87,23 @@ def test_a_missing_database_is_one_clear_line(
     assert main(["queue", "stats"]) == 2
     assert f"no database at {missing}; check HABICHT_DB" in capsys.readouterr().err
     assert not missing.exists()
+
+
+def test_reports_of_an_empty_queue_say_so() -> None:
+    """With nothing queued, stats show zeros without ages, and `dead` says there are none."""
+    empty = QueueStats(0, 0, 0, 0, 0, 0, None, None, {})
+    assert describe_stats(empty, now=0).splitlines() == [
+        "pending       0  (0 retrying)",
+        "sending       0",
+        "sent          0  (0 in the last 24 h)",
+        "dead          0",
+    ]
+    assert describe_dead([], now=0) == "no dead notifications"
+
+
+@pytest.mark.parametrize(
+    ("words", "ids"), [(["all"], "all"), (["3", "#4"], [3, 4])], ids=["all", "ids"]
+)
+def test_parse_ids_takes_ids_or_all(words: list[str], ids: object) -> None:
+    """`retry` takes notification ids (a leading # is fine) or the single word 'all'."""
+    assert parse_ids(words) == ids

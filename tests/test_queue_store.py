@@ -227,6 +227,8 @@ async def test_postpone_and_migrate_touch_only_unsent_rows_of_that_chat(
 
 
 def test_the_store_refuses_nonsense_settings(db: Database, clock: FakeClock) -> None:
-    """A zero attempt budget, TTL or lease is a configuration error, said in one sentence."""
+    """No attempts, no TTL, or a lease too short to start a send is refused in one sentence."""
     with pytest.raises(ValueError, match="max_attempts must be at least 1"):
         NotificationStore(db, clock=clock, max_attempts=0, ttl=1)
+    with pytest.raises(ValueError, match=r"lease at least 60 s, got .* lease=59"):
+        NotificationStore(db, clock=clock, max_attempts=1, ttl=1, lease=59)

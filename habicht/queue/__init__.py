@@ -27,6 +27,7 @@ from habicht.queue.policy import (
 from habicht.queue.report import describe_dead, describe_stats, parse_ids
 from habicht.queue.store import (
     DEFAULT_LEASE,
+    LEASE_MARGIN,
     Kind,
     Notification,
     NotificationStore,
@@ -38,6 +39,7 @@ from habicht.queue.store import (
 
 __all__ = [
     "DEFAULT_LEASE",
+    "LEASE_MARGIN",
     "ChatGoneHook",
     "ChatMigratedHook",
     "Dead",

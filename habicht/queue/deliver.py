@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 
 from habicht.clock import Clock, Sleep
 from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff, classify
-from habicht.queue.store import Notification, NotificationStore
+from habicht.queue.store import LEASE_MARGIN, Notification, NotificationStore
 
 __all__ = [
-    "LEASE_MARGIN",
     "ChatGoneHook",
     "ChatMigratedHook",
     "DeliveryStopped",
@@ -41,10 +40,6 @@ ChatGoneHook = Callable[[int, str], Awaitable[object]]
 """Called with `(chat_id, reason)` when a chat cannot be written to any more."""
 ChatMigratedHook = Callable[[int, int], Awaitable[object]]
 """Called with `(old_chat_id, new_chat_id)` when a group became a supergroup."""
-
-LEASE_MARGIN = 30.0
-"""No send starts later than this many seconds before its lease ends (the row is given
-back instead): a send may take its timeouts, and must settle while the claim still owns it."""
 
 
 _LEAST_PAUSE = 1.0

@@ -24,6 +24,7 @@ from habicht.db import Database
 
 __all__ = [
     "DEFAULT_LEASE",
+    "LEASE_MARGIN",
     "Kind",
     "Notification",
     "NotificationStore",
@@ -39,8 +40,12 @@ Status = Literal["pending", "sending", "sent", "dead"]
 DEFAULT_LEASE = 300.0
 """Seconds a claim owns its rows. A batch of 50 to ONE chat takes ≥49 s at one message per
 second per chat, plus a send's timeouts: 300 s covers that six times over, while a crash
-delays the claimed rows by at most five minutes before another drain takes them again.
-`drain` also refuses to start a send close to the lease's end (it gives the row back)."""
+delays the claimed rows by at most five minutes before another drain takes them again."""
+
+LEASE_MARGIN = 30.0
+"""`drain` starts no send later than this many seconds before its lease ends (it gives the
+row back instead): a send may take its timeouts and must settle while the claim owns it.
+A lease must be at least twice this, so every claim leaves time to send."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,10 +213,11 @@ class NotificationStore:
         ttl: float,
         lease: float = DEFAULT_LEASE,
     ) -> None:
-        if max_attempts < 1 or ttl <= 0 or lease <= 0:
+        if max_attempts < 1 or ttl <= 0 or lease < 2 * LEASE_MARGIN:
             raise ValueError(
-                "max_attempts must be at least 1 and ttl and lease positive, got "
-                f"max_attempts={max_attempts}, ttl={ttl}, lease={lease}"
+                f"max_attempts must be at least 1, ttl positive and lease at least "
+                f"{2 * LEASE_MARGIN:g} s, got max_attempts={max_attempts}, ttl={ttl}, "
+                f"lease={lease}"
             )
         self.db = db
         self.clock = clock
@@ -269,22 +275,13 @@ class NotificationStore:
 
     async def mark_retry(self, item: Notification, *, at: float, error: str) -> bool:
         """Back to pending, due at `at`; the attempt stays spent and `error` is kept."""
-        return (
-            await self._settle(
-                "UPDATE notifications SET status = 'pending', next_attempt_at = :at, "
-                f"lease_until = NULL, last_error = :error, updated_at = :now WHERE {_OWNED}",
-                [
-                    {
-                        "now": self.clock(),
-                        "at": at,
-                        "error": error,
-                        "id": item.id,
-                        "attempts": item.attempts,
-                    }
-                ],
-            )
-            == 1
+        params = {"now": self.clock(), "at": at, "error": error}
+        settled = await self._settle(
+            "UPDATE notifications SET status = 'pending', next_attempt_at = :at, "
+            f"lease_until = NULL, last_error = :error, updated_at = :now WHERE {_OWNED}",
+            [{**params, "id": item.id, "attempts": item.attempts}],
         )
+        return settled == 1
 
     async def mark_dead(self, items: Iterable[Notification], *, reason: str, error: str) -> int:
         """Dead with a short stable `reason` slug and the error text; never retried."""
