@@ -311,11 +311,12 @@ class NotificationStore:
 
     async def postpone(self, until: float, *, chat_id: int | None = None) -> int:
         """No pending row (of `chat_id`, or of any chat) is due before `until`: a 429 pause."""
+        # Two shapes rather than `:chat_id IS NULL OR …`, which no index could serve.
+        one_chat = "" if chat_id is None else " AND chat_id = :chat_id"
         async with self.db.transaction() as conn:
             cursor = await conn.execute(
                 "UPDATE notifications SET next_attempt_at = :until, updated_at = :now "
-                "WHERE status = 'pending' AND next_attempt_at < :until "
-                "AND (:chat_id IS NULL OR chat_id = :chat_id)",
+                f"WHERE status = 'pending' AND next_attempt_at < :until{one_chat}",
                 {"until": until, "now": self.clock(), "chat_id": chat_id},
             )
             return cursor.rowcount
