@@ -80,12 +80,13 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
     from telegram.error import InvalidToken, TelegramError
 
     from habicht.bot import build_application, redacted_logs, scrub, serve
+    from habicht.watchdog import Watchdog, stall_thresholds
 
     token = settings.require_token()
     with redacted_logs(token):
         application = build_application(settings)
         try:
-            code = await serve(application)
+            code = await serve(application, watchdog=Watchdog(stall_thresholds(settings)))
         except InvalidToken:
             print("habicht: error: Telegram rejected HABICHT_BOT_TOKEN", file=sys.stderr)
             return 1

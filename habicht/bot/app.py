@@ -46,6 +46,7 @@ from habicht.bot.jobs import DRAIN, SCRAPE, drain_job, scrape_job
 from habicht.bot.services import BotServices, Context, NotReady
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
+from habicht.watchdog import Watchdog
 
 __all__ = ["GRACE", "BotApplication", "build_application", "serve"]
 
@@ -98,6 +99,10 @@ def build_application(
     willhaben_transport: httpx.AsyncBaseTransport | None = None,
 ) -> BotApplication:
     """The bot for `settings`; the keyword arguments are the seams for tests and the demo."""
+    requests = (
+        _request(telegram_transport, pool=settings.queue_batch + 8, read_timeout=5.0),
+        _request(telegram_transport, pool=1, read_timeout=5.0),  # + the long poll's timeout
+    )
     # The builder's generics cannot follow `context_types` into the JobQueue's type: cast.
     application = cast(
         BotApplication,
@@ -105,8 +110,8 @@ def build_application(
         .token(settings.require_token())
         .base_url(settings.telegram_api)
         .base_file_url(_file_url(settings.telegram_api))
-        .request(_request(telegram_transport, pool=32, read_timeout=5.0))
-        .get_updates_request(_request(telegram_transport, pool=1, read_timeout=5.0))
+        .request(requests[0])
+        .get_updates_request(requests[1])
         .rate_limiter(AIORateLimiter(max_retries=0))  # the queue owns retries
         .defaults(Defaults(parse_mode=ParseMode.HTML))
         .context_types(ContextTypes(bot_data=BotServices))
@@ -117,6 +122,7 @@ def build_application(
     application.bot_data.configure(
         settings, clock=clock, sleep=sleep, rand=rand, willhaben_transport=willhaben_transport
     )
+    application.bot_data.http = requests
 
     application.add_handlers(
         [
@@ -200,13 +206,16 @@ async def serve(
     *,
     stop_signals: Sequence[signal.Signals] = (signal.SIGTERM, signal.SIGINT),
     grace: float = GRACE,
+    watchdog: Watchdog | None = None,
 ) -> int:
     """Run the bot until a stop signal or a fatal delivery error; the exit code.
 
     0 after a signal, 1 when delivery stopped on a fatal error. `InvalidToken` and other
-    startup failures propagate from `initialize` (the caller prints one line).
+    startup failures propagate from `initialize` (the caller prints one line). `watchdog`
+    watches the cycles while the bot runs, and stops watching when the shutdown begins.
     """
     services = application.bot_data
+    services.watchdog = watchdog
     loop = asyncio.get_running_loop()
     for sig in stop_signals:
         loop.add_signal_handler(sig, services.request_stop)
@@ -215,6 +224,8 @@ async def serve(
             try:
                 await _post_init(application)
                 await _start(application)
+                if watchdog is not None:
+                    watchdog.start()
                 log.info("habicht is running")
                 await services.stop_requested.wait()
                 log.info("stopping: no new work; letting in-flight sends settle")
@@ -223,6 +234,9 @@ async def serve(
     finally:
         for sig in stop_signals:
             loop.remove_signal_handler(sig)
+        # PTB skips shutting down a Bot whose initialize failed (a rejected token).
+        for request in services.http:
+            await request.shutdown()
     return 0 if services.fatal is None else 1
 
 
@@ -241,6 +255,8 @@ async def _stop(application: BotApplication, grace: float) -> None:
     """Steps 1-4 of the module docstring; safe after a start that failed half-way."""
     services = application.bot_data
     services.stopping.set()
+    if services.watchdog is not None:
+        services.watchdog.stop()  # a graceful shutdown is no stall
     if application.updater is not None and application.updater.running:
         await application.updater.stop()
     await _settle(services, grace)

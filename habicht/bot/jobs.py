@@ -15,15 +15,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine, Sequence
-from contextlib import nullcontext
 from typing import Any
 
 from telegram.ext import Application
 
 from habicht.bot.alerts import alert_dead, alert_scan, alert_stopped
 from habicht.bot.services import BotServices, Context
+from habicht.health import heartbeat
 from habicht.queue import ChatGoneHook, DeliveryStopped, drain
-from habicht.scraper import scan
+from habicht.scraper import ScanSummary, scan
 
 __all__ = ["BASELINE", "DRAIN", "SCRAPE", "deliver", "drain_job", "scan_now", "scrape_job"]
 
@@ -34,9 +34,10 @@ DRAIN = "drain"
 BASELINE = "baseline"
 
 
-async def _tracked(services: BotServices, work: Coroutine[Any, Any, None]) -> None:
-    """Run `work` as a task the shutdown can see; a shutdown's cancel ends it quietly."""
-    task = asyncio.ensure_future(work)
+async def _tracked(services: BotServices, work: Coroutine[Any, Any, None], *, name: str) -> None:
+    """Run `work` as a task named `name` (SCRAPE or DRAIN) that the shutdown can see; a
+    shutdown's cancel ends it quietly."""
+    task = asyncio.get_running_loop().create_task(work, name=name)
     services.tasks.add(task)
     task.add_done_callback(services.tasks.discard)
     try:
@@ -53,40 +54,50 @@ async def scrape_job(context: Context) -> None:
         return
     data = context.job.data if context.job else None
     search_ids = [int(i) for i in data] if isinstance(data, list) else None
-    await _tracked(services, _scrape(services, search_ids))
+    await _tracked(services, _scrape(services, search_ids), name=SCRAPE)
+    # A task of its own: a shutdown cancels a scrape at once but lets a drain settle.
+    await _tracked(services, deliver(services), name=DRAIN)
 
 
 async def _scrape(services: BotServices, search_ids: Sequence[int] | None) -> None:
-    if search_ids is None and services.scrape_lock.locked():
+    if search_ids is not None:
+        await _scan(services, search_ids)  # a baseline: not a cycle, no heartbeat
+        return
+    if services.scrape_lock.locked():
         log.info("a scrape cycle is still running; this one is skipped")
         return
-    async with services.scrape_lock if search_ids is None else nullcontext():
+    beat = heartbeat(services.db, "scrape", clock=services.clock, watchdog=services.watchdog)
+    async with services.scrape_lock, beat:
         started = services.clock()
-        summary = await scan(
-            services.db,
-            services.client,
-            services.renderer,
-            clock=services.clock,
-            max_attempts=services.settings.max_attempts,
-            search_ids=None if search_ids is None else list(search_ids),
-        )
-        log.info("scan of %s: %s", "all searches" if search_ids is None else search_ids, summary)
-        if search_ids is None:
-            services.last_cycle = (started, services.clock())
-            await alert_scan(services, summary, cycle=started)
-    await deliver(services)
+        summary = await _scan(services, None)
+        services.last_cycle = (started, services.clock())
+        await alert_scan(services, summary, cycle=started)
+
+
+async def _scan(services: BotServices, search_ids: Sequence[int] | None) -> ScanSummary:
+    summary = await scan(
+        services.db,
+        services.client,
+        services.renderer,
+        clock=services.clock,
+        max_attempts=services.settings.max_attempts,
+        search_ids=search_ids,
+    )
+    log.info("scan of %s: %s", "all searches" if search_ids is None else search_ids, summary)
+    return summary
 
 
 async def drain_job(context: Context) -> None:
     """The `drain` job: deliver everything that is due."""
-    await _tracked(context.bot_data, deliver(context.bot_data))
+    await _tracked(context.bot_data, deliver(context.bot_data), name=DRAIN)
 
 
 async def deliver(services: BotServices) -> None:
     """One drain of the outbox; a fatal error stops the bot with a non-zero exit."""
     if services.stopping.is_set():
         return
-    async with services.drain_lock:
+    beat = heartbeat(services.db, "drain", clock=services.clock, watchdog=services.watchdog)
+    async with services.drain_lock, beat:
         started = services.clock()
         settings = services.settings
         try:
@@ -97,6 +108,10 @@ async def deliver(services: BotServices) -> None:
                 sleep=services.sleep,
                 rand=services.rand,
                 batch=settings.queue_batch,
+                # Every chat of a batch gets its worker at once (the pacer still limits the
+                # rate): a worker waiting for a free slot would not give its rows back when
+                # a shutdown cancels it, and they would stay leased until the lease ends.
+                concurrency=settings.queue_batch,
                 backoff_base=settings.backoff_base,
                 backoff_cap=settings.backoff_cap,
                 pacer=services.pacer,

@@ -17,6 +17,7 @@ import httpx
 from telegram import Bot
 from telegram.constants import ParseMode
 from telegram.ext import CallbackContext, ExtBot
+from telegram.request import HTTPXRequest
 
 from habicht.bot.render import MessageRenderer
 from habicht.bot.texts import Texts
@@ -25,6 +26,7 @@ from habicht.config import Settings
 from habicht.db import Database
 from habicht.queue import NotificationStore, Pacer
 from habicht.scraper import Subscriptions, WillhabenClient
+from habicht.watchdog import Watchdog
 
 __all__ = ["BotServices", "Context", "NotReady", "StopAwarePacer"]
 
@@ -84,6 +86,10 @@ class BotServices:
         self.drain_lock = asyncio.Lock()
         self.site_blocked = False
         """Whether willhaben blocked us at the last cycle (the owner is told on changes)."""
+        self.watchdog: Watchdog | None = None
+        """Told of every finished cycle and every send (progress of a long drain)."""
+        self.http: tuple[HTTPXRequest, ...] = ()
+        """The Bot's HTTP clients, which `serve` closes even after a failed startup."""
         self.last_cycle: tuple[float, float] | None = None
         """(start, end) of the last full scrape cycle of this process."""
 
@@ -167,7 +173,11 @@ class BotServices:
     async def send(self, chat_id: int, text: str) -> None:
         """The queue's `send`: one HTML message; the first link (the listing) is previewed."""
         bot = self._ready(self._bot, "bot")
-        await bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
+        try:
+            await bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
+        finally:
+            if self.watchdog is not None:
+                self.watchdog.beat("drain")  # a drain of a long backlog is no stall
 
     def is_admin(self, user_id: int | None) -> bool:
         return user_id is not None and user_id in self.settings.admin_ids

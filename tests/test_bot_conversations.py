@@ -1,0 +1,316 @@
+"""Conversations through the real Application, a real Bot, and a fake Bot API and willhaben."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fakes import FakeClock
+from telegram import Update
+
+from habicht.bot import BotApplication, build_application, deliver, redacted_logs
+from habicht.config import Settings
+from habicht.fakes import FakeAdvert, render_search_page
+from habicht.fakes.telegram import FakeBotAPI
+from habicht.queue import Outgoing
+
+OWNER = 1001
+ALICE = 2002
+BOB = 3003
+SEARCH = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa"
+_ids = itertools.count(1)
+
+
+@dataclass
+class Site:
+    """A fake willhaben: every search answers with the current `adverts`."""
+
+    adverts: list[FakeAdvert] = field(default_factory=list)
+    requests: int = 0
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests += 1
+        return httpx.Response(200, text=render_search_page(self.adverts))
+
+
+@dataclass
+class Bot:
+    app: BotApplication
+    api: FakeBotAPI
+    site: Site
+    clock: FakeClock
+
+    async def say(self, chat_id: int, text: str, *, user_id: int | None = None) -> None:
+        """A user writes `text` in their private chat; the Application handles it."""
+        message: dict[str, Any] = {
+            "message_id": next(_ids),
+            "date": int(self.clock()),
+            "chat": {"id": chat_id, "type": "private"},
+            "from": {"id": user_id or chat_id, "is_bot": False, "first_name": "Test"},
+            "text": text,
+        }
+        if text.startswith("/"):
+            length = len(text.split()[0])
+            message["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
+        update = Update.de_json({"update_id": next(_ids), "message": message}, self.app.bot)
+        await self.app.process_update(update)
+
+    def last(self, chat_id: int) -> str:
+        return self.api.messages(chat_id)[-1].text
+
+    async def scrape(self) -> None:
+        """One full cycle as the `scrape` job runs it: scan every search, then drain."""
+        jobs = self.app.job_queue
+        assert jobs is not None
+        (job,) = jobs.get_jobs_by_name("scrape")
+        await job.run(self.app)
+
+    async def baseline(self) -> None:
+        """Run the baseline scans a /watch asked for."""
+        jobs = self.app.job_queue
+        assert jobs is not None
+        for job in jobs.get_jobs_by_name("baseline"):
+            job.schedule_removal()
+            await job.run(self.app)
+
+
+def settings_for(tmp_path: Path, token: str, **changes: Any) -> Settings:
+    values: dict[str, Any] = {
+        "bot_token": token,
+        "admin_ids": frozenset({OWNER}),
+        "db": tmp_path / "habicht.sqlite3",
+        "telegram_api": "http://telegram.test/bot",
+        "willhaben_url": "http://willhaben.test",
+        "fetch_gap": 0.0,
+    }
+    values.update(changes)
+    return Settings(**values)
+
+
+@pytest.fixture
+async def bot(tmp_path: Path) -> AsyncIterator[Bot]:
+    clock = FakeClock()
+    site = Site([FakeAdvert("1001", "Altes Sofa", Decimal(100))])
+    with FakeBotAPI(clock=clock) as api:
+        app = build_application(
+            settings_for(tmp_path, api.token),
+            clock=clock,
+            sleep=clock.sleep,
+            rand=random.Random(7),
+            telegram_transport=api.transport(),
+            willhaben_transport=httpx.MockTransport(site),
+        )
+        async with app:
+            assert app.post_init is not None
+            await app.post_init(app)
+            try:
+                yield Bot(app, api, site, clock)
+            finally:
+                assert app.post_shutdown is not None
+                await app.post_shutdown(app)
+
+
+async def test_start_watch_baseline_then_a_new_listing(bot: Bot) -> None:
+    """/start greets, /watch answers with the number, the baseline says how many, a new
+    listing arrives as a message with its escaped title and link."""
+    await bot.say(ALICE, "/start")
+    assert "/watch" in bot.last(ALICE)
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    assert "Suche Nr. 1" in bot.last(ALICE)
+
+    await bot.baseline()
+    assert "ich beobachte jetzt 1 Anzeigen" in bot.last(ALICE)
+
+    bot.site.adverts.insert(0, FakeAdvert("1002", "<b>Sofa & Tisch</b>", Decimal(250)))
+    bot.clock.advance(300)
+    await bot.scrape()
+    alert = bot.api.messages(ALICE)[-1]
+    assert "&lt;b&gt;Sofa &amp; Tisch&lt;/b&gt;" in alert.text
+    assert "€ 250" in alert.text
+    assert alert.parse_mode == "HTML"
+    assert "link_preview_options" not in alert.params  # the listing's link is previewed
+
+
+async def test_a_price_drop_is_announced_once(bot: Bot) -> None:
+    """A drop from 100 to 80 is one message with both prices; another scrape sends nothing."""
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    await bot.baseline()
+    bot.site.adverts[0] = FakeAdvert("1001", "Altes Sofa", Decimal(80))
+    await bot.scrape()
+    sent = len(bot.api.messages(ALICE))
+    assert "<s>€ 100</s> → <b>€ 80</b> (-20 %)" in bot.last(ALICE)
+    await bot.scrape()
+    assert len(bot.api.messages(ALICE)) == sent
+
+
+async def test_a_bad_url_gets_its_reason(bot: Bot) -> None:
+    """A link to another site and a single advert are refused, each with its own reason."""
+    await bot.say(ALICE, "/watch https://example.com/iad/sofa")
+    assert "kein Link zu willhaben.at" in bot.last(ALICE)
+    await bot.say(ALICE, "/watch https://www.willhaben.at/iad/kaufen-und-verkaufen/d/sofa-123/")
+    assert "einzelne Anzeige" in bot.last(ALICE)
+    await bot.say(ALICE, "/watch")
+    assert "So geht's" in bot.last(ALICE)
+
+
+async def test_duplicates_are_refused_and_the_list_shows_each_watch(bot: Bot) -> None:
+    """The same search twice is refused with its number; /list shows number, label, state."""
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    assert "schon: Nr. 1" in bot.last(ALICE)
+    await bot.say(ALICE, "/watch rtx 3080 max 500")
+    await bot.say(ALICE, "/pause 2")
+    assert "Suche Nr. 2 pausiert" in bot.last(ALICE)
+    await bot.say(ALICE, "/list")
+    listing = bot.last(ALICE)
+    assert "1. <a href=" in listing
+    assert "aktiv" in listing
+    assert "2. <a href=" in listing
+    assert "pausiert" in listing
+    await bot.say(ALICE, "/unwatch 1")
+    assert "Suche Nr. 1 gelöscht" in bot.last(ALICE)
+    await bot.say(ALICE, "/unwatch 7")
+    assert "Nr. 7 gibt es nicht" in bot.last(ALICE)
+
+
+async def test_the_watch_limit_holds(tmp_path: Path, bot: Bot) -> None:
+    """A chat at HABICHT_MAX_WATCHES gets a refusal naming the limit."""
+    for n in range(20):
+        await bot.say(ALICE, f"/watch sofa {n}")
+    await bot.say(ALICE, "/watch one more")
+    assert "schon 20 Suchen" in bot.last(ALICE)
+
+
+async def test_unwatch_without_a_number_offers_buttons(bot: Bot) -> None:
+    """`/unwatch` lists the watches as buttons; pressing one deletes that watch."""
+    await bot.say(ALICE, "/watch sofa")
+    await bot.say(ALICE, "/unwatch")
+    offer = bot.api.messages(ALICE)[-1]
+    assert offer.reply_markup is not None
+    (row,) = offer.reply_markup["inline_keyboard"]
+    await press(bot, ALICE, offer.message_id, row[0]["callback_data"])
+    assert "Suche Nr. 1 gelöscht" in bot.api.edits[-1].text
+    assert await bot.app.bot_data.subscriptions.watches(ALICE) == []
+
+
+async def test_a_pasted_link_is_offered_for_watching(bot: Bot) -> None:
+    """Plain text with a willhaben search link gets a button; pressing it adds the watch."""
+    await bot.say(ALICE, f"schau mal {SEARCH}")
+    offer = bot.api.messages(ALICE)[-1]
+    assert "Soll ich diese Suche beobachten?" in offer.text
+    assert offer.reply_markup is not None
+    await press(
+        bot, ALICE, offer.message_id, offer.reply_markup["inline_keyboard"][0][0]["callback_data"]
+    )
+    assert "Suche Nr. 1" in bot.api.edits[-1].text
+    await bot.say(ALICE, "hallo")
+    assert "willhaben-Link" in bot.last(ALICE)
+    await bot.say(ALICE, "/frobnicate")
+    assert "kenne ich nicht" in bot.last(ALICE)
+
+
+async def press(bot: Bot, chat_id: int, message_id: int, data: str) -> None:
+    """The user presses an inline button with `data` under the bot's message."""
+    query = {
+        "id": str(next(_ids)),
+        "from": {"id": chat_id, "is_bot": False, "first_name": "Test"},
+        "chat_instance": str(chat_id),
+        "data": data,
+        "message": {
+            "message_id": message_id,
+            "date": int(bot.clock()),
+            "chat": {"id": chat_id, "type": "private"},
+            "text": "…",
+        },
+    }
+    update = Update.de_json({"update_id": next(_ids), "callback_query": query}, bot.app.bot)
+    await bot.app.process_update(update)
+
+
+async def test_queue_numbers_match_the_database(bot: Bot) -> None:
+    """/queue shows exactly the counts in the outbox: pending, dead, and dead by reason."""
+    store = bot.app.bot_data.store
+    await store.enqueue_many(
+        Outgoing(chat_id=5000 + n, kind="info", text=f"hi {n}", dedupe_key=f"t:{n}")
+        for n in range(3)
+    )
+    claimed = await store.claim(1)
+    await store.mark_dead(claimed, reason="blocked", error="Forbidden: bot was blocked")
+    stats = await store.stats()
+    assert (stats.pending, stats.dead) == (2, 1)
+    await bot.say(OWNER, "/queue")
+    text = bot.last(OWNER)
+    assert f"wartend: {stats.pending} " in text
+    assert f"tot: {stats.dead}" in text
+    assert "blocked: 1" in text
+    await bot.say(OWNER, "/queue dead")
+    assert f"#{claimed[0].id} Chat {claimed[0].chat_id}" in bot.last(OWNER)
+    await bot.say(OWNER, "/queue retry all")
+    assert "1 Nachrichten wieder eingereiht" in bot.last(OWNER)
+    assert (await store.stats()).pending == 3
+    await bot.say(OWNER, "/stats")
+    assert "Statistik" in bot.last(OWNER)
+
+
+async def test_strangers_get_a_refusal_that_reveals_nothing(bot: Bot) -> None:
+    """A non-owner's /queue and /stats get the unknown-command answer and change nothing."""
+    await bot.say(ALICE, "/queue purge 0")
+    refusal = bot.last(ALICE)
+    await bot.say(ALICE, "/stats")
+    assert bot.last(ALICE) == refusal
+    await bot.say(ALICE, "/frobnicate")
+    assert "/help" in refusal
+    assert "queue" not in refusal.lower()
+
+
+async def test_a_blocked_chat_pauses_and_start_resumes_it(bot: Bot) -> None:
+    """A 403 on delivery marks the chat blocked, so its watch is skipped; /start re-activates
+    it and its watch begins again with a silent baseline."""
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    await bot.say(BOB, f"/watch {SEARCH}")
+    await bot.baseline()
+    subscriptions = bot.app.bot_data.subscriptions
+    bot.api.block(ALICE)
+    bot.site.adverts.insert(0, FakeAdvert("1003", "Neues Sofa", Decimal(90)))
+    await bot.scrape()
+    assert await subscriptions.is_blocked(ALICE)
+    assert "Neues Sofa" in bot.last(BOB)
+    attempts = bot.api.attempts[ALICE]
+
+    bot.site.adverts.insert(0, FakeAdvert("1004", "Noch ein Sofa", Decimal(95)))
+    await bot.scrape()
+    assert bot.api.attempts[ALICE] == attempts  # nothing more was even tried
+    assert "Noch ein Sofa" in bot.last(BOB)
+
+    bot.api.unblock(ALICE)
+    await bot.say(ALICE, "/start")
+    assert "Willkommen zurück" in bot.last(ALICE)
+    assert not await subscriptions.is_blocked(ALICE)
+    (watch,) = await subscriptions.watches(ALICE)
+    assert watch.baseline_at is None
+    assert not watch.paused
+
+
+async def test_the_token_never_reaches_the_logs(bot: Bot, caplog: pytest.LogCaptureFixture) -> None:
+    """At DEBUG, a whole conversation with deliveries logs no trace of the bot token."""
+    token = bot.api.token
+    with (
+        caplog.at_level(logging.DEBUG),
+        caplog.at_level(logging.DEBUG, logger="httpx"),  # habicht.cli may have raised it
+        redacted_logs(token),
+    ):
+        await bot.say(ALICE, f"/watch {SEARCH}")
+        await bot.baseline()
+        await bot.say(OWNER, "/queue")
+        await deliver(bot.app.bot_data)
+    assert any(r.name == "httpx" for r in caplog.records)  # request lines were logged
+    assert token not in caplog.text
+    assert token.split(":")[1] not in caplog.text

@@ -1,0 +1,161 @@
+"""`serve` and `habicht run`: start, stop without losing a message, refuse a bad token."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from telegram.error import InvalidToken
+
+from habicht.bot import BotApplication, build_application, serve
+from habicht.cli import main
+from habicht.config import Settings
+from habicht.db import Database
+from habicht.fakes.telegram import FakeBotAPI
+from habicht.queue import Outgoing, enqueue_within
+
+OWNER = 1001
+CHATS = 200
+
+
+def settings_for(tmp_path: Path, token: str, **changes: Any) -> Settings:
+    values: dict[str, Any] = {
+        "bot_token": token,
+        "admin_ids": frozenset({OWNER}),
+        "db": tmp_path / "habicht.sqlite3",
+        "telegram_api": "http://telegram.test/bot",
+        "willhaben_url": "http://willhaben.test",
+        "queue_interval": 0.1,
+        "scrape_interval": 3600.0,
+    }
+    values.update(changes)
+    return Settings(**values)
+
+
+def nowhere(request: httpx.Request) -> httpx.Response:
+    raise AssertionError(f"no willhaben request expected, got {request.url}")
+
+
+async def arrived(api: FakeBotAPI, count: int) -> None:
+    """Wait (re-checking on every change, 20 s at most) until `count` messages arrived."""
+    await asyncio.to_thread(
+        api.wait_until,
+        lambda: len(api.messages()) >= count,
+        timeout=20,
+        what=f"{count} messages",
+    )
+
+
+async def enqueue(path: Path, count: int) -> None:
+    """`count` messages to as many chats, queued before the bot starts."""
+    async with Database(path) as db, db.transaction() as conn:
+        await enqueue_within(
+            conn,
+            [Outgoing(9000 + n, "info", f"Nachricht {n}", f"test:{n}") for n in range(count)],
+            now=time.time(),
+            max_attempts=5,
+        )
+
+
+async def counts(path: Path) -> dict[str, int]:
+    async with Database(path) as db:
+        rows = await db.fetchall("SELECT status, count(*) FROM notifications GROUP BY status")
+    return {row[0]: row[1] for row in rows}
+
+
+def app_for(tmp_path: Path, api: FakeBotAPI, **changes: Any) -> BotApplication:
+    return build_application(
+        settings_for(tmp_path, api.token, **changes),
+        telegram_transport=api.transport(),
+        willhaben_transport=httpx.MockTransport(nowhere),
+    )
+
+
+async def test_a_stop_during_a_drain_loses_nothing_and_sends_nothing_twice(
+    tmp_path: Path,
+) -> None:
+    """Asked to stop mid-drain, `serve` returns 0; every row is sent or pending again, none
+    is left `sending`, and each delivered message is recorded as sent exactly once."""
+    await enqueue(tmp_path / "habicht.sqlite3", CHATS)
+    with FakeBotAPI(delay=0.05) as api:
+        app = app_for(tmp_path, api)
+        running = asyncio.create_task(serve(app, stop_signals=(), grace=1.0))
+        await arrived(api, 20)
+        app.bot_data.request_stop()
+        assert await asyncio.wait_for(running, timeout=10) == 0
+        delivered = len(api.messages())
+    after = await counts(tmp_path / "habicht.sqlite3")
+    assert after.get("sending", 0) == 0
+    assert after["sent"] == delivered
+    assert after["sent"] + after.get("pending", 0) == CHATS
+    assert after["pending"] > 0  # it really stopped in the middle
+    assert len({m.chat_id for m in api.messages()}) == delivered
+
+
+async def test_a_restart_delivers_the_rest(tmp_path: Path) -> None:
+    """After a stop mid-drain, the next run delivers what was left, each message once."""
+    await enqueue(tmp_path / "habicht.sqlite3", 60)
+    with FakeBotAPI(delay=0.05) as api:
+        first = app_for(tmp_path, api)
+        running = asyncio.create_task(serve(first, stop_signals=(), grace=1.0))
+        await arrived(api, 10)
+        first.bot_data.request_stop()
+        assert await running == 0
+        second = app_for(tmp_path, api)
+        running = asyncio.create_task(serve(second, stop_signals=(), grace=1.0))
+        await arrived(api, 60)
+        second.bot_data.request_stop()
+        assert await running == 0
+        assert sorted(m.chat_id for m in api.messages()) == [9000 + n for n in range(60)]
+    assert await counts(tmp_path / "habicht.sqlite3") == {"sent": 60}
+
+
+async def test_a_revoked_token_stops_delivery_with_a_failure(tmp_path: Path) -> None:
+    """A token rejected while delivering stops the bot with exit code 1; no row is lost or
+    spent, and the owners' alert waits in the outbox."""
+    await enqueue(tmp_path / "habicht.sqlite3", CHATS)
+    with FakeBotAPI(delay=0.05) as api:
+        app = app_for(tmp_path, api)
+        running = asyncio.create_task(serve(app, stop_signals=(), grace=1.0))
+        await arrived(api, 5)
+        api.revoke_token()
+        assert await asyncio.wait_for(running, timeout=10) == 1
+        delivered = len(api.messages())
+    assert app.bot_data.fatal is not None
+    assert "delivery stopped" in app.bot_data.fatal
+    after = await counts(tmp_path / "habicht.sqlite3")
+    assert after["sent"] == delivered
+    assert after.get("sending", 0) == 0
+    assert after.get("dead", 0) == 0
+    assert after["pending"] == CHATS - delivered + 1  # + the alert to the owner
+
+
+async def test_a_bad_token_fails_at_startup(tmp_path: Path) -> None:
+    """A token Telegram rejects raises `InvalidToken` from startup; nothing is left open."""
+    with FakeBotAPI() as api:
+        app = build_application(
+            settings_for(tmp_path, "42:not-the-token"), telegram_transport=api.transport()
+        )
+        with pytest.raises(InvalidToken):
+            await serve(app, stop_signals=(), grace=1.0)
+
+
+def test_habicht_run_with_a_bad_token_prints_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`habicht run` against a Bot API that rejects the token: exit 1, one line, no token."""
+    token = "42:secret-token-value"
+    with FakeBotAPI() as api, api.serve() as server:
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv("HABICHT_BOT_TOKEN", token)
+        monkeypatch.setenv("HABICHT_TELEGRAM_API", server.base_url)
+        monkeypatch.setenv("HABICHT_DB", str(tmp_path / "habicht.sqlite3"))
+        assert main(["run"]) == 1
+    err = capsys.readouterr().err
+    assert "habicht: error: Telegram rejected HABICHT_BOT_TOKEN\n" in err
+    assert token not in err
+    assert "secret-token-value" not in err
