@@ -314,3 +314,24 @@ async def test_the_token_never_reaches_the_logs(bot: Bot, caplog: pytest.LogCapt
     assert any(r.name == "httpx" for r in caplog.records)  # request lines were logged
     assert token not in caplog.text
     assert token.split(":")[1] not in caplog.text
+
+
+async def test_each_cycle_records_its_heartbeat(bot: Bot) -> None:
+    """A scrape cycle and its drain each leave a finished, successful heartbeat."""
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    await bot.scrape()
+    rows = await bot.app.bot_data.db.fetchall("SELECT job, finished_at, ok FROM heartbeats")
+    assert {row["job"]: (row["finished_at"], row["ok"]) for row in rows} == {
+        "scrape": (bot.clock(), 1),
+        "drain": (bot.clock(), 1),
+    }
+
+
+async def test_an_unexpected_error_reaches_the_owner_scrubbed(bot: Bot) -> None:
+    """The error handler logs, then tells the owner through the outbox, token scrubbed."""
+    token = bot.api.token
+    await bot.app.process_error(None, RuntimeError(f"POST /bot{token}/sendMessage <failed>"))
+    await deliver(bot.app.bot_data)
+    alert = bot.last(OWNER)
+    assert "RuntimeError: POST /bot[REDACTED]/sendMessage &lt;failed&gt;" in alert
+    assert token not in alert
