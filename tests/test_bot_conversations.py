@@ -297,6 +297,9 @@ async def test_a_blocked_chat_pauses_and_start_resumes_it(bot: Bot) -> None:
     (watch,) = await subscriptions.watches(ALICE)
     assert watch.baseline_at is None
     assert not watch.paused
+    await bot.baseline()  # asked for by /start, not left to the next cycle
+    (watch,) = await subscriptions.watches(ALICE)
+    assert watch.baseline_at == bot.clock()
 
 
 async def test_the_token_never_reaches_the_logs(bot: Bot, caplog: pytest.LogCaptureFixture) -> None:

@@ -90,8 +90,12 @@ def _number(args: list[str] | None) -> int | None:
 async def start(update: Update, context: Context) -> None:
     """Register the chat; after a block, re-activate it and its watches."""
     services = context.bot_data
-    again = await services.subscriptions.register_chat(_chat_id(update))
+    chat_id = _chat_id(update)
+    again = await services.subscriptions.register_chat(chat_id)
     await _reply(update, services.texts.fill("start_again" if again else "start"))
+    if again:  # its watches start over with a baseline: take it now, not next cycle
+        watches = await services.subscriptions.watches(chat_id)
+        scan_now(context.application, sorted({w.search_id for w in watches if not w.paused}))
 
 
 async def help_command(update: Update, context: Context) -> None:
