@@ -10,30 +10,16 @@ from typing import Any
 import httpx
 import pytest
 from telegram.error import InvalidToken
+from test_bot_conversations import settings_for
 
 from habicht.bot import BotApplication, build_application, serve
 from habicht.cli import main
-from habicht.config import Settings
 from habicht.db import Database
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.queue import Outgoing, enqueue_within
 
-OWNER = 1001
 CHATS = 200
-
-
-def settings_for(tmp_path: Path, token: str, **changes: Any) -> Settings:
-    values: dict[str, Any] = {
-        "bot_token": token,
-        "admin_ids": frozenset({OWNER}),
-        "db": tmp_path / "habicht.sqlite3",
-        "telegram_api": "http://telegram.test/bot",
-        "willhaben_url": "http://willhaben.test",
-        "queue_interval": 0.1,
-        "scrape_interval": 3600.0,
-    }
-    values.update(changes)
-    return Settings(**values)
+FAST_DRAINS = {"queue_interval": 0.1, "scrape_interval": 3600.0}
 
 
 def nowhere(request: httpx.Request) -> httpx.Response:
@@ -69,7 +55,7 @@ async def counts(path: Path) -> dict[str, int]:
 
 def app_for(tmp_path: Path, api: FakeBotAPI, **changes: Any) -> BotApplication:
     return build_application(
-        settings_for(tmp_path, api.token, **changes),
+        settings_for(tmp_path, api.token, **FAST_DRAINS, **changes),
         telegram_transport=api.transport(),
         willhaben_transport=httpx.MockTransport(nowhere),
     )
@@ -138,7 +124,8 @@ async def test_a_bad_token_fails_at_startup(tmp_path: Path) -> None:
     """A token Telegram rejects raises `InvalidToken` from startup; nothing is left open."""
     with FakeBotAPI() as api:
         app = build_application(
-            settings_for(tmp_path, "42:not-the-token"), telegram_transport=api.transport()
+            settings_for(tmp_path, "42:not-the-token", **FAST_DRAINS),
+            telegram_transport=api.transport(),
         )
         with pytest.raises(InvalidToken):
             await serve(app, stop_signals=(), grace=1.0)
