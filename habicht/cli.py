@@ -45,7 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("run", help="run the bot (needs HABICHT_BOT_TOKEN)").set_defaults(func=_run)
 
     demo = sub.add_parser("demo", help="the whole pipeline offline: fake Telegram, fake willhaben")
-    demo.add_argument("--db", help="database file (default: a temporary one)")
+    demo.add_argument("--db", help="a new database file to keep (default: a temporary one)")
+    demo.add_argument("--speed", type=float, help="virtual seconds per real second (default: 300)")
+    demo.add_argument("--seed", type=int, help="seed of the retry jitter (default: 6)")
     demo.set_defaults(func=_demo)
 
     sub.add_parser(
@@ -67,11 +69,6 @@ def build_parser() -> argparse.ArgumentParser:
     scrape.add_argument("url", help="a willhaben search URL, or keywords ('rtx 3070 max 400')")
     scrape.set_defaults(func=_scrape)
     return parser
-
-
-async def _not_yet(what: str) -> int:
-    print(f"habicht: '{what}' is not built yet; see the open issues", file=sys.stderr)
-    return EXIT_USAGE
 
 
 async def _run(args: argparse.Namespace, settings: Settings) -> int:
@@ -99,7 +96,30 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def _demo(args: argparse.Namespace, settings: Settings) -> int:
-    return await _not_yet("demo")
+    """The whole pipeline offline; exit 0 when every alert was delivered once or is dead."""
+    from pathlib import Path
+
+    from habicht.demo import run_demo
+
+    if args.speed is not None and not args.speed > 0:
+        print(f"habicht: error: --speed must be above 0, got {args.speed:g}", file=sys.stderr)
+        return EXIT_USAGE
+    db = None if args.db is None else Path(args.db)
+    if db is not None and db.exists():
+        print(
+            f"habicht: error: {db} exists; the demo fills its database with made-up "
+            "subscribers, so give --db a new file",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    given = {"speed": args.speed, "seed": args.seed}
+    summary = await run_demo(
+        db=db,
+        lang=settings.lang,
+        verbose=args.verbose,
+        **{name: value for name, value in given.items() if value is not None},
+    )
+    return 0 if summary.lost == 0 and summary.duplicates == 0 and summary.pending == 0 else 1
 
 
 async def _health(args: argparse.Namespace, settings: Settings) -> int:

@@ -1,0 +1,97 @@
+"""What crossed the two wires during the demo: every send attempt to the fake Telegram and
+every fetch from the simulated willhaben, with its answer.
+
+Recorded at the fakes' edges — the pipeline is not instrumented — and in the event loop's
+own thread (both fakes answer in-process, without threads), so the records are in the
+order things happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from habicht.clock import Clock
+from habicht.fakes.telegram import FakeBotAPI
+from habicht.fakes.willhaben_site import FakeWillhabenSite
+
+__all__ = ["Attempt", "Fetch", "Recorder", "TappedBotAPI"]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One sendMessage: to whom, what, and Telegram's answer (`error` None when it worked)."""
+
+    at: float
+    chat_id: int
+    text: str
+    status: int
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Fetch:
+    """One request to willhaben for the search with keyword `search`, and its status."""
+
+    at: float
+    search: str
+    status: int
+
+
+class Recorder:
+    """Collects attempts and fetches until `take()` hands them over."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self.attempts: list[Attempt] = []
+        self.fetches: list[Fetch] = []
+        self.rate_limited = 0
+        """429 answers seen in the whole run."""
+
+    def attempt(self, chat_id: int, text: str, status: int, payload: Mapping[str, Any]) -> None:
+        error = None if payload.get("ok") else f"{status} {payload.get('description', '')}"
+        self.rate_limited += status == 429
+        self.attempts.append(Attempt(self.clock(), chat_id, text, status, error))
+
+    def willhaben(self, site: FakeWillhabenSite) -> httpx.MockTransport:
+        """A transport serving `site` that records each request it answers."""
+
+        def handle(request: httpx.Request) -> httpx.Response:
+            response = site.handle(request)
+            search = request.url.params.get("keyword") or request.url.path
+            self.fetches.append(Fetch(self.clock(), search, response.status_code))
+            return response
+
+        return httpx.MockTransport(handle)
+
+    def take(self) -> tuple[list[Attempt], list[Fetch]]:
+        taken = self.attempts, self.fetches
+        self.attempts, self.fetches = [], []
+        return taken
+
+
+class TappedBotAPI(FakeBotAPI):
+    """The fake Bot API, telling `recorder` about every sendMessage and its answer.
+
+    Served by `transport()` without the worker threads of `FakeBotAPI.transport`: the demo
+    neither long-polls nor delays answers, so nothing blocks, and the records keep their order.
+    """
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__(clock=recorder.clock)
+        self.recorder = recorder
+
+    def respond(
+        self, token: str, method: str, params: Mapping[str, Any]
+    ) -> tuple[int, dict[str, Any]]:
+        status, payload = super().respond(token, method, params)
+        if method.lower() == "sendmessage":
+            text = str(params.get("text", ""))
+            self.recorder.attempt(int(params["chat_id"]), text, status, payload)
+        return status, payload
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.handle)

@@ -1,0 +1,243 @@
+"""`habicht demo`: the real bot — Application, commands, scraper, outbox, delivery, retry
+policy — against the simulated willhaben and the fake Telegram, on a virtual clock.
+
+Nothing is stubbed between the two fakes: subscribers' commands go through
+`Application.process_update`, scrape cycles are the `scrape` job itself, and between cycles
+the outbox is drained every HABICHT_QUEUE_INTERVAL as the `drain` job does. After each step
+the demo reads the outbox and prints what changed (`story`); at the end the owner asks
+`/queue`, and the account is counted in the database (`summary`).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import fields
+from pathlib import Path
+from typing import TextIO
+
+from habicht.bot import BotApplication, build_application, deliver
+from habicht.config import Settings
+from habicht.demo import scenario
+from habicht.demo.clock import VirtualClock
+from habicht.demo.observe import Recorder, TappedBotAPI
+from habicht.demo.story import Entry, Outbox, narrate
+from habicht.demo.summary import Summary, describe, summarise
+from habicht.demo.terminal import Terminal, plain, wants_colour
+from habicht.fakes.telegram import DEFAULT_TOKEN
+from habicht.fakes.willhaben_site import FakeWillhabenSite
+from habicht.queue import Notification
+
+__all__ = ["DEFAULT_SEED", "DEFAULT_SPEED", "demo_settings", "run_demo"]
+
+DEFAULT_SPEED = 300.0
+"""Virtual seconds per real second: a 5-minute scrape cycle takes one second."""
+DEFAULT_SEED = 6
+"""Seeds the backoff jitter, so every run tells the same story."""
+TAIL_LIMIT = 3600.0
+"""After the last cycle, drains go on until nothing is pending, for at most this long."""
+
+_COLUMNS = ", ".join(f.name for f in fields(Notification))
+_TONES = {"plain": (), "good": ("green",), "warn": ("yellow",), "bad": ("red",)}
+
+
+def demo_settings(db: Path, *, lang: str) -> Settings:
+    """The production defaults, a dummy token, and `.invalid` hosts: should anything ever
+    bypass the fakes' transports, it fails to resolve instead of reaching the internet."""
+    return Settings(
+        bot_token=DEFAULT_TOKEN,
+        admin_ids=frozenset({scenario.OWNER.chat_id}),
+        db=db,
+        lang=lang,
+        telegram_api="http://telegram.invalid/bot",
+        willhaben_url="http://willhaben.invalid",
+    )
+
+
+async def run_demo(
+    *,
+    db: Path | None = None,
+    speed: float = DEFAULT_SPEED,
+    seed: int = DEFAULT_SEED,
+    lang: str = "en",
+    out: TextIO | None = None,
+    colour: bool | None = None,
+    verbose: bool = False,
+) -> Summary:
+    """Tell the demo's story on `out` (stdout) and return its account.
+
+    `db` is a new database file to keep (default: a temporary one); `colour` None means
+    "if `out` is a terminal and NO_COLOR is unset"; `verbose` lets the bot's own logs through.
+    """
+    out = out or sys.stdout
+    terminal = Terminal(out, colour=wants_colour(out) if colour is None else colour)
+    with tempfile.TemporaryDirectory(prefix="habicht-demo-") as tmp, _quiet(verbose):
+        path = db or Path(tmp) / "habicht.sqlite3"
+        clock = VirtualClock(time.time(), speed=speed)
+        demo = _Demo(demo_settings(path, lang=lang), clock, terminal, random.Random(seed))
+        terminal.line(terminal.paint("habicht demo", "bold") + " — the real pipeline, offline")
+        where = "temporary, removed at exit" if db is None else "kept"
+        terminal.line(f"database: {path} ({where})")
+        terminal.line(
+            f"clock: virtual, {speed:g} times real time — a {demo.settings.scrape_interval:g} s "
+            f"scrape cycle takes {demo.settings.scrape_interval / speed:.2g} s"
+        )
+        return await demo.run()
+
+
+@contextmanager
+def _quiet(verbose: bool) -> Iterator[None]:
+    """The story replaces the bot's logs: only errors show, and everything with -v. The
+    rate limiter's error for each 429 is part of the story, so it is not repeated."""
+    levels = {"": logging.ERROR, "telegram.ext.AIORateLimiter": logging.CRITICAL}
+    loggers = {logging.getLogger(name): level for name, level in levels.items()}
+    before = {logger: logger.level for logger in loggers}
+    if not verbose:
+        for logger, level in loggers.items():
+            logger.setLevel(level)
+    try:
+        yield
+    finally:
+        for logger, level in before.items():
+            logger.setLevel(level)
+
+
+class _Demo:
+    def __init__(
+        self, settings: Settings, clock: VirtualClock, terminal: Terminal, rand: random.Random
+    ) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.terminal = terminal
+        self.recorder = Recorder(clock)
+        self.api = TappedBotAPI(self.recorder)
+        self.site = FakeWillhabenSite()
+        self.world = scenario.World(self.site, self.api)
+        self.names = scenario.names()
+        self.app: BotApplication = build_application(
+            settings,
+            clock=clock,
+            sleep=clock.sleep,
+            rand=rand,
+            telegram_transport=self.api.transport(),
+            willhaben_transport=self.recorder.willhaben(self.site),
+        )
+        self.outbox: Outbox = {}
+        self.update_offset = 0
+        self.blocked: set[int] = set()
+
+    async def run(self) -> Summary:
+        app = self.app
+        assert app.post_init is not None  # both set by the builder
+        assert app.post_shutdown is not None
+        with self.api:
+            async with app:
+                await app.post_init(app)
+                try:
+                    await self._story()
+                    summary = await summarise(
+                        app.bot_data.db,
+                        self.api.messages(),
+                        rate_limited=self.recorder.rate_limited,
+                    )
+                finally:
+                    await app.post_shutdown(app)
+        self.terminal.heading("summary, counted in the database")
+        for line in describe(summary):
+            self.terminal.line(line)
+        return summary
+
+    async def _story(self) -> None:
+        self.terminal.heading("subscribers talk to the bot")
+        for person in scenario.PEOPLE:
+            for text in person.says:
+                await self._say(person, text)
+        cycles = len(scenario.CYCLES)
+        for number, changes in enumerate(scenario.CYCLES, start=1):
+            await self._drain_until(self.clock.start + number * self.settings.scrape_interval)
+            self.terminal.heading(f"cycle {number}/{cycles} · {self._time()}")
+            for change in changes:
+                self.terminal.line(f"         {self.world.apply(change)}")
+            if not changes:
+                self.terminal.line("         nothing changed on willhaben")
+            await self._step(self._scrape())
+        self.terminal.heading(f"after the last cycle · {self._time()}")
+        await self._drain_until(self.clock() + TAIL_LIMIT, stop_when_empty=True)
+        self.terminal.line(f"         {self._time()} nothing left to send")
+        self.terminal.heading("the owner asks /queue")
+        for command in ("/queue", "/queue dead"):
+            await self._say(scenario.OWNER, command, show_reply=True)
+
+    async def _say(self, person: scenario.Person, text: str, *, show_reply: bool = False) -> None:
+        """`person` sends `text`; the Application handles it like any update from Telegram."""
+        self.terminal.line(f"{self._time()}  {person.name:<8} {self.terminal.paint(text, 'bold')}")
+        self.api.push_message(person.chat_id, person.chat_id, text)
+        for update in await self.app.bot.get_updates(offset=self.update_offset, timeout=0):
+            self.update_offset = update.update_id + 1
+            await self._step(self.app.process_update(update), replies=not show_reply)
+        await self._step(self._baselines())
+        if show_reply:
+            reply = self.api.messages(person.chat_id)[-1].text
+            for line in plain(reply).splitlines():
+                self.terminal.line(f"         │ {line}")
+
+    async def _scrape(self) -> None:
+        """One full cycle, as the `scrape` job runs it: scan every search, then deliver."""
+        jobs = self.app.job_queue
+        assert jobs is not None  # installed with python-telegram-bot[job-queue]
+        for job in jobs.get_jobs_by_name("scrape"):
+            await job.run(self.app)
+
+    async def _baselines(self) -> None:
+        """The baseline scans /watch asked for (the bot would run them at once)."""
+        jobs = self.app.job_queue
+        assert jobs is not None
+        for job in jobs.get_jobs_by_name("baseline"):
+            job.schedule_removal()
+            await job.run(self.app)
+
+    async def _drain_until(self, until: float, *, stop_when_empty: bool = False) -> None:
+        """Every HABICHT_QUEUE_INTERVAL until `until`, drain the outbox as the `drain` job."""
+        interval = self.settings.queue_interval
+        while self.clock() + interval <= until:
+            if stop_when_empty and not await self._pending():
+                return
+            await self.clock.sleep(interval)
+            await self._step(deliver(self.app.bot_data))
+        await self.clock.sleep(until - self.clock())
+
+    async def _pending(self) -> int:
+        return (await self.app.bot_data.store.stats()).pending
+
+    async def _step(self, work: object, *, replies: bool = True) -> None:
+        """Await `work`, then print what it changed in the outbox and on the wires."""
+        await work  # type: ignore[misc]  # a coroutine: typed loosely to take any of them
+        rows = await self.app.bot_data.db.fetchall(f"SELECT {_COLUMNS} FROM notifications")
+        outbox = {row["id"]: Notification(*row) for row in rows}
+        attempts, fetches = self.recorder.take()
+        for entry in narrate(self.outbox, outbox, attempts, fetches, names=self.names):
+            if replies or entry.label != "reply":
+                self._print(entry)
+        self.outbox = outbox
+        subscriptions = self.app.bot_data.subscriptions
+        blocked = {p.chat_id for p in scenario.PEOPLE if await subscriptions.is_blocked(p.chat_id)}
+        for chat_id in sorted(blocked - self.blocked):
+            text = "⏸ the chat is gone: its watches are skipped until it sends /start"
+            self._print(Entry(self.clock(), 0, "paused", self.names[chat_id], text, "warn"))
+        self.blocked = blocked
+
+    def _print(self, entry: Entry) -> None:
+        paint = self.terminal.paint
+        self.terminal.line(
+            f"{self._time(entry.at)}  {paint(f'{entry.label:<8}', 'dim')} {entry.who:<10} "
+            f"{paint(entry.text, *_TONES[entry.tone])}"
+        )
+
+    def _time(self, at: float | None = None) -> str:
+        minutes, seconds = divmod(int(self.clock.elapsed(at)), 60)
+        return f"{minutes:02d}:{seconds:02d}"

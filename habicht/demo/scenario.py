@@ -1,0 +1,222 @@
+"""The demo's story: who subscribes to what, and what happens on willhaben and in Telegram
+before each scrape cycle.
+
+Only data and how to apply it to the two fakes; the pipeline under it is the real one. The
+faults are the ones issue 6 asks to see handled: a 429 with `retry_after`, two 5xx before
+success, and a subscriber who blocked the bot — plus one willhaben hiccup the scraper's own
+retry absorbs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+
+from habicht.fakes import FakeAdvert
+from habicht.fakes.telegram import FakeBotAPI, Fault
+from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.scraper import parse_watch_argument
+
+__all__ = [
+    "ANNA",
+    "BEN",
+    "CARLA",
+    "CYCLES",
+    "GPU",
+    "OWNER",
+    "PEOPLE",
+    "SEARCHES",
+    "SOFA",
+    "Appears",
+    "BlocksBot",
+    "Change",
+    "Person",
+    "Repriced",
+    "SearchSpec",
+    "Sold",
+    "TelegramTrouble",
+    "WillhabenTrouble",
+    "World",
+    "names",
+]
+
+
+@dataclass(frozen=True)
+class Person:
+    """A Telegram user in a private chat (chat id = user id) and what they first send."""
+
+    name: str
+    chat_id: int
+    says: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """A search on the simulated willhaben: `/watch` gets `argument`; `adverts` are there
+    before anyone watches it, newest first."""
+
+    name: str
+    argument: str
+    adverts: tuple[FakeAdvert, ...]
+
+    @property
+    def url(self) -> str:
+        """The normalised URL habicht stores and fetches, under which the fake site serves it."""
+        return parse_watch_argument(self.argument).url
+
+
+def _ad(ad_id: int, title: str, price: int, location: str) -> FakeAdvert:
+    return FakeAdvert(str(ad_id), title, Decimal(price), location=location)
+
+
+GPU = SearchSpec(
+    "rtx 3070",
+    "rtx 3070 max 400",
+    (
+        _ad(918_200_104, "RTX 3070 Founders Edition", 380, "Wien, 02. Bezirk"),
+        _ad(918_200_103, "ASUS TUF RTX 3070 OC - wie neu", 399, "Graz"),
+        _ad(918_200_102, "Gigabyte RTX 3070 Eagle OC 8GB", 360, "Linz"),
+        _ad(918_200_101, "MSI GeForce RTX 3070 Gaming X Trio", 390, "Wien, 07. Bezirk"),
+    ),
+)
+SOFA = SearchSpec(
+    "sofa",
+    # Pasted with a tracking parameter, which habicht drops when it normalises the URL.
+    "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa&utm_source=app",
+    (
+        _ad(918_300_103, "Ledersofa braun, 3-Sitzer", 300, "Salzburg"),
+        _ad(918_300_102, "Schlafsofa mit Bettkasten", 180, "Wien, 10. Bezirk"),
+        _ad(918_300_101, "Ecksofa grau", 250, "St. Pölten"),
+    ),
+)
+SEARCHES = (GPU, SOFA)
+
+OWNER = Person("owner", 100)
+ANNA = Person("Anna", 201, ("/start", f"/watch {GPU.argument}"))
+BEN = Person("Ben", 202, ("/start", f"/watch {SOFA.argument}"))
+CARLA = Person("Carla", 203, ("/start", f"/watch {GPU.argument}"))
+PEOPLE = (ANNA, BEN, CARLA, OWNER)
+
+
+@dataclass(frozen=True)
+class Appears:
+    """A new advert on top of a search."""
+
+    search: SearchSpec
+    advert: FakeAdvert
+
+
+@dataclass(frozen=True)
+class Repriced:
+    """An advert's price changes (everywhere it is listed)."""
+
+    ad_id: str
+    price: Decimal
+
+
+@dataclass(frozen=True)
+class Sold:
+    """An advert leaves a search: no message, a vanished listing is not news."""
+
+    search: SearchSpec
+    ad_id: str
+
+
+@dataclass(frozen=True)
+class BlocksBot:
+    """The person blocks the bot: every later send to their chat gets 403."""
+
+    person: Person
+
+
+@dataclass(frozen=True)
+class TelegramTrouble:
+    """Telegram answers the person's next sends with `faults`, in order."""
+
+    person: Person
+    faults: tuple[Fault, ...]
+
+
+@dataclass(frozen=True)
+class WillhabenTrouble:
+    """willhaben answers the next fetches of the search with `faults`, in order."""
+
+    search: SearchSpec
+    faults: tuple[SiteFault, ...]
+
+
+Change = Appears | Repriced | Sold | BlocksBot | TelegramTrouble | WillhabenTrouble
+
+CYCLES: tuple[tuple[Change, ...], ...] = (
+    (
+        Appears(GPU, _ad(918_200_111, "Palit RTX 3070 GamingPro", 340, "Innsbruck")),
+        Appears(GPU, _ad(918_200_112, "Zotac RTX 3070 Twin Edge", 320, "Wien, 15. Bezirk")),
+        Repriced("918200101", Decimal(349)),
+        Appears(SOFA, _ad(918_300_111, "Sofa & Sessel <Set>", 220, "Wels")),
+        BlocksBot(CARLA),
+        TelegramTrouble(ANNA, (Fault.flood(30),)),
+        TelegramTrouble(BEN, (Fault.server_error(502), Fault.server_error(503))),
+    ),
+    (
+        Appears(GPU, _ad(918_200_121, "EVGA RTX 3070 XC3 Ultra", 330, "Klagenfurt")),
+        Repriced("918300103", Decimal(240)),
+    ),
+    (
+        WillhabenTrouble(SOFA, (SiteFault.server_error(503),)),
+        Appears(SOFA, _ad(918_300_131, "Zweisitzer Samt grün", 150, "Bregenz")),
+        Repriced("918200101", Decimal(319)),
+    ),
+    (
+        Sold(GPU, "918200104"),
+        Appears(SOFA, _ad(918_300_141, "Couch im Landhausstil", 120, "Krems")),
+    ),
+    (),  # a quiet cycle: nothing changed, nothing is sent
+)
+"""What changes before each scrape cycle, one tuple per cycle."""
+
+
+class World:
+    """The simulated willhaben and the fake Telegram, changed one `Change` at a time."""
+
+    def __init__(self, site: FakeWillhabenSite, api: FakeBotAPI) -> None:
+        self.site = site
+        self.api = api
+        self.adverts: dict[str, FakeAdvert] = {}
+        for search in SEARCHES:
+            site.set_listings(search.url, search.adverts)
+            self.adverts.update((advert.id, advert) for advert in search.adverts)
+
+    def apply(self, change: Change) -> str:
+        """Make the change; a sentence saying what happened."""
+        match change:
+            case Appears(search=search, advert=advert):
+                self.site.add(search.url, advert)
+                self.adverts[advert.id] = advert
+                return f'willhaben: new on "{search.name}": {advert.title}, € {advert.price}'
+            case Repriced(ad_id=ad_id, price=price):
+                old = self.adverts[ad_id]
+                self.adverts[ad_id] = self.site.set_price(ad_id, price)
+                return f"willhaben: {old.title}: € {old.price} → € {price}"
+            case Sold(search=search, ad_id=ad_id):
+                self.site.remove(search.url, ad_id)
+                return f'willhaben: sold, gone from "{search.name}": {self.adverts[ad_id].title}'
+            case BlocksBot(person=person):
+                self.api.block(person.chat_id)
+                return f"telegram: {person.name} blocks the bot"
+            case TelegramTrouble(person=person, faults=faults):
+                self.api.fail_next(person.chat_id, *faults)
+                return f"telegram: will answer {person.name}'s next sends with {_faults(faults)}"
+            case WillhabenTrouble(search=search, faults=faults):
+                self.site.fail_next(*faults, url=search.url)
+                statuses = ", ".join(str(fault.status) for fault in faults)
+                return f'willhaben: will answer the next fetch of "{search.name}" with {statuses}'
+
+
+def _faults(faults: Iterable[Fault]) -> str:
+    return ", then ".join(f"{fault.status} {fault.description}" for fault in faults)
+
+
+def names() -> Mapping[int, str]:
+    """Chat id → the person's name."""
+    return {person.chat_id: person.name for person in PEOPLE}

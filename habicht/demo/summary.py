@@ -1,0 +1,103 @@
+"""The demo's closing account, counted in the database: of the alerts detected (new listings
+and price drops), how many were delivered, retried, dead, still pending — and lost, which
+must be none: `lost = detected - delivered - dead - pending`.
+
+Telegram's side is counted too: how many of the delivered alerts the fake Bot API received,
+and how many it received more than once.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from habicht.db import Database
+from habicht.fakes.telegram import SentMessage
+
+__all__ = ["Summary", "describe", "summarise"]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Counts of alert rows (kinds `new` and `drop`) by what became of them."""
+
+    detected: int
+    delivered: int
+    retried: int
+    """Rows that took more than one attempt."""
+    dead: Mapping[str, int]
+    """Dead rows by reason."""
+    pending: int
+    received: int
+    """Delivered alerts the fake Telegram holds at least once."""
+    duplicates: int
+    """Extra copies of delivered alerts the fake Telegram holds."""
+    rate_limited: int
+    """429 answers during the run (the held-back rows keep their attempt, so the database
+    cannot tell)."""
+    others: Mapping[str, tuple[int, int]]
+    """Other kinds in the same outbox (baseline notes, owner alerts): (rows, delivered)."""
+
+    @property
+    def lost(self) -> int:
+        return self.detected - self.delivered - sum(self.dead.values()) - self.pending
+
+
+async def summarise(db: Database, received: Iterable[SentMessage], *, rate_limited: int) -> Summary:
+    """Count the outbox of `db`, and the alerts among the messages Telegram `received`."""
+    rows = await db.fetchall(
+        "SELECT chat_id, kind, text, status, attempts, dead_reason FROM notifications"
+    )
+    alerts = [row for row in rows if row["kind"] in ("new", "drop")]
+    copies = Counter((message.chat_id, message.text) for message in received)
+    delivered = [row for row in alerts if row["status"] == "sent"]
+    others: dict[str, tuple[int, int]] = {}
+    for row in rows:
+        if row["kind"] not in ("new", "drop"):
+            total, sent = others.get(row["kind"], (0, 0))
+            others[row["kind"]] = (total + 1, sent + (row["status"] == "sent"))
+    return Summary(
+        detected=len(alerts),
+        delivered=len(delivered),
+        retried=sum(row["attempts"] > 1 for row in alerts),
+        dead=dict(Counter(row["dead_reason"] for row in alerts if row["status"] == "dead")),
+        pending=sum(row["status"] == "pending" for row in alerts),
+        received=sum(copies[(row["chat_id"], row["text"])] > 0 for row in delivered),
+        duplicates=sum(max(0, copies[(row["chat_id"], row["text"])] - 1) for row in delivered),
+        rate_limited=rate_limited,
+        others=others,
+    )
+
+
+_KINDS = {"info": "baseline notes", "admin": "owner alerts"}
+
+
+def describe(summary: Summary) -> list[str]:
+    """The summary as lines: `name  number  explanation`; the test reads the numbers back."""
+    dead = sum(summary.dead.values())
+    reasons = ", ".join(f"{reason}: {n}" for reason, n in sorted(summary.dead.items()))
+    others = "; ".join(
+        f"{_KINDS.get(kind, kind)}: {sent} of {total} delivered"
+        for kind, (total, sent) in sorted(summary.others.items())
+    )
+    rows = [
+        ("detected", summary.detected, "new listings and price drops, each written to the outbox"),
+        (
+            "delivered",
+            summary.delivered,
+            f"Telegram received {summary.received}, duplicates: {summary.duplicates}",
+        ),
+        (
+            "retried",
+            summary.retried,
+            f"needed more than one attempt; 429s answered: {summary.rate_limited}",
+        ),
+        ("dead", dead, reasons or "none"),
+        ("pending", summary.pending, "still waiting for a retry"),
+        ("lost", summary.lost, "= detected - delivered - dead - pending"),
+    ]
+    lines = [f"  {name:<10}{number:>4}   {note}" for name, number, note in rows]
+    if others:
+        lines.append(f"  also in the outbox: {others}")
+    return lines

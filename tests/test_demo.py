@@ -1,0 +1,159 @@
+"""`habicht demo` (issue 6): the real pipeline against the built-in fakes, and its account."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from habicht.cli import main
+from habicht.db import Database
+from habicht.demo import run_demo
+from habicht.demo.clock import VirtualClock
+from habicht.demo.scenario import ANNA, BEN, CARLA
+from habicht.demo.terminal import one_line, wants_colour
+
+FAST = "1e9"  # virtual seconds per real second: the test never waits for a backoff
+_SUMMARY = re.compile(r"^  (detected|delivered|retried|dead|pending|lost) +(\d+)   ", re.M)
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """`main` configures logging; undo it for other tests. No stray `.env` is read, and a
+    429's `retry_after` is a timedelta (python-telegram-bot warns about ints otherwise)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PTB_TIMEDELTA", "true")
+    loggers = [logging.getLogger(name) for name in ("", "httpx", "httpcore")]
+    saved = [(logger, logger.level, list(logger.handlers)) for logger in loggers]
+    yield
+    for logger, level, handlers in saved:
+        logger.setLevel(level)
+        logger.handlers[:] = handlers
+
+
+async def _alerts(path: Path) -> list[dict[str, object]]:
+    async with Database(path) as db:
+        rows = await db.fetchall(
+            "SELECT chat_id, kind, status, attempts, dead_reason FROM notifications"
+            " WHERE kind IN ('new', 'drop') ORDER BY id"
+        )
+    return [dict(row) for row in rows]
+
+
+def test_demo_prints_an_account_that_matches_its_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The printed summary is the database's: every alert sent, or dead because its
+    subscriber blocked the bot; the 5xx'd one delivered on its third attempt; lost 0."""
+    path = tmp_path / "demo.sqlite3"
+    assert main(["demo", "--db", str(path), "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    printed = {name: int(number) for name, number in _SUMMARY.findall(out)}
+
+    rows = asyncio.run(_alerts(path))
+    by_status = {s: [r for r in rows if r["status"] == s] for s in ("sent", "dead", "pending")}
+    assert printed == {
+        "detected": len(rows),
+        "delivered": len(by_status["sent"]),
+        "retried": sum(int(str(r["attempts"])) > 1 for r in rows),
+        "dead": len(by_status["dead"]),
+        "pending": len(by_status["pending"]),
+        "lost": 0,
+    }
+    assert len(rows) == len(by_status["sent"]) + len(by_status["dead"])
+    assert {r["dead_reason"] for r in by_status["dead"]} == {"blocked"}
+    assert {r["chat_id"] for r in by_status["dead"]} == {CARLA.chat_id}
+    assert all(r["status"] == "sent" for r in rows if r["chat_id"] in (ANNA.chat_id, BEN.chat_id))
+    assert any(r["chat_id"] == BEN.chat_id and r["attempts"] == 3 for r in rows)
+    assert printed["retried"] >= 1
+    assert printed["dead"] >= 1
+
+
+def test_demo_shows_each_fault_the_owners_queue_view_and_its_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The story names the 429 and its wait, each 5xx and its backoff, the blocked chat's
+    dead items, the cycles as n/N, and the owner's /queue text without HTML tags."""
+    assert main(["demo", "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    assert "cycle 1/5" in out
+    assert "cycle 5/5" in out
+    assert re.search(r"429 Too Many Requests: retry after 30 → held back 3\d s", out)
+    assert re.search(r"502 Bad Gateway → retry in \d+ s \(attempt 1 of 5\)", out)
+    assert re.search(r"503 Service Unavailable → retry in \d+ s \(attempt 2 of 5\)", out)
+    assert "403 Forbidden: bot was blocked by the user → dead: blocked" in out
+    assert "dead unsent: blocked" in out
+    queue_view = [line for line in out.splitlines() if line.lstrip().startswith("│")]
+    assert any("blocked: 3" in line for line in queue_view)
+    assert not any("<" in line and ">" in line for line in queue_view)
+    assert "\x1b[" not in out  # captured output is no terminal: no colour
+
+
+def test_the_same_seed_tells_the_same_story() -> None:
+    """Time is virtual and the jitter seeded, so two runs print the same lines."""
+
+    def story() -> list[str]:
+        out = io.StringIO()
+        asyncio.run(run_demo(speed=1e9, out=out))
+        return [line for line in out.getvalue().splitlines() if not line.startswith("database:")]
+
+    assert story() == story()
+
+
+def test_an_existing_database_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--db must name a new file: the demo would add made-up subscribers to a real one."""
+    path = tmp_path / "habicht.sqlite3"
+    path.write_bytes(b"precious")
+    assert main(["demo", "--db", str(path)]) == 2
+    assert "give --db a new file" in capsys.readouterr().err
+    assert path.read_bytes() == b"precious"
+
+
+def test_speed_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
+    """--speed 0 would never finish a backoff: refused with one line, exit 2."""
+    assert main(["demo", "--speed", "0"]) == 2
+    assert "--speed must be above 0" in capsys.readouterr().err
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("out", "environ", "expected"),
+    [
+        (_Tty(), {}, True),
+        (_Tty(), {"NO_COLOR": "1"}, False),
+        (_Tty(), {"NO_COLOR": ""}, True),
+        (io.StringIO(), {}, False),
+    ],
+)
+def test_colour_only_on_a_terminal_without_no_color(
+    out: io.StringIO, environ: dict[str, str], expected: bool
+) -> None:
+    """Colour when stdout is a terminal and NO_COLOR is unset or empty (no-color.org)."""
+    assert wants_colour(out, environ) is expected
+
+
+def test_a_message_reads_as_one_plain_line() -> None:
+    """Tags go, entities are decoded, lines are joined, and long text is cut with '…'."""
+    html = '🆕 <b><a href="https://x">Sofa &amp; Sessel &lt;Set&gt;</a></b>\n💶 €220'
+    assert one_line(html, 80) == "🆕 Sofa & Sessel <Set> · 💶 €220"
+    assert one_line(html, 10) == "🆕 Sofa &…"
+
+
+async def test_concurrent_sleeps_do_not_add_up() -> None:
+    """Two chats each waiting one virtual second at once take one second, as on a clock."""
+    clock = VirtualClock(1000.0, speed=1e9)
+    await asyncio.gather(clock.sleep(1.0), clock.sleep(1.0), clock.sleep(0.5))
+    assert clock() == 1001.0
+    await clock.sleep(-5)
+    assert clock.elapsed() == 1.0
