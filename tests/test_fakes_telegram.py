@@ -121,7 +121,7 @@ async def test_long_poll_waits_for_an_update(bot: telegram.Bot, fake: FakeBotAPI
     """A long poll answers as soon as an update is pushed, not at its timeout."""
     poll = asyncio.create_task(bot.get_updates(timeout=30))
     await asyncio.to_thread(
-        fake.wait_until, lambda: fake.calls["getUpdates"] == 0, timeout=5, what="a poll"
+        fake.wait_until, lambda: fake.calls["getUpdates"] == 1, timeout=5, what="a poll"
     )
     fake.push_message(CHAT, 77, "/start")
     [update] = await asyncio.wait_for(poll, 10)

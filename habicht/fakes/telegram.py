@@ -318,11 +318,13 @@ class FakeBotAPI(Observable):
 
     def respond(self, token: str, method: str, params: Params) -> tuple[int, Payload]:
         """Answer one Bot API call as Telegram would; blocks for long polls and delays."""
+        with self._cond:
+            self.calls[method] += 1  # counted on arrival: a long poll is a call while it waits
+            self._cond.notify_all()
         try:
             return self._respond(token, method.lower(), params)
         finally:
             with self._cond:
-                self.calls[method] += 1
                 self._cond.notify_all()  # wakes `wait_until` on any change
 
     def _respond(self, token: str, name: str, params: Params) -> tuple[int, Payload]:

@@ -180,12 +180,14 @@ def _request_handler(handler: Handler) -> type[BaseHTTPRequestHandler]:
                 content=body,
             )
             try:
-                response = handler(request)
+                self._write(handler(request))
             except httpx.TransportError:
                 # A staged outage: drop the connection without an answer.
                 self.close_connection = True
-                return
-            self._write(response)
+            except ConnectionError:
+                # The client went away before its answer (killed, or gave up): as on a real
+                # server, nothing to do.
+                self.close_connection = True
 
         def _write(self, response: httpx.Response) -> None:
             body = response.read()

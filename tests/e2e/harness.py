@@ -1,0 +1,229 @@
+"""The end-to-end harness: the real `habicht run` process, the fake Bot API and the fake
+willhaben site on 127.0.0.1, and subscribers who talk to it.
+
+Every wait is a condition with a deadline: it wakes on each change the fake Bot API sees and
+re-checks at least every quarter second (for conditions on the database), and fails early,
+with the process log, when the process died.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import IO, Any
+
+from habicht.fakes import FakeAdvert
+from habicht.fakes.telegram import DEFAULT_TOKEN, FakeBotAPI, SentMessage
+from habicht.fakes.willhaben_site import FakeWillhabenSite
+
+HABICHT = Path(sys.executable).parent / "habicht"
+DEADLINE = 45.0
+"""Seconds one expected change may take: generous, for a busy 2-core CI machine."""
+
+ADMIN = 9000
+SEARCH = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=grafikkarte"
+
+_AD_ID = re.compile(r'href="[^"]*-(\d+)/"')
+
+
+@dataclass(frozen=True, order=True)
+class Alert:
+    """One alert as a subscriber saw it: `new` or `drop`, for an advert, in a chat."""
+
+    chat_id: int
+    kind: str
+    ad_id: str
+
+
+def alert_of(message: SentMessage) -> Alert | None:
+    """The alert a message is, by its marker (🆕 new, 📉 drop) and its link; None otherwise."""
+    kind = {"🆕": "new", "📉": "drop"}.get(message.text[:1])
+    found = _AD_ID.search(message.text)
+    if kind is None or found is None:
+        return None
+    return Alert(message.chat_id, kind, found.group(1))
+
+
+def gpu(number: int, price: int) -> FakeAdvert:
+    """A distinct advert for the test search: ids 770001, 770002, …"""
+    return FakeAdvert(str(770_000 + number), f"Grafikkarte Nr. {number}", price=Decimal(price))
+
+
+@dataclass
+class World:
+    """One test's fakes, database and (re)startable `habicht run` process."""
+
+    telegram: FakeBotAPI
+    site: FakeWillhabenSite
+    telegram_url: str
+    site_url: str
+    workdir: Path
+    overrides: dict[str, str] = field(default_factory=dict)
+    process: subprocess.Popen[bytes] | None = None
+    _log: IO[bytes] | None = None
+
+    @property
+    def db_path(self) -> Path:
+        return self.workdir / "habicht.sqlite3"
+
+    @property
+    def log_path(self) -> Path:
+        return self.workdir / "habicht.log"
+
+    def env(self) -> dict[str, str]:
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("HABICHT_")}
+        return {
+            **clean,
+            "PYTHONUNBUFFERED": "1",
+            "HABICHT_BOT_TOKEN": DEFAULT_TOKEN,
+            "HABICHT_ADMIN_IDS": str(ADMIN),
+            "HABICHT_DB": str(self.db_path),
+            "HABICHT_TELEGRAM_API": self.telegram_url,
+            "HABICHT_WILLHABEN_URL": self.site_url,
+            "HABICHT_SCRAPE_INTERVAL": "1",
+            "HABICHT_QUEUE_INTERVAL": "0.5",
+            "HABICHT_FETCH_GAP": "0",
+            "HABICHT_BACKOFF_BASE": "0.2",
+            "HABICHT_BACKOFF_CAP": "1",
+            **self.overrides,
+        }
+
+    # ----------------------------------------------------------------- the process
+
+    def start(self) -> None:
+        """Start `habicht run` (the image's CMD) and wait until it polls for updates."""
+        assert self.process is None or self.process.poll() is not None, "already running"
+        if self._log is not None:
+            self._log.close()
+        self._log = self.log_path.open("ab")
+        polls = self.telegram.calls["getUpdates"]
+        self.process = subprocess.Popen(
+            [str(HABICHT), "run"],
+            cwd=self.workdir,
+            env=self.env(),
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        self.wait_for(lambda: self.telegram.calls["getUpdates"] > polls, "the first long poll")
+
+    def kill(self) -> None:
+        """`kill -9`: no shutdown of any kind."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=DEADLINE)
+
+    def terminate(self, *, within: float = 10.0) -> int:
+        """SIGTERM, as `docker stop` sends; the exit code, which must come within `within` s."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=within)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"no exit {within:g} s after SIGTERM\n{self.log_tail()}") from None
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=DEADLINE)
+        if self._log is not None:
+            self._log.close()
+
+    def health(self) -> tuple[int, dict[str, Any]]:
+        """Run the image's HEALTHCHECK command against this database."""
+        result = subprocess.run(
+            [str(HABICHT), "health"],
+            cwd=self.workdir,
+            env=self.env(),
+            capture_output=True,
+            timeout=DEADLINE,
+            check=False,
+        )
+        return result.returncode, json.loads(result.stdout)
+
+    def log_tail(self, lines: int = 60) -> str:
+        if not self.log_path.exists():
+            return "(no log)"
+        text = self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+        return "--- habicht log (tail) ---\n" + "\n".join(text[-lines:])
+
+    def wait_for(
+        self, condition: Callable[[], bool], what: str, *, timeout: float = DEADLINE
+    ) -> None:
+        """Until `condition()` holds; fails naming `what` at the deadline or if habicht died."""
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if self.process is not None and self.process.poll() is not None:
+                raise AssertionError(
+                    f"habicht exited ({self.process.returncode}) while waiting for {what}\n"
+                    + self.log_tail()
+                )
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"waited {timeout:g} s for {what}\n{self.log_tail()}")
+            try:
+                self.telegram.wait_until(condition, timeout=min(0.25, remaining), what=what)
+            except TimeoutError:
+                continue
+
+    # ----------------------------------------------------------------- what users see
+
+    def alerts(self, chat_id: int | None = None) -> Counter[Alert]:
+        """How often each alert was delivered (to one chat or all)."""
+        found = (alert_of(m) for m in self.telegram.messages(chat_id))
+        return Counter(alert for alert in found if alert is not None)
+
+    def messages(self, chat_id: int) -> list[str]:
+        return [m.text for m in self.telegram.messages(chat_id)]
+
+    def subscribe(self, *chats: int, url: str = SEARCH) -> None:
+        """Each chat sends /start, then /watch `url`; wait for every silent baseline's message."""
+        for chat in chats:
+            self.telegram.push_message(chat, chat, "/start")
+        for chat in chats:
+            self.telegram.push_message(chat, chat, f"/watch {url}")
+        for chat in chats:
+            self.wait_for(
+                lambda chat=chat: any(text.startswith("👀") for text in self.messages(chat)),
+                f"the baseline message to {chat}",
+            )
+
+    # ----------------------------------------------------------------- the database
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Read the database the process writes (committed data only, WAL)."""
+        with sqlite3.connect(self.db_path, timeout=10) as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def outbox(self, kinds: tuple[str, ...] = ("new", "drop")) -> dict[Alert, str]:
+        """Every alert row detected so far, with its status."""
+        marks = ",".join("?" * len(kinds))
+        rows = self.query(
+            f"SELECT chat_id, kind, ad_id, status FROM notifications WHERE kind IN ({marks})",
+            kinds,
+        )
+        return {Alert(chat, kind, ad): status for chat, kind, ad, status in rows}
+
+    def pretend_leases_ran_out(self) -> int:
+        """Move every lease into the past, as 300 s of waiting would; the rows affected.
+
+        Only while no process runs: it stands in for the time a real restart waits before a
+        crashed drain's rows are due again.
+        """
+        assert self.process is None or self.process.poll() is not None
+        with sqlite3.connect(self.db_path, timeout=10) as conn:
+            cursor = conn.execute(
+                "UPDATE notifications SET lease_until = ? WHERE status = 'sending'",
+                (time.time() - 1,),
+            )
+            return cursor.rowcount

@@ -1,0 +1,58 @@
+"""Crash safety, end to end: `kill -9` mid-batch and SIGTERM, each followed by a restart."""
+
+from __future__ import annotations
+
+from e2e.harness import SEARCH, Alert, World, gpu
+
+CHATS = tuple(range(201, 207))
+NEW_ADS = tuple(range(2, 6))
+
+
+def _deliveries_under_way(world: World) -> set[Alert]:
+    """Subscribe every chat, make Telegram slow, list new adverts; the alerts to expect."""
+    world.site.set_listings(SEARCH, [gpu(1, 300)])
+    world.start()
+    world.subscribe(*CHATS)
+    world.telegram.delay = 0.3  # every answer takes a while: batches stay in flight longer
+    world.site.add(SEARCH, *(gpu(n, 100 + n) for n in NEW_ADS))
+    expected = {Alert(chat, "new", str(770_000 + n)) for chat in CHATS for n in NEW_ADS}
+    world.wait_for(lambda: len(world.alerts()) >= 3, "the first alerts of the batch")
+    return expected
+
+
+def test_kill_9_mid_batch_loses_nothing_and_repeats_only_in_flight(world: World) -> None:
+    """After kill -9 mid-delivery and a restart every detected alert arrives; only rows that
+    were in flight at the kill may arrive twice."""
+    expected = _deliveries_under_way(world)
+    world.kill()
+    at_kill = world.outbox()
+    in_flight = {alert for alert, status in at_kill.items() if status == "sending"}
+    sent = {alert for alert, status in at_kill.items() if status == "sent"}
+    assert set(at_kill) == expected, "every alert was detected before the kill"
+    assert in_flight, "the kill landed while a batch was being delivered"
+    assert len(world.alerts()) < len(expected), "the kill landed before the end"
+
+    world.pretend_leases_ran_out()  # a real restart waits out the 300 s lease instead
+    world.start()
+    world.wait_for(lambda: set(world.alerts()) == expected, "every alert after the restart")
+    world.wait_for(lambda: set(world.outbox().values()) == {"sent"}, "the outbox settled")
+
+    repeated = {alert for alert, count in world.alerts().items() if count > 1}
+    assert repeated <= in_flight, f"{len(repeated)} repeated, {len(in_flight)} were in flight"
+    assert not repeated & sent
+    assert sum(world.alerts().values()) <= len(expected) + len(in_flight)
+
+
+def test_sigterm_exits_0_within_10_s_and_loses_nothing(world: World) -> None:
+    """SIGTERM mid-delivery exits 0 within 10 s, leaves nothing leased, and after a restart
+    every alert arrives exactly once."""
+    expected = _deliveries_under_way(world)
+    assert world.terminate(within=10) == 0
+    at_stop = world.outbox()
+    assert set(at_stop) == expected
+    assert "sending" not in at_stop.values(), "unused leases were given back"
+
+    world.start()
+    world.wait_for(lambda: set(world.alerts()) == expected, "every alert after the restart")
+    world.wait_for(lambda: set(world.outbox().values()) == {"sent"}, "the outbox settled")
+    assert world.alerts() == dict.fromkeys(expected, 1)
