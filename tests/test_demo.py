@@ -6,7 +6,9 @@ import asyncio
 import io
 import logging
 import re
+import socket
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,8 +17,11 @@ from habicht.cli import main
 from habicht.db import Database
 from habicht.demo import run_demo
 from habicht.demo.clock import VirtualClock
+from habicht.demo.observe import Attempt
 from habicht.demo.scenario import ANNA, BEN, CARLA
+from habicht.demo.story import narrate
 from habicht.demo.terminal import one_line, wants_colour
+from habicht.queue import Notification
 
 FAST = "1e9"  # virtual seconds per real second: the test never waits for a backoff
 _SUMMARY = re.compile(r"^  (detected|delivered|retried|dead|pending|lost) +(\d+)   ", re.M)
@@ -157,3 +162,53 @@ async def test_concurrent_sleeps_do_not_add_up() -> None:
     assert clock() == 1001.0
     await clock.sleep(-5)
     assert clock.elapsed() == 1.0
+
+
+def test_the_demo_opens_no_socket(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both fakes are httpx transports: with every connect and name lookup refused, the demo
+    still runs to a balanced account."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"the demo tried the network: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    summary = asyncio.run(run_demo(speed=1e9, out=io.StringIO()))
+    assert summary.lost == 0
+    assert summary.delivered > 0
+
+
+_ROW = Notification(
+    id=7,
+    chat_id=BEN.chat_id,
+    kind="new",
+    ad_id="1",
+    text="🆕 <b>Sofa</b>",
+    dedupe_key="new:1:202",
+    status="pending",
+    attempts=0,
+    max_attempts=5,
+    next_attempt_at=100.0,
+    lease_until=None,
+    last_error=None,
+    dead_reason=None,
+    created_at=100.0,
+    queued_at=100.0,
+    updated_at=100.0,
+    sent_at=None,
+)
+
+
+def test_a_row_that_fails_twice_in_one_step_reads_as_two_attempts() -> None:
+    """An earlier failed attempt says it was tried again; the last says when it is due."""
+    before = {7: _ROW}
+    after = {7: replace(_ROW, attempts=2, next_attempt_at=190.0, updated_at=130.0)}
+    attempts = [
+        Attempt(110.0, BEN.chat_id, "🆕 <b>Sofa</b>", 502, "502 Bad Gateway"),
+        Attempt(130.0, BEN.chat_id, "🆕 <b>Sofa</b>", 503, "503 Service Unavailable"),
+    ]
+    texts = [e.text for e in narrate(before, after, attempts, [], names={BEN.chat_id: "Ben"})]
+    assert texts == [
+        "✗ 502 Bad Gateway → tried again",
+        "✗ 503 Service Unavailable → retry in 60 s (attempt 2 of 5)",
+    ]

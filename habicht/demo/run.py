@@ -15,7 +15,7 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
@@ -214,9 +214,9 @@ class _Demo:
     async def _pending(self) -> int:
         return (await self.app.bot_data.store.stats()).pending
 
-    async def _step(self, work: object, *, replies: bool = True) -> None:
+    async def _step(self, work: Awaitable[object], *, replies: bool = True) -> None:
         """Await `work`, then print what it changed in the outbox and on the wires."""
-        await work  # type: ignore[misc]  # a coroutine: typed loosely to take any of them
+        await work
         rows = await self.app.bot_data.db.fetchall(f"SELECT {_COLUMNS} FROM notifications")
         outbox = {row["id"]: Notification(*row) for row in rows}
         attempts, fetches = self.recorder.take()
