@@ -24,8 +24,9 @@ Tone = Literal["plain", "good", "warn", "bad"]
 
 TEXT_WIDTH = 66
 
-# Order of entries at the same virtual time: a fetch, what it detected, sends, settles.
-_FETCH, _DETECT, _SEND, _SETTLE = range(4)
+# Order of entries at the same virtual time: a fetch, what it detected, sends, settles, and
+# the owner's alert about what a drain buried (queued after the drain).
+_FETCH, _DETECT, _SEND, _SETTLE, _ALERT = range(5)
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,9 @@ def narrate(
     ]
     for row in (after[i] for i in sorted(after.keys() - before.keys())):
         label = "detected" if row.kind in ("new", "drop") else "queued"
-        who = _who(row, names)
-        entries.append(Entry(row.created_at, _DETECT, label, who, one_line(row.text, TEXT_WIDTH)))
+        rank = _ALERT if row.kind == "admin" else _DETECT
+        text = one_line(row.text, TEXT_WIDTH)
+        entries.append(Entry(row.created_at, rank, label, _who(row, names), text))
     entries += _sends(before, after, attempts, names)
     entries += _settled_unsent(before, after, attempts, names)
     return sorted(entries, key=lambda entry: (entry.at, entry.rank))
