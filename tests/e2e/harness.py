@@ -103,7 +103,7 @@ class World:
 
     def start(self) -> None:
         """Start `habicht run` (the image's CMD) and wait until it polls for updates."""
-        assert self.process is None or self.process.poll() is not None, "already running"
+        assert self.process is None, "habicht is already running"
         if self._log is not None:
             self._log.close()
         self._log = self.log_path.open("ab")
@@ -122,15 +122,18 @@ class World:
         assert self.process is not None
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=DEADLINE)
+        self.process = None
 
     def terminate(self, *, within: float = 10.0) -> int:
         """SIGTERM, as `docker stop` sends; the exit code, which must come within `within` s."""
         assert self.process is not None
         self.process.send_signal(signal.SIGTERM)
         try:
-            return self.process.wait(timeout=within)
+            code = self.process.wait(timeout=within)
         except subprocess.TimeoutExpired:
             raise AssertionError(f"no exit {within:g} s after SIGTERM\n{self.log_tail()}") from None
+        self.process = None
+        return code
 
     def close(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -220,7 +223,7 @@ class World:
         Only while no process runs: it stands in for the time a real restart waits before a
         crashed drain's rows are due again.
         """
-        assert self.process is None or self.process.poll() is not None
+        assert self.process is None, "only while habicht is not running"
         with sqlite3.connect(self.db_path, timeout=10) as conn:
             cursor = conn.execute(
                 "UPDATE notifications SET lease_until = ? WHERE status = 'sending'",
