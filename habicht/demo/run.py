@@ -78,8 +78,12 @@ async def run_demo(
     terminal = Terminal(out, colour=wants_colour(out) if colour is None else colour)
     with tempfile.TemporaryDirectory(prefix="habicht-demo-") as tmp, _quiet(verbose):
         path = db or Path(tmp) / "habicht.sqlite3"
-        clock = VirtualClock(time.time(), speed=speed)
-        demo = _Demo(demo_settings(path, lang=lang), clock, terminal, random.Random(seed))
+        settings = demo_settings(path, lang=lang)
+        # The story ends about when the real clock says "now", so a kept database's times
+        # read sensibly afterwards (`habicht queue dead` says "25 min ago", not a time to come).
+        story_length = (len(scenario.CYCLES) + 1) * settings.scrape_interval
+        clock = VirtualClock(time.time() - story_length, speed=speed)
+        demo = _Demo(settings, clock, terminal, random.Random(seed))
         terminal.line(terminal.paint("habicht demo", "bold") + " — the real pipeline, offline")
         where = "temporary, removed at exit" if db is None else "kept"
         terminal.line(f"database: {path} ({where})")
