@@ -88,8 +88,8 @@ async def run_demo(
         where = "temporary, removed at exit" if db is None else "kept"
         terminal.line(f"database: {path} ({where})")
         terminal.line(
-            f"clock: virtual, {speed:g} times real time — a {demo.settings.scrape_interval:g} s "
-            f"scrape cycle takes {demo.settings.scrape_interval / speed:.2g} s"
+            f"clock: virtual, {speed:g} times real time — a {settings.scrape_interval:g} s "
+            f"scrape cycle takes {settings.scrape_interval / speed:.2g} s"
         )
         return await demo.run()
 
@@ -112,6 +112,8 @@ def _quiet(verbose: bool) -> Iterator[None]:
 
 
 class _Demo:
+    """One run: the two fakes, the bot built on them, and what the story has shown so far."""
+
     def __init__(
         self, settings: Settings, clock: VirtualClock, terminal: Terminal, rand: random.Random
     ) -> None:
