@@ -9,7 +9,7 @@ messages in any second overall, or two messages to one chat less than 1 s apart.
 messages/s with zero violations), and 100 to a single chat (bounded by the per-chat limit:
 about 1 message/s).
 
-    python benchmarks/delivery.py [--chats N] [--single N]
+    python -P benchmarks/delivery.py [--chats N] [--single N] [--batch N]
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class Result:
         return self.messages / self.seconds
 
 
-async def run(count: int, chats: int) -> Result:
+async def run(count: int, chats: int, *, batch: int) -> Result:
     """Deliver `count` queued notifications spread over `chats` chats; what the fake saw."""
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -55,6 +55,7 @@ async def run(count: int, chats: int) -> Result:
             telegram_api=server.base_url,
             db=Path(tmp) / "habicht.sqlite3",
             willhaben_url="http://127.0.0.1:9",  # never asked: no scrape runs here
+            queue_batch=batch,
         )
         app = build_application(settings)
         async with app:
@@ -95,14 +96,20 @@ async def main() -> None:
     parser.add_argument(
         "--single", type=int, default=100, help="messages to one chat (default 100; 0 skips)"
     )
+    parser.add_argument(
+        "--batch", type=int, default=50, help="HABICHT_QUEUE_BATCH (default 50, as shipped)"
+    )
     args = parser.parse_args()
-    print(f"fake Bot API on 127.0.0.1 answering after {ANSWER_DELAY * 1000:.0f} ms")
-    spread = await run(args.chats, args.chats)
+    print(
+        f"fake Bot API on 127.0.0.1 answering after {ANSWER_DELAY * 1000:.0f} ms; "
+        f"batches of {args.batch}"
+    )
+    spread = await run(args.chats, args.chats, batch=args.batch)
     report(f"{args.chats} chats, one message each", spread)
     met = spread.rate >= GOAL and not spread.violations
     print(f"  goal >= {GOAL} msg/s with 0 violations: {'met' if met else 'NOT met'}")
     if args.single:
-        single = await run(args.single, 1)
+        single = await run(args.single, 1, batch=args.batch)
         report(f"1 chat, {args.single} messages", single)
 
 
