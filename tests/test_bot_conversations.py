@@ -121,6 +121,7 @@ async def bot(tmp_path: Path) -> AsyncIterator[Bot]:
 async def test_start_watch_baseline_then_a_new_listing(bot: Bot) -> None:
     """/start greets, /watch answers with the number, the baseline says how many, a new
     listing arrives as a message with its escaped title and link."""
+    assert [c["command"] for c in bot.api.commands][:2] == ["watch", "list"]  # post_init's menu
     await bot.say(ALICE, "/start")
     assert "/watch" in bot.last(ALICE)
     await bot.say(ALICE, f"/watch {SEARCH}")

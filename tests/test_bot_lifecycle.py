@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -80,6 +82,21 @@ async def test_a_stop_during_a_drain_loses_nothing_and_sends_nothing_twice(
     assert after["sent"] + after.get("pending", 0) == CHATS
     assert after["pending"] > 0  # it really stopped in the middle
     assert len({m.chat_id for m in api.messages()}) == delivered
+
+
+async def test_sigterm_stops_the_bot_cleanly(tmp_path: Path) -> None:
+    """SIGTERM to the process reaches `serve`'s handler: exit code 0, nothing left leased."""
+    await enqueue(tmp_path / "habicht.sqlite3", 60)
+    with FakeBotAPI(delay=0.05) as api:
+        app = app_for(tmp_path, api)
+        running = asyncio.create_task(serve(app, grace=1.0))
+        await arrived(api, 5)
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert await asyncio.wait_for(running, timeout=10) == 0
+        delivered = len(api.messages())
+    after = await counts(tmp_path / "habicht.sqlite3")
+    assert after.get("sending", 0) == 0
+    assert after["sent"] == delivered
 
 
 async def test_a_restart_delivers_the_rest(tmp_path: Path) -> None:
