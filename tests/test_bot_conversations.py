@@ -34,10 +34,11 @@ class Site:
     """A fake willhaben: every search answers with the current `adverts`."""
 
     adverts: list[FakeAdvert] = field(default_factory=list)
-    requests: int = 0
+    status: int = 200
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests += 1
+        if self.status != 200:
+            return httpx.Response(self.status, text="kaputt")
         return httpx.Response(200, text=render_search_page(self.adverts))
 
 
@@ -291,6 +292,8 @@ async def test_a_blocked_chat_pauses_and_start_resumes_it(bot: Bot) -> None:
     assert bot.api.attempts[ALICE] == attempts  # nothing more was even tried
     assert "Noch ein Sofa" in bot.last(BOB)
 
+    assert "1 Nachrichten sind tot: blocked: 1" in bot.last(OWNER)  # told once, next drain
+
     bot.api.unblock(ALICE)
     await bot.say(ALICE, "/start")
     assert "Willkommen zurück" in bot.last(ALICE)
@@ -339,3 +342,22 @@ async def test_an_unexpected_error_reaches_the_owner_scrubbed(bot: Bot) -> None:
     alert = bot.last(OWNER)
     assert "RuntimeError: POST /bot[REDACTED]/sendMessage &lt;failed&gt;" in alert
     assert token not in alert
+
+
+async def test_a_search_failing_three_cycles_is_reported_once(bot: Bot) -> None:
+    """The owner hears of a search after its 3rd failed cycle in a row, not after the 4th,
+    and again when it works once more."""
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    await bot.baseline()
+    bot.site.status = 500
+    for _ in range(4):
+        bot.clock.advance(300)
+        await bot.scrape()
+    alerts = [m.text for m in bot.api.messages(OWNER)]
+    assert len(alerts) == 1
+    assert "seit 3 Durchläufen fehl (fetch)" in alerts[0]
+    bot.site.status = 200
+    bot.clock.advance(300)
+    await bot.scrape()
+    await deliver(bot.app.bot_data)
+    assert "Suche läuft wieder" in bot.last(OWNER)

@@ -10,6 +10,7 @@ sent: they would feed on themselves.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 from habicht.bot.redact import scrub
@@ -25,6 +26,9 @@ __all__ = [
     "alert_stopped",
     "tell_owners",
 ]
+
+_occurrence = itertools.count(1)
+"""Tells apart events of this process that share a clock reading (errors, stops)."""
 
 DEAD_LOOKBACK = 500
 """How many of the newest dead rows a drain's alert looks at."""
@@ -82,7 +86,7 @@ async def alert_error(services: BotServices, error: BaseException, *, what: str)
     """An unexpected error, scrubbed of the token and shortened, as `what` happened."""
     detail = scrub(f"{what}: {type(error).__name__}: {error}", services.settings.bot_token)
     text = services.texts.fill("alert_error", error=shorten(detail, ERROR_BUDGET))
-    await tell_owners(services, text, key=f"error:{services.clock():.6f}")
+    await tell_owners(services, text, key=f"error:{services.clock():.6f}:{next(_occurrence)}")
 
 
 async def alert_stopped(services: BotServices, reason: str) -> None:
@@ -90,4 +94,4 @@ async def alert_stopped(services: BotServices, reason: str) -> None:
     text = services.texts.fill(
         "alert_stopped", reason=shorten(scrub(reason, services.settings.bot_token), ERROR_BUDGET)
     )
-    await tell_owners(services, text, key=f"stopped:{services.clock():.6f}")
+    await tell_owners(services, text, key=f"stopped:{services.clock():.6f}:{next(_occurrence)}")
