@@ -259,6 +259,8 @@ class FakeBotAPI(Observable):
         self._executor: ThreadPoolExecutor | None = None
         self.calls: Counter[str] = Counter()
         """Requests per Bot API method, failed ones included."""
+        self.in_progress: Counter[str] = Counter()
+        """Requests per method being answered right now (a client may have gone already)."""
         self.attempts: Counter[int] = Counter()
         """sendMessage requests per chat, failed ones included."""
         self.violations: list[Violation] = []
@@ -320,11 +322,13 @@ class FakeBotAPI(Observable):
         """Answer one Bot API call as Telegram would; blocks for long polls and delays."""
         with self._cond:
             self.calls[method] += 1  # counted on arrival: a long poll is a call while it waits
+            self.in_progress[method] += 1
             self._cond.notify_all()
         try:
             return self._respond(token, method.lower(), params)
         finally:
             with self._cond:
+                self.in_progress[method] -= 1
                 self._cond.notify_all()  # wakes `wait_until` on any change
 
     def _respond(self, token: str, name: str, params: Params) -> tuple[int, Payload]:

@@ -184,9 +184,13 @@ def _request_handler(handler: Handler) -> type[BaseHTTPRequestHandler]:
             except httpx.TransportError:
                 # A staged outage: drop the connection without an answer.
                 self.close_connection = True
+
+        def handle(self) -> None:
+            try:
+                super().handle()
             except ConnectionError:
-                # The client went away before its answer (killed, or gave up): as on a real
-                # server, nothing to do.
+                # The client went away (killed, or gave up waiting): as for a real server,
+                # nothing to do and nothing to report.
                 self.close_connection = True
 
         def _write(self, response: httpx.Response) -> None:
