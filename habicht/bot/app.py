@@ -136,8 +136,10 @@ def build_application(
             CommandHandler("queue", admin.queue_command),
             CommandHandler("stats", admin.stats_command),
             CallbackQueryHandler(commands.on_button),
-            MessageHandler(filters.COMMAND, commands.unknown_command),
-            MessageHandler(filters.TEXT, commands.on_text),
+            # Hints only in private chats: in a group, other bots' commands and people's
+            # chatter are none of habicht's business.
+            MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE, commands.unknown_command),
+            MessageHandler(filters.TEXT & filters.ChatType.PRIVATE, commands.on_text),
         ]
     )
     application.add_error_handler(on_error)
