@@ -6,6 +6,7 @@ import itertools
 import logging
 import random
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -96,13 +97,14 @@ def settings_for(tmp_path: Path, token: str, **changes: Any) -> Settings:
     return Settings(**values)
 
 
-@pytest.fixture
-async def bot(tmp_path: Path) -> AsyncIterator[Bot]:
+@asynccontextmanager
+async def running(tmp_path: Path, **changes: Any) -> AsyncIterator[Bot]:
+    """The Application started as `post_init` starts it (no updater), and shut down after."""
     clock = FakeClock()
     site = Site([FakeAdvert("1001", "Altes Sofa", Decimal(100))])
     with FakeBotAPI(clock=clock) as api:
         app = build_application(
-            settings_for(tmp_path, api.token),
+            settings_for(tmp_path, api.token, **changes),
             clock=clock,
             sleep=clock.sleep,
             rand=random.Random(7),
@@ -119,6 +121,12 @@ async def bot(tmp_path: Path) -> AsyncIterator[Bot]:
                 await app.post_shutdown(app)
 
 
+@pytest.fixture
+async def bot(tmp_path: Path) -> AsyncIterator[Bot]:
+    async with running(tmp_path) as started:
+        yield started
+
+
 async def test_start_watch_baseline_then_a_new_listing(bot: Bot) -> None:
     """/start greets, /watch answers with the number, the baseline says how many, a new
     listing arrives as a message with its escaped title and link."""
@@ -129,7 +137,7 @@ async def test_start_watch_baseline_then_a_new_listing(bot: Bot) -> None:
     assert "Suche Nr. 1" in bot.last(ALICE)
 
     await bot.baseline()
-    assert "ich beobachte jetzt 1 Anzeigen" in bot.last(ALICE)
+    assert "ich beobachte jetzt 1 Anzeige und" in bot.last(ALICE)
 
     bot.site.adverts.insert(0, FakeAdvert("1002", "<b>Sofa & Tisch</b>", Decimal(250)))
     bot.clock.advance(300)
@@ -361,3 +369,13 @@ async def test_a_search_failing_three_cycles_is_reported_once(bot: Bot) -> None:
     await bot.scrape()
     await deliver(bot.app.bot_data)
     assert "Suche läuft wieder" in bot.last(OWNER)
+
+
+async def test_english_is_one_setting_away(tmp_path: Path) -> None:
+    """With HABICHT_LANG=en, replies, the command menu and notifications are English."""
+    async with running(tmp_path, lang="en") as bot:
+        assert bot.api.commands[0]["description"].startswith("watch a willhaben search")
+        await bot.say(ALICE, f"/watch {SEARCH}")
+        assert "Search no. 1" in bot.last(ALICE)
+        await bot.baseline()
+        assert "I'm now watching 1 listing and" in bot.last(ALICE)

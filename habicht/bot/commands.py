@@ -159,7 +159,7 @@ async def list_command(update: Update, context: Context) -> None:
             url=w.url,
             label=texts.label(w.label),
             status=Html(texts.fill("status_paused" if w.paused else "status_active")),
-            known=w.listings_known,
+            known=texts.listings(w.listings_known),
             scan=Html(_scan_state(w, context)),
         )
         for w in watches

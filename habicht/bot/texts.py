@@ -144,6 +144,8 @@ class Catalog:
     new_listing: str
     price_drop: str
     no_price: str
+    listings_one: str
+    listings_many: str
     baseline: str
     # the owner
     refused: str
@@ -216,7 +218,7 @@ GERMAN = Catalog(
     invalid_other="Der Link oder die Suchbegriffe sind ungültig.",
     list_empty="Du beobachtest noch nichts. Starte mit /watch.",
     list_header="<b>Deine Suchen</b>",
-    list_line='{number}. <a href="{url}">{label}</a> — {status}, {known} Anzeigen, {scan}',
+    list_line='{number}. <a href="{url}">{label}</a> — {status}, {known}, {scan}',
     status_active="aktiv",
     status_paused="⏸ pausiert",
     scan_never="noch nicht geprüft",
@@ -241,8 +243,10 @@ GERMAN = Catalog(
         '📉 <b><a href="{url}">{title}</a></b>\n💶 <s>{old}</s> → <b>{new}</b> (-{percent} %)'
     ),
     no_price="Preis auf Anfrage",
+    listings_one="{count} Anzeige",
+    listings_many="{count} Anzeigen",
     baseline=(
-        "👀 <b>{label}</b>: ich beobachte jetzt {count} Anzeigen und melde dir ab sofort "
+        "👀 <b>{label}</b>: ich beobachte jetzt {count} und melde dir ab sofort "
         "neue Anzeigen und Preissenkungen."
     ),
     refused="Diesen Befehl gibt es hier nicht. /help zeigt, was geht.",
@@ -329,7 +333,7 @@ ENGLISH = Catalog(
     invalid_other="The link or the keywords are not valid.",
     list_empty="You are not watching anything yet. Start with /watch.",
     list_header="<b>Your searches</b>",
-    list_line='{number}. <a href="{url}">{label}</a> — {status}, {known} listings, {scan}',
+    list_line='{number}. <a href="{url}">{label}</a> — {status}, {known}, {scan}',
     status_active="active",
     status_paused="⏸ paused",
     scan_never="not checked yet",
@@ -354,8 +358,10 @@ ENGLISH = Catalog(
         '📉 <b><a href="{url}">{title}</a></b>\n💶 <s>{old}</s> → <b>{new}</b> (-{percent}%)'
     ),
     no_price="price on request",
+    listings_one="{count} listing",
+    listings_many="{count} listings",
     baseline=(
-        "👀 <b>{label}</b>: I'm now watching {count} listings and will tell you about new "
+        "👀 <b>{label}</b>: I'm now watching {count} and will tell you about new "
         "listings and price drops from now on."
     ),
     refused="There is no such command here. /help shows what I can do.",
@@ -453,7 +459,11 @@ class Texts:
         )
 
     def baseline(self, label: str, count: int) -> Html:
-        return self.fill("baseline", label=shorten(label, LABEL_BUDGET), count=count)
+        return self.fill("baseline", label=shorten(label, LABEL_BUDGET), count=self.listings(count))
+
+    def listings(self, count: int) -> str:
+        """`1 listing`, `2 listings` (`1 Anzeige`, `2 Anzeigen`)."""
+        return self.fill("listings_one" if count == 1 else "listings_many", count=count)
 
     # ---- subscriber replies with a value ----------------------------------------------
 
