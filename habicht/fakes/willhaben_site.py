@@ -127,6 +127,10 @@ class FakeWillhabenSite(Observable):
         """Answer the next requests with `faults`, in order: for the search `url`, or any."""
         self._faults.push(url, *faults)
 
+    def faults_pending(self, url: str | None = None) -> int:
+        """Scripted faults not yet served, for the search `url` (or the ones for any)."""
+        return self._faults.pending(url)
+
     # ----------------------------------------------------------------- serving
 
     def transport(self) -> httpx.MockTransport:

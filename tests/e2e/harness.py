@@ -217,6 +217,11 @@ class World:
         )
         return {Alert(chat, kind, ad): status for chat, kind, ad, status in rows}
 
+    def scrape_finished_at(self) -> float:
+        """When the last full scrape cycle finished (its heartbeat); 0 before the first."""
+        rows = self.query("SELECT finished_at FROM heartbeats WHERE job = 'scrape'")
+        return float(rows[0][0] or 0) if rows else 0.0
+
     def pretend_leases_ran_out(self) -> int:
         """Move every lease into the past, as 300 s of waiting would; the rows affected.
 
