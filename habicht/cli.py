@@ -80,6 +80,8 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
     from habicht.watchdog import Watchdog, stall_thresholds
 
     token = settings.require_token()
+    if not args.verbose:  # APScheduler logs every job run at INFO: two lines per drain
+        logging.getLogger("apscheduler").setLevel(logging.WARNING)
     with redacted_logs(token):
         application = build_application(settings)
         try:

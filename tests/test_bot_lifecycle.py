@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +150,17 @@ async def test_a_bad_token_fails_at_startup(tmp_path: Path) -> None:
             await serve(app, stop_signals=(), grace=1.0)
 
 
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    """`main` sets logger levels for the whole process; later tests must not inherit them."""
+    loggers = [logging.getLogger(name) for name in ("", "httpx", "httpcore", "apscheduler")]
+    levels = [logger.level for logger in loggers]
+    yield
+    for logger, level in zip(loggers, levels, strict=True):
+        logger.setLevel(level)
+
+
+@pytest.mark.usefixtures("restore_logging")
 def test_habicht_run_with_a_bad_token_prints_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
