@@ -170,6 +170,7 @@ def _request_handler(handler: Handler) -> type[BaseHTTPRequestHandler]:
         def _serve(self) -> None:
             if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
                 self._write(httpx.Response(411, text="Length Required"))
+                self.close_connection = True  # the unread body would garble the next request
                 return
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
