@@ -197,22 +197,20 @@ class _HTMLCheck(HTMLParser):
     def handle_entityref(self, name: str) -> None:
         if name not in _HTML_ENTITIES:
             self._fail(f'unsupported HTML entity "&{name};"')
-        self.visible.append("x")
+        self.visible.append("x")  # an entity is one visible character
 
     def handle_charref(self, name: str) -> None:
         self.visible.append("x")
 
-
-def _check_html(text: str) -> tuple[str, str | None]:
-    """(visible text, problem or None) of `text` in parse_mode=HTML."""
-    check = _HTMLCheck()
-    check.feed(text)
-    if check.rawdata:  # an unfinished '&…' or '<…' the parser would silently drop
-        check._fail("unescaped '<' or '&': write &lt; and &amp;")
-    check.close()
-    if check.open:
-        check._fail(f'can\'t find end tag corresponding to start tag "{check.open[-1]}"')
-    return "".join(check.visible), check.problem
+    def verdict(self, text: str) -> tuple[str, str | None]:
+        """(visible text, problem or None) of `text`."""
+        self.feed(text)
+        if self.rawdata:  # an unfinished '&…' or '<…' the parser would silently drop
+            self._fail("unescaped '<' or '&': write &lt; and &amp;")
+        self.close()
+        if self.open:
+            self._fail(f'can\'t find end tag corresponding to start tag "{self.open[-1]}"')
+        return "".join(self.visible), self.problem
 
 
 def _utf16_len(text: str) -> int:
@@ -391,7 +389,7 @@ class FakeBotAPI(Observable):
         text = str(params.get("text", ""))
         visible = text
         if params.get("parse_mode") == "HTML":
-            visible, problem = _check_html(text)
+            visible, problem = _HTMLCheck().verdict(text)
             if problem:
                 return f"Bad Request: can't parse entities: {problem}"
         if not visible.strip():
