@@ -70,3 +70,20 @@ def test_5xx_and_429_are_survived_and_a_blocked_chat_dies_once(world: World) -> 
     assert world.alerts() == {
         Alert(chat, "new", ad): 1 for chat in (ANNA, BERT) for ad in ("770002", "770003")
     }
+
+
+def test_a_lost_answer_is_retried_so_the_alert_may_arrive_twice(world: World) -> None:
+    """A send whose answer outlasts the bot's read timeout was delivered anyway: it is retried
+    and arrives a second time — at-least-once, as documented — and then the row is sent."""
+    world.site.set_listings(SEARCH, [gpu(1, 300)])
+    world.start()
+    world.subscribe(ANNA)
+    world.telegram.fail_next(ANNA, Fault.slow(7))  # the bot gives up after 5 s
+    world.site.add(SEARCH, gpu(2, 150))
+    alert = Alert(ANNA, "new", "770002")
+    world.wait_for(lambda: world.outbox().get(alert) == "sent", "the retried alert settled")
+    assert world.alerts() == {alert: 2}
+    [(attempts,)] = world.query(
+        "SELECT attempts FROM notifications WHERE chat_id = ? AND kind = 'new'", (ANNA,)
+    )
+    assert attempts == 2
