@@ -9,7 +9,7 @@ messages in any second overall, or two messages to one chat less than 1 s apart.
 messages/s with zero violations), and 100 to a single chat (bounded by the per-chat limit:
 about 1 message/s).
 
-    python -P benchmarks/delivery.py [--chats N] [--single N] [--batch N]
+    python benchmarks/delivery.py [--chats N] [--single N] [--batch N]
 """
 
 from __future__ import annotations

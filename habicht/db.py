@@ -86,7 +86,10 @@ class Database:
             raise DatabaseError("This Database was closed; create a new one to reopen the file.")
         if self._writer is not None:
             return self
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatabaseError(f"cannot create the folder of {self.path}: {exc}") from exc
         try:
             self._writer = await aiosqlite.connect(self.path, isolation_level=None)
             await _configure(self._writer)

@@ -20,8 +20,9 @@ from telegram import Update
 from habicht.bot import BotApplication, build_application, deliver, redacted_logs
 from habicht.config import Settings
 from habicht.fakes import FakeAdvert, render_search_page
-from habicht.fakes.telegram import FakeBotAPI
+from habicht.fakes.telegram import FakeBotAPI, Fault
 from habicht.queue import Outgoing
+from habicht.scraper import normalise_search_url
 
 OWNER = 1001
 ALICE = 2002
@@ -311,7 +312,24 @@ async def test_a_blocked_chat_pauses_and_start_resumes_it(bot: Bot) -> None:
     assert not watch.paused
     await bot.baseline()  # asked for by /start, not left to the next cycle
     (watch,) = await subscriptions.watches(ALICE)
-    assert watch.baseline_at == bot.clock()
+    assert watch.baseline_at is not None
+    assert "ich beobachte jetzt 3 Anzeigen" in bot.last(ALICE)  # told again, no flood of old
+
+
+async def test_a_migrated_group_is_followed_to_its_new_id(bot: Bot) -> None:
+    """When a group becomes a supergroup, the alert goes to the new id and so do its watches."""
+    group, supergroup = -4001, -1004001
+    await bot.say(group, f"/watch {SEARCH}", user_id=ALICE)
+    await bot.baseline()
+    bot.api.fail_next(group, Fault.migrated(supergroup))
+    bot.site.adverts.insert(0, FakeAdvert("1005", "Gruppensofa", Decimal(80)))
+    await bot.scrape()
+    assert "Gruppensofa" in bot.last(supergroup)
+    subscriptions = bot.app.bot_data.subscriptions
+    assert await subscriptions.watches(group) == []
+    assert [w.url for w in await subscriptions.watches(supergroup)] == [
+        normalise_search_url(SEARCH)
+    ]
 
 
 async def test_the_token_never_reaches_the_logs(bot: Bot, caplog: pytest.LogCaptureFixture) -> None:

@@ -121,7 +121,9 @@ async def test_the_first_scan_is_a_silent_baseline(
     summary = await run()
     assert (summary.scanned, summary.baselines, summary.new, summary.drops) == (1, 1, 0, 0)
     (watch,) = await subs.watches(1)
-    assert await outbox(db) == [(1, "info", "watching rtx: 2", f"baseline:{watch.id}")]
+    assert await outbox(db) == [
+        (1, "info", "watching rtx: 2", f"baseline:{watch.id}:{watch.baseline_at:.3f}")
+    ]
     assert (watch.baseline_at is not None, watch.listings_known) == (True, 2)
     assert await db.single_value("SELECT COUNT(*) FROM listings") == 2
 
@@ -255,7 +257,8 @@ async def test_paused_watches_and_blocked_chats_are_not_fetched_for(
 async def test_resuming_starts_with_a_silent_baseline(
     run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
 ) -> None:
-    """What appeared while a watch was paused is not sent as new when it resumes."""
+    """What appeared while a watch was paused is not sent as new; the resumed watch is told
+    again how many listings it now watches."""
     await subs.add_watch(1, RTX, max_watches=5)
     site.pages["rtx"] = [advert("101")]
     await run()
@@ -265,7 +268,10 @@ async def test_resuming_starts_with_a_silent_baseline(
     await subs.set_paused(1, 1, False)
     summary = await run()
     assert (summary.baselines, summary.new) == (1, 0)
-    assert [row[1] for row in await outbox(db)] == ["info"]
+    assert [row[1:3] for row in await outbox(db)] == [
+        ("info", "watching rtx: 1"),
+        ("info", "watching rtx: 3"),
+    ]
 
 
 async def test_search_ids_limit_the_scan(

@@ -155,3 +155,15 @@ async def test_overview_counts_and_lists_failing_searches(
     (failing,) = overview.failing
     assert (failing.url, failing.watchers, failing.consecutive_failures) == (RTX.url, 2, 3)
     assert (failing.last_error_kind, failing.last_error) == ("layout", "no __NEXT_DATA__")
+
+
+async def test_a_migrated_group_keeps_its_watches_under_the_new_id(db: Database) -> None:
+    """After a group becomes a supergroup, its chat and watches answer to the new chat id."""
+    subs = Subscriptions(db, clock=FakeClock())
+    await subs.add_watch(-100, parse_watch_argument("rtx 3070"), max_watches=5)
+    await subs.add_watch(-100, parse_watch_argument("sofa"), max_watches=5)
+    await subs.add_watch(-200, parse_watch_argument("sofa"), max_watches=5)
+    await subs.migrate_chat(-100, -200)
+    assert await subs.watches(-100) == []
+    assert sorted(w.label for w in await subs.watches(-200)) == ["rtx 3070", "sofa"]
+    assert await db.single_value("SELECT COUNT(*) FROM chats WHERE chat_id = -100") == 0

@@ -116,6 +116,7 @@ async def deliver(services: BotServices) -> None:
                 backoff_cap=settings.backoff_cap,
                 pacer=services.pacer,
                 on_chat_gone=_chat_gone(services),
+                on_chat_migrated=services.subscriptions.migrate_chat,
             )
         except DeliveryStopped as exc:
             await alert_stopped(services, str(exc))

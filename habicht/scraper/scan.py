@@ -222,7 +222,8 @@ async def _record_page(
         if watch["baseline_at"] is None:
             counts.baselines += 1
             text = renderer.baseline(watch["label"], len(page.listings))
-            key = f"baseline:{watch['id']}"
+            # One note per baseline: a resumed watch is baselined (and told) again.
+            key = f"baseline:{watch['id']}:{now:.3f}"
             outgoing.append(Outgoing(watch["chat_id"], "info", text, key))
             await conn.execute(
                 "UPDATE watches SET baseline_at = ? WHERE id = ?", (now, watch["id"])

@@ -161,6 +161,25 @@ class Subscriptions:
                 (chat_id, now, now, now),
             )
 
+    async def migrate_chat(self, old: int, new: int) -> None:
+        """A group became a supergroup: its chat row and its watches move to the new id.
+
+        A watch the new id already has for the same search wins; the old one goes with the
+        old chat row.
+        """
+        now = self._clock()
+        async with self._db.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO chats (chat_id, status, created_at, updated_at)"
+                " SELECT ?, status, created_at, ? FROM chats WHERE chat_id = ?"
+                " ON CONFLICT (chat_id) DO NOTHING",
+                (new, now, old),
+            )
+            await conn.execute(
+                "UPDATE OR IGNORE watches SET chat_id = ? WHERE chat_id = ?", (new, old)
+            )
+            await conn.execute("DELETE FROM chats WHERE chat_id = ?", (old,))
+
     async def is_blocked(self, chat_id: int) -> bool:
         row = await self._db.fetchone("SELECT status FROM chats WHERE chat_id = ?", (chat_id,))
         return row is not None and row["status"] == "blocked"

@@ -13,21 +13,14 @@ sets FULL on its connection explicitly (and prints what each side runs with).
   `UPDATE … RETURNING`) then `mark_sent(rows)` (one transaction), with b = 1 and b = 50; for
   b = 50 persist-queue does 50 gets then 50 acks, which costs it the same as b = 1.
 
-    python benchmarks/queue.py [--items N]
+    python benchmarks/outbox.py [--items N]
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
-# Run as a script, this file's folder comes first on sys.path, and this file would shadow
-# the standard library's `queue` module (which aiosqlite and asyncio import): drop it.
-if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
-    sys.path.pop(0)
-
 import argparse
 import asyncio
+import os
 import platform
 import sqlite3
 import tempfile
