@@ -301,7 +301,7 @@ async def test_a_blocked_chat_pauses_and_start_resumes_it(bot: Bot) -> None:
     assert bot.api.attempts[ALICE] == attempts  # nothing more was even tried
     assert "Noch ein Sofa" in bot.last(BOB)
 
-    assert "1 Nachrichten sind tot: blocked: 1" in bot.last(OWNER)  # told once, next drain
+    assert "Tote Nachrichten: 1 (blocked: 1)" in bot.last(OWNER)  # told once, next drain
 
     bot.api.unblock(ALICE)
     await bot.say(ALICE, "/start")

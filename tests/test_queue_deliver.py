@@ -505,3 +505,49 @@ async def test_a_cancelled_drain_gives_its_rows_back(
         await task
     rows = await store.db.fetchall("SELECT status, attempts FROM notifications")
     assert [tuple(r) for r in rows] == [("pending", 0)] * 5
+
+
+async def test_a_stop_settles_the_send_in_flight_and_gives_back_the_rest(
+    store: NotificationStore, clock: FakeClock
+) -> None:
+    """Setting `stop` mid-send: that send is recorded as sent, nothing new starts, and the
+    other claimed rows are pending again with no attempt spent; the drain returns."""
+    await store.enqueue_many([message(f"m{i}") for i in range(5)])
+    stop = asyncio.Event()
+    sent: list[str] = []
+
+    async def send_then_stop(chat_id: int, text: str) -> object:
+        stop.set()  # the shutdown arrives while this send is in flight
+        sent.append(text)
+        return None
+
+    summary = await drain(
+        store, send_then_stop, clock=clock, sleep=clock.sleep, rand=random.Random(0), stop=stop
+    )
+    assert (summary.sent, summary.deferred) == (1, 4)
+    assert sent == ["<b>m0</b>"]
+    rows = await store.db.fetchall("SELECT status, attempts FROM notifications ORDER BY id")
+    assert [tuple(r) for r in rows] == [("sent", 1)] + [("pending", 0)] * 4
+
+
+async def test_a_chat_waiting_for_a_worker_slot_gives_its_rows_back_when_cancelled(
+    store: NotificationStore, clock: FakeClock
+) -> None:
+    """With one worker busy, a cancelled drain still returns the waiting chat's rows."""
+    await store.enqueue_many([message("a", chat_id=1), message("b", chat_id=2)])
+    started = asyncio.Event()
+
+    async def hang(chat_id: int, text: str) -> object:
+        started.set()
+        await asyncio.Event().wait()
+        return None
+
+    task = asyncio.create_task(
+        drain(store, hang, clock=clock, sleep=clock.sleep, rand=random.Random(0), concurrency=1)
+    )
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    rows = await store.db.fetchall("SELECT status FROM notifications")
+    assert [r[0] for r in rows] == ["pending", "pending"]

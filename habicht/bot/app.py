@@ -3,10 +3,11 @@
 `build_application` wires python-telegram-bot to habicht; `serve` runs it with long polling
 until SIGTERM/SIGINT or a fatal delivery error, then shuts down in this order:
 
-1. `stopping` is set: jobs take no new work; the pacer hands out no more send turns.
+1. `stopping` is set: jobs take no new work, and drains start no new send.
 2. Polling stops; a running scrape is cancelled (its open transaction rolls back).
-3. Drains get `GRACE` seconds for their in-flight sends to settle; what still waits for a
-   turn is cancelled, and the drain gives those rows back unsent (attempt not spent).
+3. Drains settle their in-flight sends and give every other claimed row back unsent
+   (attempt not spent); a drain still running after `GRACE` seconds is cancelled, and
+   gives back what it has not started.
 4. The Application stops, then `post_shutdown` closes the willhaben client and the database.
 
 `serve` is a coroutine (not `run_polling`, which wants to own the event loop) because

@@ -108,15 +108,12 @@ async def deliver(services: BotServices) -> None:
                 sleep=services.sleep,
                 rand=services.rand,
                 batch=settings.queue_batch,
-                # Every chat of a batch gets its worker at once (the pacer still limits the
-                # rate): a worker waiting for a free slot would not give its rows back when
-                # a shutdown cancels it, and they would stay leased until the lease ends.
-                concurrency=settings.queue_batch,
                 backoff_base=settings.backoff_base,
                 backoff_cap=settings.backoff_cap,
                 pacer=services.pacer,
                 on_chat_gone=_chat_gone(services),
                 on_chat_migrated=services.subscriptions.migrate_chat,
+                stop=services.stopping,
             )
         except DeliveryStopped as exc:
             await alert_stopped(services, str(exc))

@@ -28,7 +28,7 @@ from habicht.queue import NotificationStore, Pacer
 from habicht.scraper import Subscriptions, WillhabenClient
 from habicht.watchdog import Watchdog
 
-__all__ = ["BotServices", "Context", "NotReady", "StopAwarePacer"]
+__all__ = ["BotServices", "Context", "NotReady"]
 
 T = TypeVar("T")
 
@@ -40,26 +40,6 @@ benchmarks/delivery.py: at exactly 1 s, 1 of 100 messages to one chat arrived to
 
 class NotReady(RuntimeError):
     """A service was used before `post_init` opened it, or after `post_shutdown` closed it."""
-
-
-class StopAwarePacer(Pacer):
-    """The queue's pacer, which hands out no more turns once the bot is stopping.
-
-    A send waiting for its turn then waits until shutdown cancels it, and the drain gives
-    its row back unsent; sends already past their turn finish and are settled. That is how
-    a shutdown stops taking new work yet lets in-flight sends settle, without risking a
-    duplicate by cancelling a send that may already have reached Telegram.
-    """
-
-    def __init__(self, stopping: asyncio.Event, *, clock: Clock, sleep: Sleep) -> None:
-        super().__init__(clock=clock, sleep=sleep, chat_gap=CHAT_GAP)
-        self.stopping = stopping
-
-    async def turn(self, chat_id: int) -> None:
-        if not self.stopping.is_set():
-            await super().turn(chat_id)
-        if self.stopping.is_set():
-            await asyncio.get_running_loop().create_future()  # until cancelled
 
 
 class BotServices:
@@ -83,7 +63,7 @@ class BotServices:
         self.sleep: Sleep = system_sleep
         self.rand = random.Random()
         self.stopping = asyncio.Event()
-        self.pacer = StopAwarePacer(self.stopping, clock=self.clock, sleep=self.sleep)
+        self.pacer = Pacer(clock=self.clock, sleep=self.sleep, chat_gap=CHAT_GAP)
         self.stop_requested = asyncio.Event()
         self.fatal: str | None = None
         self.tasks: set[asyncio.Task[Any]] = set()
@@ -112,7 +92,7 @@ class BotServices:
         self._texts = Texts("en" if settings.lang == "en" else "de")
         self.clock, self.sleep = clock, sleep
         self.rand = rand or random.Random()
-        self.pacer = StopAwarePacer(self.stopping, clock=clock, sleep=sleep)
+        self.pacer = Pacer(clock=clock, sleep=sleep, chat_gap=CHAT_GAP)
         self._willhaben_transport = willhaben_transport
 
     async def open(self, bot: Bot) -> None:

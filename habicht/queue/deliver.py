@@ -112,6 +112,7 @@ async def drain(
     flood_chats: int = 2,
     on_chat_gone: ChatGoneHook | None = None,
     on_chat_migrated: ChatMigratedHook | None = None,
+    stop: asyncio.Event | None = None,
 ) -> DrainSummary:
     """Deliver every due notification; return what happened.
 
@@ -120,6 +121,10 @@ async def drain(
     chat until its `retry_after`; 429s from `flood_chats` different chats in one drain mean
     the bot is flooded: the drain stops and every pending row waits. Raises
     `DeliveryStopped` on a fatal error, after giving all claimed rows back.
+
+    Setting `stop` (a shutdown) ends the drain soon without cutting a send short: sends
+    already started are settled, nothing new starts, and the rest is given back unsent.
+    Cancelling the drain also gives back every row that has not started its send.
     """
     run = _Drain(
         store=store,
@@ -134,6 +139,7 @@ async def drain(
         flood_chats=flood_chats,
         on_chat_gone=on_chat_gone,
         on_chat_migrated=on_chat_migrated,
+        stop=stop if stop is not None else asyncio.Event(),
     )
     return await run.run()
 
@@ -154,6 +160,7 @@ class _Drain:
     flood_chats: int
     on_chat_gone: ChatGoneHook | None
     on_chat_migrated: ChatMigratedHook | None
+    stop: asyncio.Event
     # Counted with `tally.update(sent=await …)`, never `self.sent += await …`: the latter
     # reads the old value before the await, and concurrent chats would lose updates.
     tally: Counter[str] = field(default_factory=Counter)
@@ -163,7 +170,7 @@ class _Drain:
 
     @property
     def stopping(self) -> bool:
-        return self.fatal is not None or self.flood_until is not None
+        return self.fatal is not None or self.flood_until is not None or self.stop.is_set()
 
     async def run(self) -> DrainSummary:
         while not self.stopping:
@@ -177,7 +184,13 @@ class _Drain:
             by_chat: dict[int, list[Notification]] = {}
             for row in claimed:
                 by_chat.setdefault(row.chat_id, []).append(row)
-            await asyncio.gather(*(self._chat(rows) for rows in by_chat.values()))
+            workers = [asyncio.create_task(self._chat(rows)) for rows in by_chat.values()]
+            try:
+                await asyncio.gather(*workers)
+            finally:
+                # A cancelled gather returns at its first cancelled worker: wait until every
+                # worker has given back its unsent rows.
+                await asyncio.wait(workers)
         if self.flood_until is not None:
             await self.store.postpone(self.flood_until)
             log.warning("the bot is flooded (429 on several chats): delivery paused")
@@ -195,8 +208,8 @@ class _Drain:
     async def _chat(self, rows: Iterable[Notification]) -> None:
         """Send one chat's rows in order; whatever is left unsent is given back."""
         queue = deque(rows)
-        async with self.limit:
-            try:
+        try:  # outside the semaphore: a worker cancelled while it waits gives back its rows
+            async with self.limit:
                 while queue and not self.stopping:
                     row = queue[0]
                     await self.pacer.turn(row.chat_id)
@@ -206,10 +219,10 @@ class _Drain:
                     outcome = await self._attempt(row)
                     queue.popleft()
                     await self._settle(row, outcome, queue)
-            finally:
-                if queue:
-                    released = await self.store.release(queue, until=self.flood_until)
-                    self.tally.update(deferred=released)
+        finally:
+            if queue:
+                released = await self.store.release(queue, until=self.flood_until)
+                self.tally.update(deferred=released)
 
     async def _attempt(self, row: Notification) -> Outcome | None:
         try:
