@@ -232,3 +232,17 @@ def test_the_store_refuses_nonsense_settings(db: Database, clock: FakeClock) -> 
         NotificationStore(db, clock=clock, max_attempts=0, ttl=1)
     with pytest.raises(ValueError, match=r"lease at least 60 s, got .* lease=59"):
         NotificationStore(db, clock=clock, max_attempts=1, ttl=1, lease=59)
+
+
+async def test_a_restart_takes_over_the_leases_of_the_process_that_died(
+    db: Database, clock: FakeClock
+) -> None:
+    """Rows a crashed process had claimed are due at once after a restart, not after the
+    lease; the attempt the crash spent stays spent."""
+    store = NotificationStore(db, clock=clock, max_attempts=5, ttl=86400)
+    await store.enqueue_many([Outgoing(1, "new", "a", "a"), Outgoing(2, "new", "b", "b")])
+    assert len(await store.claim(10)) == 2  # then the process dies mid-send
+    assert await store.claim(10) == []  # leased: another claim cannot take them yet
+    assert await store.take_over_leases() == 2
+    again = await store.claim(10)
+    assert [(n.dedupe_key, n.attempts) for n in again] == [("a", 2), ("b", 2)]

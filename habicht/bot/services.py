@@ -10,6 +10,7 @@ them as `context.bot_data.subscriptions` and so on; using a part before `open` (
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from typing import Any, TypeVar
 
@@ -29,6 +30,8 @@ from habicht.scraper import Subscriptions, WillhabenClient
 from habicht.watchdog import Watchdog
 
 __all__ = ["BotServices", "Context", "NotReady"]
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -104,6 +107,9 @@ class BotServices:
         self._store = NotificationStore(
             db, clock=self.clock, max_attempts=settings.max_attempts, ttl=settings.message_ttl
         )
+        taken = await self._store.take_over_leases()
+        if taken:
+            log.warning("%d notifications were mid-send when the last run ended: due now", taken)
         self._client = await WillhabenClient(
             base_url=settings.willhaben_url,
             fetch_gap=settings.fetch_gap,

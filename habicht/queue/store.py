@@ -256,6 +256,22 @@ class NotificationStore:
             rows = await conn.execute_fetchall(_CLAIM, params)
         return sorted((_notification(row) for row in rows), key=lambda n: n.id)
 
+    async def take_over_leases(self) -> int:
+        """End the leases of a process that died mid-send: its rows are due at once.
+
+        Only one habicht runs on a database, so at startup every `sending` row belongs to a
+        process that is gone; without this, a restart would wait out the whole lease before
+        resending them. The attempt the crashed send spent stays spent. Returns the rows.
+        """
+        now = self.clock()
+        async with self.db.transaction() as conn:
+            cursor = await conn.execute(
+                "UPDATE notifications SET lease_until = :now, updated_at = :now"
+                " WHERE status = 'sending' AND lease_until > :now",
+                {"now": now},
+            )
+            return cursor.rowcount
+
     async def reap(self) -> list[Notification]:
         """Bury what must never be sent: due rows past their TTL (`expired`), and rows whose
         last allowed attempt crashed mid-send (`attempts_exhausted`). Returns them, dead."""

@@ -221,17 +221,3 @@ class World:
         """When the last full scrape cycle finished (its heartbeat); 0 before the first."""
         rows = self.query("SELECT finished_at FROM heartbeats WHERE job = 'scrape'")
         return float(rows[0][0] or 0) if rows else 0.0
-
-    def pretend_leases_ran_out(self) -> int:
-        """Move every lease into the past, as 300 s of waiting would; the rows affected.
-
-        Only while no process runs: it stands in for the time a real restart waits before a
-        crashed drain's rows are due again.
-        """
-        assert self.process is None, "only while habicht is not running"
-        with sqlite3.connect(self.db_path, timeout=10) as conn:
-            cursor = conn.execute(
-                "UPDATE notifications SET lease_until = ? WHERE status = 'sending'",
-                (time.time() - 1,),
-            )
-            return cursor.rowcount

@@ -37,7 +37,6 @@ def test_kill_9_mid_batch_loses_nothing_and_repeats_only_in_flight(world: World)
     unconfirmed = set(world.alerts()) - sent
     assert unconfirmed <= in_flight
 
-    world.pretend_leases_ran_out()  # a real restart waits out the 300 s lease instead
     world.start()
     world.wait_for(lambda: set(world.alerts()) == expected, "every alert after the restart")
     world.wait_for(lambda: set(world.outbox().values()) == {"sent"}, "the outbox settled")
