@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,3 +24,15 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
     """A real, migrated SQLite file in WAL mode."""
     async with Database(tmp_path / "habicht.sqlite3") as database:
         yield database
+
+
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    """`habicht.cli.main` configures logging (a root handler, httpx quietened); undo it after
+    the test, so later tests' `caplog` sees what it expects."""
+    loggers = [logging.getLogger(name) for name in ("", "httpx", "httpcore")]
+    saved = [(logger, logger.level, list(logger.handlers)) for logger in loggers]
+    yield
+    for logger, level, handlers in saved:
+        logger.setLevel(level)
+        logger.handlers[:] = handlers

@@ -17,7 +17,15 @@ import pytest
 from fakes import FakeClock
 from telegram import Update
 
-from habicht.bot import BotApplication, build_application, deliver, redacted_logs
+from habicht.bot import (
+    BASELINE,
+    SCRAPE,
+    BotApplication,
+    build_application,
+    deliver,
+    redacted_logs,
+    run_jobs_now,
+)
 from habicht.config import Settings
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.telegram import FakeBotAPI, Fault
@@ -71,18 +79,11 @@ class Bot:
 
     async def scrape(self) -> None:
         """One full cycle as the `scrape` job runs it: scan every search, then drain."""
-        jobs = self.app.job_queue
-        assert jobs is not None
-        (job,) = jobs.get_jobs_by_name("scrape")
-        await job.run(self.app)
+        assert await run_jobs_now(self.app, SCRAPE) == 1
 
     async def baseline(self) -> None:
         """Run the baseline scans a /watch asked for."""
-        jobs = self.app.job_queue
-        assert jobs is not None
-        for job in jobs.get_jobs_by_name("baseline"):
-            job.schedule_removal()
-            await job.run(self.app)
+        await run_jobs_now(self.app, BASELINE)
 
 
 def settings_for(tmp_path: Path, token: str, **changes: Any) -> Settings:

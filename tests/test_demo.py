@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import io
-import logging
 import re
 import socket
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,17 +26,11 @@ _SUMMARY = re.compile(r"^  (detected|delivered|retried|dead|pending|lost) +(\d+)
 
 
 @pytest.fixture(autouse=True)
-def _restore_logging(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    """`main` configures logging; undo it for other tests. No stray `.env` is read, and a
-    429's `retry_after` is a timedelta (python-telegram-bot warns about ints otherwise)."""
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, restore_logging: None) -> None:
+    """No stray `.env` is read, logging is restored after `main`, and a 429's `retry_after`
+    is a timedelta (python-telegram-bot warns about ints otherwise)."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PTB_TIMEDELTA", "true")
-    loggers = [logging.getLogger(name) for name in ("", "httpx", "httpcore")]
-    saved = [(logger, logger.level, list(logger.handlers)) for logger in loggers]
-    yield
-    for logger, level, handlers in saved:
-        logger.setLevel(level)
-        logger.handlers[:] = handlers
 
 
 async def _alerts(path: Path) -> list[dict[str, object]]:

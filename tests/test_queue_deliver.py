@@ -484,18 +484,24 @@ async def test_a_send_never_starts_near_the_end_of_its_lease(
     assert await store.db.single_value("SELECT max(attempts) FROM notifications") == 1
 
 
-async def test_a_cancelled_drain_gives_its_rows_back(
-    store: NotificationStore, clock: FakeClock
-) -> None:
-    """Shutdown mid-drain: claimed rows not yet sent are pending again, no attempt spent."""
-    await store.enqueue_many([message(f"m{i}") for i in range(5)])
-    started = asyncio.Event()
+def hanging_send(started: asyncio.Event) -> Send:
+    """A send that reaches Telegram (sets `started`) and then never gets its answer."""
 
     async def hang(chat_id: int, text: str) -> object:
         started.set()
         await asyncio.Event().wait()
         return None
 
+    return hang
+
+
+async def test_a_cancelled_drain_gives_its_rows_back(
+    store: NotificationStore, clock: FakeClock
+) -> None:
+    """Shutdown mid-drain: claimed rows not yet sent are pending again, no attempt spent."""
+    await store.enqueue_many([message(f"m{i}") for i in range(5)])
+    started = asyncio.Event()
+    hang = hanging_send(started)
     task = asyncio.create_task(
         drain(store, hang, clock=clock, sleep=clock.sleep, rand=random.Random(0))
     )
@@ -536,12 +542,7 @@ async def test_a_chat_waiting_for_a_worker_slot_gives_its_rows_back_when_cancell
     """With one worker busy, a cancelled drain still returns the waiting chat's rows."""
     await store.enqueue_many([message("a", chat_id=1), message("b", chat_id=2)])
     started = asyncio.Event()
-
-    async def hang(chat_id: int, text: str) -> object:
-        started.set()
-        await asyncio.Event().wait()
-        return None
-
+    hang = hanging_send(started)
     task = asyncio.create_task(
         drain(store, hang, clock=clock, sleep=clock.sleep, rand=random.Random(0), concurrency=1)
     )

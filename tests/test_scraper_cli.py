@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Iterator
 from decimal import Decimal
@@ -21,6 +20,9 @@ PAGE = render_search_page(
 )
 
 
+pytestmark = pytest.mark.usefixtures("restore_logging")
+
+
 class _Willhaben(BaseHTTPRequestHandler):
     paths: ClassVar[list[str]] = []
 
@@ -35,17 +37,6 @@ class _Willhaben(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         """Keep the test output quiet."""
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    """`main` configures logging (httpx quietened, a root handler); undo it for other tests."""
-    loggers = [logging.getLogger(name) for name in ("", "httpx", "httpcore")]
-    saved = [(logger, logger.level, list(logger.handlers)) for logger in loggers]
-    yield
-    for logger, level, handlers in saved:
-        logger.setLevel(level)
-        logger.handlers[:] = handlers
 
 
 @pytest.fixture

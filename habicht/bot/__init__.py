@@ -5,13 +5,16 @@ only the names listed here.
 """
 
 from habicht.bot.app import BotApplication, build_application, serve
-from habicht.bot.jobs import deliver
+from habicht.bot.jobs import BASELINE, DRAIN, SCRAPE, deliver, run_jobs_now
 from habicht.bot.redact import redacted_logs, scrub
 from habicht.bot.render import MessageRenderer
 from habicht.bot.services import BotServices
 from habicht.bot.texts import Texts
 
 __all__ = [
+    "BASELINE",
+    "DRAIN",
+    "SCRAPE",
     "BotApplication",
     "BotServices",
     "MessageRenderer",
@@ -19,6 +22,7 @@ __all__ = [
     "build_application",
     "deliver",
     "redacted_logs",
+    "run_jobs_now",
     "scrub",
     "serve",
 ]

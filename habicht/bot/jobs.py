@@ -139,3 +139,20 @@ def scan_now(application: Application[Any, Any, Any, Any, Any, Any], ids: Sequen
     """Scan these searches at once (a new or resumed watch's baseline), then drain."""
     if ids and application.job_queue is not None:
         application.job_queue.run_once(scrape_job, 0, data=list(ids), name=BASELINE)
+
+
+async def run_jobs_now(application: Application[Any, Any, Any, Any, Any, Any], name: str) -> int:
+    """Run the jobs named `name` (`SCRAPE`, `DRAIN`, `BASELINE`) now, one after another.
+
+    For the demo and tests, which drive the cycles themselves instead of waiting for the
+    clock. One-off jobs (`BASELINE`) are taken off the schedule first, so they do not run a
+    second time when their moment comes. Returns how many ran.
+    """
+    jobs = application.job_queue
+    assert jobs is not None  # installed with python-telegram-bot[job-queue]
+    due = jobs.get_jobs_by_name(name)
+    for job in due:
+        if name == BASELINE:
+            job.schedule_removal()
+        await job.run(application)
+    return len(due)

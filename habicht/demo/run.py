@@ -21,7 +21,14 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TextIO
 
-from habicht.bot import BotApplication, build_application, deliver
+from habicht.bot import (
+    BASELINE,
+    SCRAPE,
+    BotApplication,
+    build_application,
+    deliver,
+    run_jobs_now,
+)
 from habicht.config import Settings
 from habicht.demo import scenario
 from habicht.demo.clock import VirtualClock
@@ -171,7 +178,7 @@ class _Demo:
                 self.terminal.line(f"         {self.world.apply(change)}")
             if not changes:
                 self.terminal.line("         nothing changed on willhaben")
-            await self._step(self._scrape())
+            await self._step(run_jobs_now(self.app, SCRAPE))
         self.terminal.heading(f"after the last cycle · {self._time()}")
         await self._drain_until(self.clock() + TAIL_LIMIT, stop_when_empty=True)
         self.terminal.line(f"         {self._time()} nothing left to send")
@@ -186,26 +193,11 @@ class _Demo:
         for update in await self.app.bot.get_updates(offset=self.update_offset, timeout=0):
             self.update_offset = update.update_id + 1
             await self._step(self.app.process_update(update), replies=not show_reply)
-        await self._step(self._baselines())
+        await self._step(run_jobs_now(self.app, BASELINE))
         if show_reply:
             reply = self.api.messages(person.chat_id)[-1].text
             for line in plain(reply).splitlines():
                 self.terminal.line(f"         │ {line}")
-
-    async def _scrape(self) -> None:
-        """One full cycle, as the `scrape` job runs it: scan every search, then deliver."""
-        jobs = self.app.job_queue
-        assert jobs is not None  # installed with python-telegram-bot[job-queue]
-        for job in jobs.get_jobs_by_name("scrape"):
-            await job.run(self.app)
-
-    async def _baselines(self) -> None:
-        """The baseline scans /watch asked for (the bot would run them at once)."""
-        jobs = self.app.job_queue
-        assert jobs is not None
-        for job in jobs.get_jobs_by_name("baseline"):
-            job.schedule_removal()
-            await job.run(self.app)
 
     async def _drain_until(self, until: float, *, stop_when_empty: bool = False) -> None:
         """Every HABICHT_QUEUE_INTERVAL until `until`, drain the outbox as the `drain` job."""
