@@ -190,11 +190,16 @@ async def _scrape(args: argparse.Namespace, settings: Settings) -> int:
         except ScrapeError as exc:
             print(f"habicht: error: {exc.kind}: {exc}", file=sys.stderr)
             return 1
+        except Exception as exc:  # a debugging aid answers in one line; -v adds the traceback
+            logging.getLogger(__name__).debug("scrape failed", exc_info=True)
+            print(f"habicht: error: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
     print(f"{search.url}\n{len(page.listings)} listings shown of {page.rows_found} found")
     for listing in page.listings:
         price = listing.price_display or "-"
         flag = " (bumped)" if listing.bumped else ""
-        print(f"{listing.id:>10}  {price:>14}  {listing.title}{flag}  [{listing.location}]")
+        where = f"  [{listing.location}]" if listing.location else ""
+        print(f"{listing.id:>10}  {price:>14}  {listing.title}{flag}{where}")
         print(f"{'':>10}  {listing.url}")
     return 0
 

@@ -25,10 +25,11 @@ pytestmark = pytest.mark.usefixtures("restore_logging")
 
 class _Willhaben(BaseHTTPRequestHandler):
     paths: ClassVar[list[str]] = []
+    page: ClassVar[str] = PAGE
 
     def do_GET(self) -> None:  # the name http.server dispatches GET to
         self.paths.append(self.path)
-        body = PAGE.encode()
+        body = self.page.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -48,6 +49,7 @@ def willhaben(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[
     monkeypatch.chdir(tmp_path)  # no stray .env
     monkeypatch.setenv("HABICHT_WILLHABEN_URL", f"http://127.0.0.1:{server.server_port}")
     _Willhaben.paths.clear()
+    _Willhaben.page = PAGE
     yield _Willhaben.paths
     server.shutdown()
     server.server_close()
@@ -82,3 +84,26 @@ def test_scrape_refuses_what_is_not_a_search(
     assert err.count("\n") == 1
     assert err.startswith("habicht: error: not a willhaben search")
     assert willhaben == []
+
+
+def test_a_malformed_page_is_one_line_and_exit_1(
+    willhaben: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An advert of an unknown shape is reported in one line, no traceback (review of issue 3)."""
+    odd = '"attributes":{"attribute":5,"x":'
+    _Willhaben.page = PAGE.replace('"attributes":{"attribute":', odd, 1)
+    assert main(["scrape", "rtx"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("habicht: error: layout: advert 101: attributes.attribute is not a list")
+
+
+def test_a_listing_without_location_prints_no_placeholder(
+    willhaben: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A listing with no location prints nothing for it, never "[None]"."""
+    _Willhaben.page = render_search_page([FakeAdvert("7", "Lampe", Decimal(5), location="")])
+    assert main(["scrape", "lampe"]) == 0
+    out = capsys.readouterr().out
+    assert "Lampe" in out
+    assert "[" not in out

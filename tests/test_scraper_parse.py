@@ -143,3 +143,58 @@ def test_reformatted_json_parses_to_the_same_listings() -> None:
     assert '"rowsFound": 838' in indented  # a space after each colon
     reformatted = REAL_PAGE[:start] + indented + REAL_PAGE[end:]
     assert parse_search_page(reformatted) == parse_search_page(REAL_PAGE)
+
+
+def one_advert_page(advert: object) -> str:
+    """A page whose searchResult lists exactly `advert`, as given."""
+    result = {"rowsFound": 1, "advertSummaryList": {"advertSummary": [advert]}}
+    data = {"props": {"pageProps": {"searchResult": result}}}
+    return f'<script id="__NEXT_DATA__" type="application/json">{json.dumps(data)}</script>'
+
+
+@pytest.mark.parametrize(
+    "advert",
+    [
+        {"id": "1", "attributes": [{"attribute": []}]},
+        {"id": "1", "attributes": "PRICE=5"},
+        {"id": "1", "attributes": {"attribute": 5}},
+        {"id": "1", "attributes": {"attribute": {"name": "PRICE"}}},
+        {"id": 1.5},
+        {"id": ["1"]},
+        "an advert",
+    ],
+    ids=["attributes-list", "attributes-text", "attribute-number", "attribute-object",
+         "id-float", "id-list", "entry-text"],
+)  # fmt: skip
+def test_an_advert_of_unknown_shape_makes_the_page_a_layout_error(advert: object) -> None:
+    """A malformed advert raises LayoutError, never a crash nor a silently shorter page, so it
+    cannot come back later as a false "new" (review of issue 3)."""
+    with pytest.raises(LayoutError):
+        parse_search_page(one_advert_page(advert))
+
+
+def test_attribute_values_of_unknown_type_are_ignored() -> None:
+    """Non-string values, a superscript PUBLISHED and an exponent price read as absent."""
+    attributes = [
+        {"name": "SEO_URL", "values": [{"path": "x"}]},
+        {"name": "PUBLISHED", "values": ["²"]},
+        {"name": "PRICE", "values": ["1E+999999"]},
+        {"name": "LOCATION", "values": [None]},
+        {"name": 5, "values": ["x"]},
+        "HEADING",
+    ]
+    page = parse_search_page(one_advert_page({"id": "9", "attributes": {"attribute": attributes}}))
+    (listing,) = page.listings
+    assert (listing.url, listing.published_at, listing.price, listing.location) == (
+        "https://www.willhaben.at/iad/object?adId=9",
+        None,
+        None,
+        None,
+    )
+
+
+def test_deeply_nested_json_is_a_layout_error() -> None:
+    """JSON nested beyond the decoder's recursion limit is a LayoutError, not a crash."""
+    deep = '{"props":{"pageProps":{"searchResult":' + "[" * 100_000 + "]" * 100_000 + "}}}"
+    with pytest.raises(LayoutError):
+        parse_search_page(f'<script id="__NEXT_DATA__">{deep}</script>')

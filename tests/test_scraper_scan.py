@@ -47,6 +47,7 @@ class FakeWillhaben:
     def __init__(self) -> None:
         self.pages: dict[str, list[FakeAdvert]] = {"rtx": [], "sofa": []}
         self.failure: httpx.Response | None = None
+        self.html: dict[str, str] = {}  # a keyword's page as given, instead of rendered
         self.requests: Counter[str] = Counter()
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
@@ -54,7 +55,8 @@ class FakeWillhaben:
         self.requests[keyword] += 1
         if self.failure is not None:
             return self.failure
-        return httpx.Response(200, text=render_search_page(self.pages[keyword]))
+        html = self.html.get(keyword) or render_search_page(self.pages[keyword])
+        return httpx.Response(200, text=html)
 
     def set_price(self, keyword: str, ad_id: str, price: str) -> None:
         self.pages[keyword] = [
@@ -330,3 +332,64 @@ async def test_bumped_adverts_moving_to_the_top_are_not_new(
     assert [row[3] for row in await outbox(db)][1:] == ["new:504:1"]
     (watch,) = await subs.watches(1)
     assert watch.listings_known == 5
+
+
+async def test_one_odd_advert_fails_its_search_and_the_cycle_goes_on(
+    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+) -> None:
+    """An advert of an unknown shape fails only its own search, as "layout", changing none of
+    its state; the next search is still scanned and alerts (review of issue 3)."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    await subs.add_watch(1, SOFA, max_watches=5)
+    site.pages = {"rtx": [advert("101")], "sofa": [advert("201")]}
+    await run()
+    odd = render_search_page([advert("102"), advert("101")]).replace(
+        '"attributes":{"attribute":[', '"attributes":[{"attribute":[', 1
+    )
+    site.html["rtx"] = odd.replace(']},"advertImageList"', ']}],"advertImageList"', 1)
+    site.pages["sofa"] = [advert("202"), advert("201")]
+    summary = await run()
+    assert (summary.scanned, summary.new) == (1, 1)
+    assert [(f.url, f.kind, f.consecutive_failures) for f in summary.failed] == [
+        (RTX.url, "layout", 1)
+    ]
+    assert [row[3] for row in await outbox(db) if row[1] == "new"] == ["new:202:1"]
+    rtx, _ = await subs.watches(1)
+    assert (rtx.listings_known, rtx.last_error_kind) == (1, "layout")
+
+
+class FailingRenderer(TextRenderer):
+    """Raises for one advert, as a renderer bug would."""
+
+    def new_listing(self, listing: Listing) -> str:
+        if listing.id == "102":
+            raise KeyError("no template")
+        return super().new_listing(listing)
+
+
+async def test_an_unexpected_error_fails_its_search_and_the_cycle_goes_on(
+    subs: Subscriptions,
+    site: FakeWillhaben,
+    db: Database,
+    client: WillhabenClient,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A renderer that raises rolls back its search's whole transaction, counts a "layout"
+    failure with the traceback logged, and the next search is still scanned."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    await subs.add_watch(1, SOFA, max_watches=5)
+    site.pages = {"rtx": [advert("101")], "sofa": [advert("201")]}
+    renderer = FailingRenderer()
+    await scan(db, client, renderer, clock=clock, max_attempts=5)
+    site.pages = {"rtx": [advert("102"), advert("101")], "sofa": [advert("202"), advert("201")]}
+    clock.advance(300)
+    summary = await scan(db, client, renderer, clock=clock, max_attempts=5)
+    assert (summary.scanned, summary.new) == (1, 1)
+    ((failure),) = summary.failed
+    assert (failure.url, failure.kind) == (RTX.url, "layout")
+    assert failure.message == "unexpected KeyError: 'no template'"
+    assert [row[3] for row in await outbox(db) if row[1] == "new"] == ["new:202:1"]
+    rtx, _ = await subs.watches(1)
+    assert rtx.listings_known == 1  # 102 was not recorded: the transaction rolled back
+    assert any(record.exc_info for record in caplog.records)

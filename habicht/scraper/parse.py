@@ -7,6 +7,12 @@ BeautifulSoup parse runs only when the fast path finds no tag (attributes in an 
 
 A page without the data is never read as "no listings": it is `Blocked` when it says the IP
 is blocked, otherwise a `LayoutError`. `rowsFound: 0` is a valid empty result.
+
+Every value is type-checked before use: an advert entry of an unknown shape (attributes that
+are not an object, an id that is not a string or number) makes the whole page a
+`LayoutError` rather than being skipped. Skipping would be unsafe: the skipped advert would
+be missing from what a watch records, and the day it parsed again it would be sent as "new".
+An entry without any id is not an advert (willhaben interleaves other items) and is left out.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from bs4 import BeautifulSoup
@@ -28,6 +34,9 @@ IMAGE_BASE = "https://cache.willhaben.at/mmo/"
 _MARKER = "__NEXT_DATA__"
 _OPEN_TAG = re.compile(r"<script\b[^>]*\bid\s*=\s*[\"']?__NEXT_DATA__[\"'\s>]", re.IGNORECASE)
 _DECODER = json.JSONDecoder()
+_PREFIX = '{"props":{"pageProps":{"searchResult":{'
+_PRICE = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,4})?")
+_NESTING = re.compile(r"[{}\[\]]")
 _BLOCK_MARKERS = ("IP-Adresse wurde blockiert", "Zugriff verweigert", "Access denied")
 
 
@@ -74,9 +83,10 @@ def parse_search_page(html: str) -> SearchPage:
     if result is None:
         try:
             data = json.loads(html[span[0] : span[1]])
-            result = data["props"]["pageProps"]["searchResult"]
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise LayoutError(f"__NEXT_DATA__ is not valid JSON: {exc}") from exc
+        try:
+            result = data["props"]["pageProps"]["searchResult"]
         except (KeyError, TypeError) as exc:
             raise LayoutError(f"no props.pageProps.searchResult: {exc!r}") from exc
     return _search_page(result)
@@ -106,23 +116,32 @@ def _search_result_in_place(html: str, start: int, end: int) -> dict[str, Any] |
     """`rowsFound` and `advertSummaryList` of the searchResult, decoding only those values.
 
     Half of `__NEXT_DATA__` is other things (navigators, tracking, feature flags); decoding
-    just the two values we need, where the keys first follow `"searchResult":`, halves the
-    work. A quoted key cannot occur inside a JSON string (its quotes would be escaped), so the
-    match is a real key. None if the keys are not there in this compact form: the caller
-    then decodes the whole script.
+    just the two values we need halves the work. The values are taken only where they provably
+    belong to `props.pageProps.searchResult`, as on the real page: the script opens with
+    exactly `{"props":{"pageProps":{"searchResult":{`, and no `{ } [ ]` stands between that
+    brace and either key, so the key is a direct member of searchResult, not of some nested
+    or later object (a `recommendations` list would otherwise pass for the search's adverts).
+    A quoted key cannot occur inside a JSON string (its quotes would be escaped), so the match
+    is a real key. More adverts than `rowsFound` is a contradiction this shortcut does not
+    judge. In every doubtful case it returns None and the caller decodes the whole script.
     """
-    anchor = html.find('"searchResult":', start, end)
-    if anchor == -1:
+    body = html.find(_PREFIX, start, end)
+    if body == -1 or html[start:body].strip():
         return None
+    members = body + len(_PREFIX)
     found: dict[str, Any] = {}
     for key in ("rowsFound", "advertSummaryList"):
-        position = html.find(f'"{key}":', anchor, end)
-        if position == -1:
+        position = html.find(f'"{key}":', members, end)
+        if position == -1 or _NESTING.search(html, members, position):
             return None
         try:
             found[key], _ = _DECODER.raw_decode(html, position + len(key) + 3)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
+    rows_found, advert_list = found["rowsFound"], found["advertSummaryList"]
+    summaries = advert_list.get("advertSummary") if isinstance(advert_list, dict) else None
+    if isinstance(rows_found, int) and isinstance(summaries, list) and len(summaries) > rows_found:
+        return None
     return found
 
 
@@ -150,48 +169,83 @@ def _search_page(result: Any) -> SearchPage:
 
 
 def _listing(summary: Any) -> Listing | None:
-    """One advertSummary as a Listing; None for an entry without an id (not an advert)."""
-    if not isinstance(summary, dict) or not summary.get("id"):
+    """One advertSummary as a Listing; None for an entry without an id (not an advert).
+
+    `LayoutError` for an entry of any other unknown shape (see the module docstring).
+    """
+    if not isinstance(summary, dict):
+        raise LayoutError(f"an advertSummary entry is not an object: {type(summary).__name__}")
+    raw_id = summary.get("id")
+    if raw_id is None or raw_id == "":
         return None
-    ad_id = str(summary["id"])
-    attributes = _attributes(summary)
+    if isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
+        raise LayoutError(f"an advert id is not a string or number: {raw_id!r}")
+    ad_id = str(raw_id)
+    attributes = _attributes(summary, ad_id)
     seo_url = attributes.get("SEO_URL")
     image = attributes.get("MMO")
     published = attributes.get("PUBLISHED")
-    title = summary.get("description") or attributes.get("HEADING") or ""
+    description = summary.get("description")
+    title = description if isinstance(description, str) and description else None
     return Listing(
         id=ad_id,
-        title=str(title).strip(),
+        title=(title or attributes.get("HEADING") or "").strip(),
         price=_decimal(attributes.get("PRICE") or attributes.get("PRICE/AMOUNT")),
         price_display=attributes.get("PRICE_FOR_DISPLAY"),
         location=attributes.get("LOCATION"),
         postcode=attributes.get("POSTCODE"),
         url=AD_BASE + seo_url.lstrip("/") if seo_url else f"{AD_BASE}object?adId={ad_id}",
         image_url=IMAGE_BASE + image.lstrip("/") if image else None,
-        published_at=int(published) / 1000 if published and published.isdigit() else None,
+        published_at=_epoch_ms(published),
         bumped=_flag(attributes.get("IS_BUMPED"))
         or _flag(attributes.get("UPSELLING_AD_SEARCHRESULT")),
     )
 
 
-def _attributes(summary: dict[str, Any]) -> dict[str, str]:
-    """`attributes.attribute[]` as name → first value; entries of another shape are skipped."""
-    entries = (summary.get("attributes") or {}).get("attribute") or []
+def _attributes(summary: dict[str, Any], ad_id: str) -> dict[str, str]:
+    """`attributes.attribute[]` as name → first value.
+
+    The containers must be an object and a list (`LayoutError` otherwise); a single entry of
+    another shape, or whose first value is not a string, is an attribute we do not know and
+    is skipped — every attribute we read is a string on the real page.
+    """
+    container = summary.get("attributes")
+    if container is None:
+        return {}
+    if not isinstance(container, dict):
+        raise LayoutError(f"advert {ad_id}: attributes is not an object")
+    entries = container.get("attribute")
+    if entries is None:
+        return {}
+    if not isinstance(entries, list):
+        raise LayoutError(f"advert {ad_id}: attributes.attribute is not a list")
     found: dict[str, str] = {}
     for entry in entries:
-        if isinstance(entry, dict) and isinstance(entry.get("values"), list) and entry["values"]:
-            found.setdefault(str(entry.get("name")), str(entry["values"][0]))
+        if not isinstance(entry, dict):
+            continue
+        name, values = entry.get("name"), entry.get("values")
+        first = values[0] if isinstance(values, list) and values else None
+        if isinstance(name, str) and isinstance(first, str):
+            found.setdefault(name, first)
     return found
 
 
+def _epoch_ms(text: str | None) -> float | None:
+    """`PUBLISHED` (epoch milliseconds) as epoch seconds; None unless plain ASCII digits."""
+    if text is None or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text) / 1000
+
+
 def _decimal(text: str | None) -> Decimal | None:
-    if text is None:
+    """A price as willhaben writes it ("120", "676.22"); None for anything else.
+
+    Only plain digits: `Decimal` would also take "1E+999999", which becomes a million-digit
+    string when stored.
+    """
+    if text is None or not _PRICE.fullmatch(text.strip()):
         return None
-    try:
-        value = Decimal(text.strip())
-    except InvalidOperation:
-        return None
-    return value if value.is_finite() and value >= 0 else None
+    return Decimal(text.strip())
 
 
 def _flag(text: str | None) -> bool:

@@ -9,6 +9,11 @@ A watch's first successful scan is a silent baseline: its listings are recorded,
 and one `info` message says how many listings it now watches. A failed fetch or a layout
 error writes only the search's health — no events, and every watch's state stays as it was.
 While willhaben's block backoff lasts, the remaining searches are skipped, not failed.
+
+Any other exception while scanning one search (a bug, a renderer that raises, a page we
+cannot handle) is logged with its traceback and counted as a "layout" failure of that search
+— its transaction rolls back, so it changes nothing else — and the cycle goes on with the
+next search: one bad search never stops the others.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from habicht.scraper.parse import Listing, SearchPage
 
 __all__ = ["FAILING_AFTER", "Renderer", "ScanSummary", "SearchFailure", "scan"]
 
-logger = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 FAILING_AFTER = 3
 """Failed cycles in a row after which a search is reported to the owner."""
@@ -96,6 +101,11 @@ class _Counts:
     drops: int = 0
     baselines: int = 0
 
+    def add(self, other: _Counts) -> None:
+        self.new += other.new
+        self.drops += other.drops
+        self.baselines += other.baselines
+
 
 _DUE = """
 SELECT s.id, s.url, s.consecutive_failures FROM searches s
@@ -134,21 +144,29 @@ async def scan(
         if client.paused_until is not None:
             skipped += 1
             continue
+        found = _Counts()  # added to the cycle's counts only once the transaction commits
         try:
             page = await client.search(search.url)
+            async with db.transaction() as conn:
+                await _record_page(
+                    conn,
+                    search,
+                    page,
+                    renderer=renderer,
+                    counts=found,
+                    now=clock(),
+                    max_attempts=max_attempts,
+                )
         except ScrapeError as exc:
-            failed.append(await _record_failure(db, search, exc, now=clock()))
+            log.warning("search %d failed (%s): %s", search.id, exc.kind, exc)
+            failed.append(await _record_failure(db, search, exc.kind, str(exc), now=clock()))
             continue
-        async with db.transaction() as conn:
-            await _record_page(
-                conn,
-                search,
-                page,
-                renderer=renderer,
-                counts=counts,
-                now=clock(),
-                max_attempts=max_attempts,
-            )
+        except Exception as exc:  # a bug or a page we cannot handle: the next search still runs
+            log.exception("search %d: unexpected error, counted as a layout failure", search.id)
+            message = f"unexpected {type(exc).__name__}: {exc}"
+            failed.append(await _record_failure(db, search, "layout", message, now=clock()))
+            continue
+        counts.add(found)
         scanned += 1
         if search.consecutive_failures >= FAILING_AFTER:
             recovered.append(search.url)
@@ -169,21 +187,20 @@ async def scan(
 
 
 async def _record_failure(
-    db: Database, search: _Search, exc: ScrapeError, *, now: float
+    db: Database, search: _Search, kind: ErrorKind, message: str, *, now: float
 ) -> SearchFailure:
     """Only the search's health changes: no events, every watch keeps its state."""
-    logger.warning("search %d failed (%s): %s", search.id, exc.kind, exc)
     async with db.transaction() as conn:
         await conn.execute(
             "UPDATE searches SET last_attempt_at = ?, consecutive_failures ="
             " consecutive_failures + 1, last_error_kind = ?, last_error = ? WHERE id = ?",
-            (now, exc.kind, str(exc), search.id),
+            (now, kind, message, search.id),
         )
     return SearchFailure(
         search_id=search.id,
         url=search.url,
-        kind=exc.kind,
-        message=str(exc),
+        kind=kind,
+        message=message,
         consecutive_failures=search.consecutive_failures + 1,
     )
 
