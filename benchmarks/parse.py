@@ -1,9 +1,11 @@
 """How much faster habicht's parser is than a full BeautifulSoup parse of a search page.
 
 Both sides read the same saved willhaben page (tests/fixtures/willhaben/) in the same run:
-`parse_search_page` (string search for `__NEXT_DATA__`, then `json.loads` and listings) versus
-`BeautifulSoup(html, "html.parser")` that then finds the script tag and loads its JSON (no
-listings built — the baseline is given the easier job). Prints the medians and their ratio.
+`parse_search_page` — a string search for the `__NEXT_DATA__` script, then `raw_decode` of
+only `rowsFound` and `advertSummaryList` where they provably belong to `searchResult`, then
+the `Listing`s — versus `BeautifulSoup(html, "html.parser")` that then finds the script tag
+and `json.loads` all of it (no listings built — the baseline is given the easier job). Checks
+that the page parses to its 25 listings, then prints both medians and their ratio.
 
     python benchmarks/parse.py [--repeat N]
 """

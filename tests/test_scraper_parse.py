@@ -10,6 +10,7 @@ from conftest import FIXTURES
 
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
 from habicht.scraper import Blocked, LayoutError, Listing, parse_search_page
+from habicht.scraper.parse import _next_data_span  # to prove which path a page takes
 
 REAL_PAGE = (FIXTURES / "search-marketplace-grafikkarten.html").read_text(encoding="utf-8")
 
@@ -117,13 +118,21 @@ def test_unrecognised_pages_are_layout_errors(page: str) -> None:
         parse_search_page(page)
 
 
-def test_unusual_markup_falls_back_to_a_full_parse() -> None:
-    """A script tag the fast path does not recognise is still found by the HTML parser."""
+@pytest.mark.parametrize(
+    "template",
+    [
+        "<html><script type=application/json id='&#95;_NEXT_DATA__'>{}</script></html>",
+        "<html><SCRIPT\nid='__NEXT_DATA__'>{}</SCRIPT></html>",
+    ],
+    ids=["entity-in-id", "upper-case-end-tag"],
+)
+def test_markup_the_fast_path_misses_falls_back_to_a_full_parse(template: str) -> None:
+    """A script tag the string search provably does not find is still found by the HTML
+    parser (review of issue 3: the fallback must really run)."""
     data = {"props": {"pageProps": {"searchResult": {"rowsFound": 0}}}}
-    page = f"<html><script type=application/json id=__NEXT_DATA__ >{json.dumps(data)}</script>"
-    assert parse_search_page(page).rows_found == 0
-    odd = f"<html><SCRIPT\nid='__NEXT_DATA__'>{json.dumps(data)}</SCRIPT></html>"
-    assert parse_search_page(odd).rows_found == 0
+    page = template.format(json.dumps(data))
+    assert _next_data_span(page) is None  # the fast path gives up on this page ...
+    assert parse_search_page(page).rows_found == 0  # ... so the result is BeautifulSoup's
 
 
 def test_an_advert_listed_twice_counts_once() -> None:
@@ -198,3 +207,51 @@ def test_deeply_nested_json_is_a_layout_error() -> None:
     deep = '{"props":{"pageProps":{"searchResult":' + "[" * 100_000 + "]" * 100_000 + "}}}"
     with pytest.raises(LayoutError):
         parse_search_page(f'<script id="__NEXT_DATA__">{deep}</script>')
+
+
+def advert_json(ad_id: str) -> dict[str, object]:
+    return {"id": ad_id, "description": f"Anzeige {ad_id}", "attributes": {"attribute": []}}
+
+
+@pytest.mark.parametrize(
+    "page_props",
+    [
+        {
+            "searchResult": {"rowsFound": 0},
+            "recommendations": {"advertSummaryList": {"advertSummary": [advert_json("666")]}},
+        },
+        {
+            "searchResult": {"rowsFound": 1, "navigators": [], "advertSummaryList": {
+                "advertSummary": [advert_json("1")]}},
+            "recommendations": {"advertSummaryList": {"advertSummary": [advert_json("666")]}},
+        },
+        {
+            "searchResult": {"teaser": {"rowsFound": 7}, "rowsFound": 1, "advertSummaryList": {
+                "advertSummary": [advert_json("1")]}},
+        },
+    ],
+    ids=["list-only-in-recommendations", "list-after-a-nested-value", "rowsFound-nested-first"],
+)  # fmt: skip
+def test_adverts_outside_search_result_are_never_read_as_its_own(
+    page_props: dict[str, object],
+) -> None:
+    """Keys found after searchResult but not in it (recommended adverts) do not count as
+    the search's listings: that would send them as "new" (review of issue 3)."""
+    data = json.dumps({"props": {"pageProps": page_props}}, separators=(",", ":"))
+    page = parse_search_page(f'<script id="__NEXT_DATA__">{data}</script>')
+    result = page_props["searchResult"]
+    assert isinstance(result, dict)
+    assert page.rows_found == result["rowsFound"]
+    assert [listing.id for listing in page.listings] == ["1"] * result["rowsFound"]
+
+
+def test_more_adverts_than_rows_found_are_read_from_the_whole_script() -> None:
+    """A list longer than rowsFound is not trusted in place; the full decode decides (here a
+    repeated key, whose last value is what JSON means)."""
+    stale = json.dumps({"advertSummary": [advert_json("666")]}, separators=(",", ":"))
+    result = f'{{"rowsFound":0,"advertSummaryList":{stale},"advertSummaryList":{{}}}}'
+    page = parse_search_page(
+        f'<script id="__NEXT_DATA__">{{"props":{{"pageProps":{{"searchResult":{result}}}}}}}'
+        "</script>"
+    )
+    assert (page.rows_found, page.listings) == (0, [])
