@@ -393,3 +393,27 @@ async def test_an_unexpected_error_fails_its_search_and_the_cycle_goes_on(
     rtx, _ = await subs.watches(1)
     assert rtx.listings_known == 1  # 102 was not recorded: the transaction rolled back
     assert any(record.exc_info for record in caplog.records)
+
+
+async def test_an_older_advert_sliding_onto_a_full_page_is_not_new(
+    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database, clock: FakeClock
+) -> None:
+    """When an advert on a full first page is sold, the older one that moves up is recorded
+    silently; one published after the watch started is new even with a lower id (review of
+    issue 3)."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    hour_ago = int((clock.now - 3600) * 1000)
+    site.pages["rtx"] = [advert(str(i), published_ms=hour_ago + i) for i in range(130, 125, -1)]
+    await run()  # the baseline: 130..126 of more, older adverts
+    site.pages["rtx"] = [
+        advert(str(i), published_ms=hour_ago + i) for i in (130, 129, 127, 126, 125)
+    ]  # 128 sold: 125 slides up
+    summary = await run()
+    assert summary.new == 0
+    fresh = advert("124", published_ms=int(clock.now * 1000))  # an older id, published now
+    site.pages["rtx"] = [fresh, *site.pages["rtx"][:4]]
+    summary = await run()
+    assert summary.new == 1
+    assert [row[3] for row in await outbox(db) if row[1] == "new"] == ["new:124:1"]
+    (watch,) = await subs.watches(1)
+    assert watch.listings_known == 7

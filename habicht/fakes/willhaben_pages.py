@@ -28,6 +28,10 @@ class FakeAdvert:
 
     `bumped` marks a bumped/promoted advert (`IS_BUMPED`), which sits on top with an older id.
     `price_display` overrides the shown price text (e.g. "VB"); by default it is "€ <price>".
+    `published_ms` is `PUBLISHED` (and `CHANGED`), epoch milliseconds. By default both are left
+    out: the publish time is then unknown and only the id decides whether an advert is new —
+    a fixed default date would make every advert look older than any watch started later,
+    which the scan records silently as a slide-in.
     """
 
     id: str
@@ -36,7 +40,7 @@ class FakeAdvert:
     location: str = "Wien, 07. Bezirk, Neubau"
     postcode: str = "1070"
     bumped: bool = False
-    published_ms: int = 1_700_000_000_000
+    published_ms: int | None = None
     price_display: str | None = None
     state: str = "Wien"
 
@@ -65,12 +69,10 @@ def _attributes(advert: FakeAdvert) -> list[dict[str, Any]]:
     values: dict[str, str] = {
         "LOCATION": advert.location,
         "p2penabled": "true",
-        "CHANGED": str(advert.published_ms),
         "POSTCODE": advert.postcode,
         "BODY_DYN": f"Verkaufe {advert.title}. Abholung oder Versand.",
         "STATE": advert.state,
         "HEADING": advert.title,
-        "PUBLISHED": str(advert.published_ms),
         "COUNTRY": "Österreich",
         "ADTYPE_ID": "67",
         "ADID": advert.id,
@@ -83,6 +85,8 @@ def _attributes(advert: FakeAdvert) -> list[dict[str, Any]]:
         "COORDINATES": "48.20000,16.35000",
         "PRICE_FOR_DISPLAY": advert.shown_price(),
     }
+    if advert.published_ms is not None:
+        values["CHANGED"] = values["PUBLISHED"] = str(advert.published_ms)
     if advert.price is not None:
         values["PRICE/AMOUNT"] = f"{advert.price:.1f}"
         values["PRICE"] = _price_text(advert.price)

@@ -4,7 +4,7 @@ Knows nothing of Telegram: it writes rendered texts into the outbox through a `R
 is given. Other code imports only the names listed here.
 """
 
-from habicht.scraper.diff import Event, NewListing, PriceDrop, diff
+from habicht.scraper.diff import PUBLISHED_SLACK, Event, NewListing, PriceDrop, diff
 from habicht.scraper.errors import (
     Blocked,
     DuplicateWatch,
@@ -31,6 +31,7 @@ from habicht.scraper.urls import (
 
 __all__ = [
     "FAILING_AFTER",
+    "PUBLISHED_SLACK",
     "Blocked",
     "DuplicateWatch",
     "ErrorKind",

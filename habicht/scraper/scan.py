@@ -284,7 +284,8 @@ async def _events(
         row = await cursor.fetchone()
     oldest_seen = None if row is None else row[0]
     outgoing: list[Outgoing] = []
-    for event in diff(seen, page.listings, oldest_seen=oldest_seen):
+    events = diff(seen, page.listings, oldest_seen=oldest_seen, baseline_at=watch["baseline_at"])
+    for event in events:
         ad_id = event.listing.id
         if isinstance(event, NewListing):
             counts.new += 1
