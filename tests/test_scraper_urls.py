@@ -60,6 +60,15 @@ ACCEPTED = [
         "  https://www.willhaben.at/iad/gebrauchtwagen/auto/gebrauchtwagenboerse  ",
         "https://www.willhaben.at/iad/gebrauchtwagen/auto/gebrauchtwagenboerse?sort=1",
     ),
+    (
+        "https://www.willhaben.at/iad/gebrauchtwagen/motorrad/motorradboerse?PRICE_TO=3000",
+        "https://www.willhaben.at/iad/gebrauchtwagen/motorrad/motorradboerse?PRICE_TO=3000&sort=1",
+    ),
+    (
+        "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien/wien-1070-neubau",
+        "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien/wien-1070-neubau?sort=1",
+    ),
+    (f"{MARKT}/%C3%A4pfel-1", f"{MARKT}/%C3%A4pfel-1?sort=1"),
 ]
 
 REFUSED = [
@@ -109,6 +118,31 @@ REFUSED = [
         "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?q=" + "x" * 2000,
         InvalidReason.TOO_LONG,
     ),
+    # Review of issue 3: hosts the URL parser cannot read are malformed, not a crash ...
+    ("https://[::1/iad/kaufen-und-verkaufen/marktplatz", InvalidReason.MALFORMED),
+    ("https://[www.willhaben.at]/iad/kaufen-und-verkaufen/marktplatz", InvalidReason.MALFORMED),
+    ("https://www.willhaben.at]/iad/kaufen-und-verkaufen/marktplatz", InvalidReason.MALFORMED),
+    (
+        "https://www.willhaben.at\uff0fevil/iad/kaufen-und-verkaufen/marktplatz",
+        InvalidReason.MALFORMED,
+    ),
+    # ... encoded dot segments and separators in the path ...
+    ("https://www.willhaben.at/iad/%2e%2e/%2e%2e/admin/x", InvalidReason.MALFORMED),
+    ("https://www.willhaben.at/iad/kaufen-und-verkaufen/..%2F..%2Fadmin", InvalidReason.MALFORMED),
+    ("https://www.willhaben.at/iad/immobilien/a%5Cb/c", InvalidReason.MALFORMED),
+    # ... invisible characters anywhere ...
+    ("https://www.willhaben.at/iad/immobilien/wien\u200b/x", InvalidReason.MALFORMED),
+    (
+        "https://www.willhaben.at/iad/immobilien/wien/x?keyword=\u202egnp.exe",
+        InvalidReason.MALFORMED,
+    ),
+    ("https://www.willhaben.at/iad/immobilien/wien/x?keyword=a\x85b", InvalidReason.MALFORMED),
+    # ... a typed host without a scheme is judged as a host ...
+    ("www.willhaben.at.evil.example/iad/kaufen-und-verkaufen/marktplatz", InvalidReason.HOST),
+    ("willhaben.at@evil.example/iad/kaufen-und-verkaufen/marktplatz", InvalidReason.HOST),
+    # ... and only the search sections of /iad/ are searches.
+    ("https://www.willhaben.at/iad/myprofile/myadverts/active", InvalidReason.NOT_SEARCH),
+    ("https://www.willhaben.at/iad/anzeigenaufgabe/marktplatz/neu", InvalidReason.NOT_SEARCH),
 ]
 
 
@@ -174,10 +208,12 @@ def test_nonsense_max_prices_are_refused(price: Decimal) -> None:
     assert refused.value.reason is InvalidReason.PRICE
 
 
-def test_overlong_keywords_are_refused() -> None:
-    """Keyword text longer than anyone types is refused rather than sent to willhaben."""
+@pytest.mark.parametrize("text", ["sofa " * 30, "sofa" + " " * 20_000 + "max 4"])
+def test_overlong_keywords_are_refused(text: str) -> None:
+    """Keyword text longer than anyone types is refused rather than sent to willhaben, and
+    before the price pattern, whose time grows with the square of the length, reads it."""
     with pytest.raises(InvalidSearch) as refused:
-        parse_watch_argument("sofa " * 30)
+        parse_watch_argument(text)
     assert refused.value.reason is InvalidReason.TOO_LONG
 
 

@@ -1,9 +1,16 @@
 """What a subscriber may ask habicht to watch: willhaben search URLs and keyword searches.
 
 This is the guard that keeps the bot from fetching arbitrary URLs for strangers: only
-`http(s)://(www.)willhaben.at/iad/…` search pages pass, in one normalised form, and every
-request then goes to `HABICHT_WILLHABEN_URL` with the normalised path and query — never to a
-host a subscriber typed.
+`http(s)://(www.)willhaben.at/iad/<section>/…` search pages pass, in one normalised form, and
+every request then goes to `HABICHT_WILLHABEN_URL` with the normalised path and query — never
+to a host a subscriber typed. The sections are willhaben's three search verticals
+(`SEARCH_SECTIONS`, keep in sync with README "Scraper"); the rest of /iad/ is profiles, the
+watch list, placing an advert, single adverts — nothing to watch.
+
+Whatever cannot be read as one plain URL is MALFORMED, never passed on for a later layer to
+interpret differently: invisible (zero-width, bidi, control) characters anywhere, a host the
+URL parser cannot read, and percent-encoded `.`, `/` or `\\` in the path (a server that decodes
+them would see dot segments or other separators than we checked).
 
 Normalised form (two subscribers with the same search share one URL, so it is fetched once):
 https, host `www.willhaben.at`, newest first (`sort=1`), no `page`, no tracking or
@@ -13,6 +20,7 @@ session parameters, no fragment, query parameters sorted.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -20,6 +28,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from habicht.scraper.errors import InvalidReason, InvalidSearch
 
 __all__ = [
+    "SEARCH_SECTIONS",
     "Search",
     "keyword_search",
     "normalise_search_url",
@@ -31,8 +40,10 @@ HOST = "www.willhaben.at"
 _ACCEPTED_HOSTS = frozenset({HOST, "willhaben.at"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _MARKETPLACE = "/iad/kaufen-und-verkaufen/marktplatz"
+SEARCH_SECTIONS = frozenset({"kaufen-und-verkaufen", "immobilien", "gebrauchtwagen"})
 _MAX_URL = 2000
 _MAX_KEYWORDS = 100
+_MAX_KEYWORD_TEXT = 200  # before the price suffix is split off; the regex is quadratic
 _MAX_PRICE = Decimal(100_000_000)
 
 # Parameters that say how a page was reached or shown, not what is searched for.
@@ -47,10 +58,13 @@ _MAX_PRICE_SUFFIX = re.compile(
     r"(?P<price>\d{1,3}(?:\.\d{3})+|\d+)\s*(?:€|eur|euro)?$",
     re.IGNORECASE,
 )
+# A host typed without a scheme: `willhaben.at/…`, `www.willhaben.at.evil.example/…`.
+_BARE_HOST = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+(?:[:/?#@]|$)", re.IGNORECASE)
+_ENCODED_SEPARATOR = re.compile(r"%(?:2e|2f|5c)", re.IGNORECASE)
 # What makes an argument a URL attempt rather than keywords (then refused with a reason).
 _LOOKS_LIKE_URL = re.compile(
     r"^(?:[a-z][a-z0-9+.-]*://|(?:javascript|data|file|mailto|about|blob):|www\.|"
-    r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:[:/?#]|$))",
+    r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:[:/?#@]|$))",
     re.IGNORECASE,
 )
 
@@ -70,24 +84,26 @@ def normalise_search_url(text: str) -> str:
         raise InvalidSearch(InvalidReason.EMPTY, "no URL given")
     if len(text) > _MAX_URL:
         raise InvalidSearch(InvalidReason.TOO_LONG, f"URL longer than {_MAX_URL} characters")
-    if re.search(r"[\s\\\x00-\x1f\x7f]", text):
-        raise InvalidSearch(InvalidReason.MALFORMED, "URL contains spaces or backslashes")
-    if "://" not in text and re.match(r"(?:www\.)?willhaben\.at(?:[/?#]|$)", text, re.I):
-        text = "https://" + text
-    parts = urlsplit(text)
+    if "\\" in text or any(unicodedata.category(char)[0] in "CZ" for char in text):
+        raise InvalidSearch(
+            InvalidReason.MALFORMED, "URL contains spaces, backslashes or invisible characters"
+        )
+    if "://" not in text and _BARE_HOST.match(text):
+        text = "https://" + text  # so a typed look-alike host is refused as a host
+    try:
+        parts = urlsplit(text)
+        hostname, port = parts.hostname, parts.port
+    except ValueError as exc:  # brackets, a non-numeric port, characters NFKC turns into / ? #
+        raise InvalidSearch(InvalidReason.MALFORMED, f"not a readable URL: {exc}") from None
     scheme = parts.scheme.lower()
     if scheme not in _DEFAULT_PORTS:
         shown = scheme or "none"
         raise InvalidSearch(InvalidReason.SCHEME, f"only http(s) links, got scheme {shown!r}")
     if "@" in parts.netloc:
         raise InvalidSearch(InvalidReason.HOST, "links with user@host are not accepted")
-    host = (parts.hostname or "").lower()
+    host = (hostname or "").lower()
     if host not in _ACCEPTED_HOSTS:
         raise InvalidSearch(InvalidReason.HOST, f"only willhaben.at links, got host {host!r}")
-    try:
-        port = parts.port
-    except ValueError:
-        raise InvalidSearch(InvalidReason.MALFORMED, "the port is not a number") from None
     if port is not None and port != _DEFAULT_PORTS[scheme]:
         raise InvalidSearch(InvalidReason.HOST, f"only the standard port, got {port}")
     path = parts.path
@@ -98,7 +114,9 @@ def normalise_search_url(text: str) -> str:
 
 
 def _check_path(path: str) -> None:
-    """Refuse dot segments, single adverts and anything that is not a search under /iad/."""
+    """Refuse hidden separators, dot segments, single adverts and non-searches under /iad/."""
+    if _ENCODED_SEPARATOR.search(path):
+        raise InvalidSearch(InvalidReason.MALFORMED, "the path contains an encoded . / or \\")
     segments = [segment for segment in path.split("/") if segment]
     if any(segment in (".", "..") for segment in segments):
         raise InvalidSearch(InvalidReason.MALFORMED, "the path contains . or .. segments")
@@ -107,7 +125,7 @@ def _check_path(path: str) -> None:
     # An advert is `/iad/<vertical>/d/…/<slug>-<id>/` or `/iad/object?adId=<id>`.
     if segments[1:2] == ["object"] or ("d" in segments and segments[-1][-1:].isdigit()):
         raise InvalidSearch(InvalidReason.AD_PAGE, "a single advert, not a search")
-    if len(segments) < 3:
+    if len(segments) < 3 or segments[1] not in SEARCH_SECTIONS:
         raise InvalidSearch(InvalidReason.NOT_SEARCH, f"not a willhaben search page: {path!r}")
 
 
@@ -145,6 +163,10 @@ def parse_watch_argument(text: str) -> Search:
     if _LOOKS_LIKE_URL.match(text):
         url = normalise_search_url(text)
         return Search(url=url, label=_label(url))
+    if len(text) > _MAX_KEYWORD_TEXT:
+        raise InvalidSearch(
+            InvalidReason.TOO_LONG, f"keywords longer than {_MAX_KEYWORDS} characters"
+        )
     match = _MAX_PRICE_SUFFIX.match(text)
     if match and match.group("words").strip():
         price = Decimal(match.group("price").replace(".", ""))
