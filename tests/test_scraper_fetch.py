@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import AsyncIterator
 from decimal import Decimal
@@ -224,19 +225,102 @@ async def test_layout_errors_are_not_retried(client: WillhabenClient, router: re
     assert client.paused_until is None
 
 
-async def test_redirects_stay_on_the_site(client: WillhabenClient, router: respx.Router) -> None:
-    """A same-host redirect is followed; one to another host is refused unfetched."""
+async def test_a_redirect_on_the_site_is_followed_after_the_gap(
+    client: WillhabenClient, router: respx.Router, clock: FakeClock
+) -> None:
+    """A redirect to the base's own origin is followed, its hop a request that keeps the gap."""
     moved = f"{BASE}/iad/kaufen-und-verkaufen/marktplatz/?keyword=rtx&sort=1"
     router.get(FETCHED).mock(return_value=httpx.Response(301, headers={"Location": moved}))
     router.get(moved).mock(return_value=ok())
     assert len((await client.search(SEARCH)).listings) == 1
-    evil = router.get(url__startswith="https://evil.example").mock(return_value=ok())
-    router.get(f"{BASE}/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa&sort=1").mock(
-        return_value=httpx.Response(302, headers={"Location": "https://evil.example/x"})
+    assert clock.slept == [2.0]
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "https://evil.example/iad/x",
+        "http://127.0.0.1:8098/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx",
+        "https://127.0.0.1:8099/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx",
+        "http://localhost:8099/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx",
+    ],
+    ids=["other-host", "other-port", "other-scheme", "other-name"],
+)
+async def test_redirects_off_the_base_origin_fail_at_once(
+    client: WillhabenClient, router: respx.Router, location: str
+) -> None:
+    """A redirect to another scheme, host or port is refused unfetched and not retried
+    (review of issue 3)."""
+    route = router.get(FETCHED).mock(
+        return_value=httpx.Response(302, headers={"Location": location})
     )
-    with pytest.raises(FetchError, match="off-site"):
-        await client.search(OTHER)
-    assert evil.call_count == 0
+    elsewhere = router.route(url__startswith=location.split("/iad/")[0]).mock(return_value=ok())
+    with pytest.raises(FetchError, match="off-site") as failed:
+        await client.search(SEARCH)
+    assert (route.call_count, elsewhere.call_count, failed.value.retryable) == (1, 0, False)
+
+
+async def test_a_redirect_loop_fails_at_once(client: WillhabenClient, router: respx.Router) -> None:
+    """More than 3 redirects in a row fail the search without retrying the loop."""
+    route = router.get(FETCHED).mock(
+        return_value=httpx.Response(302, headers={"Location": FETCHED})
+    )
+    with pytest.raises(FetchError, match="redirects") as failed:
+        await client.search(SEARCH)
+    assert (route.call_count, failed.value.retryable) == (4, False)
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "slept", "pause"),
+    [
+        ("9" * 400, [], 3600.0),
+        ("Fri, 31 Dec 9999 23:59:59 GMT", [], 3600.0),
+        ("\u00b2", [5.0, 5.0], 600.0),
+        ("-1", [5.0, 5.0], 600.0),
+    ],
+    ids=["huge-seconds", "far-date", "superscript-digit", "negative"],
+)
+async def test_a_retry_after_is_read_strictly_and_capped(
+    client: WillhabenClient,
+    router: respx.Router,
+    clock: FakeClock,
+    retry_after: str,
+    slept: list[float],
+    pause: float,
+) -> None:
+    """A huge Retry-After pauses at most block_cap; one that is not ASCII digits or an HTTP
+    date counts as absent (retry_delay between tries), never as a crash (review of issue 3)."""
+    header = [(b"Retry-After", retry_after.encode())]
+    router.get(FETCHED).mock(return_value=httpx.Response(429, headers=header))
+    with pytest.raises(Blocked):
+        await client.search(SEARCH)
+    assert clock.slept == slept
+    assert client.paused_until == clock.now + pause
+
+
+async def test_at_most_one_request_is_in_flight(
+    client: WillhabenClient, router: respx.Router, clock: FakeClock
+) -> None:
+    """Two concurrent searches: the second request starts after the first ended plus the gap."""
+    spans: list[tuple[float, float]] = []
+    in_flight = 0
+
+    async def answer(request: httpx.Request) -> httpx.Response:
+        nonlocal in_flight
+        in_flight += 1
+        start = clock.now
+        assert in_flight == 1
+        for _ in range(5):  # let the other search run, were it not held back
+            await asyncio.sleep(0)
+        clock.advance(0.5)
+        spans.append((start, clock.now))
+        in_flight -= 1
+        return ok()
+
+    router.get(url__startswith=f"{BASE}/iad/").mock(side_effect=answer)
+    await asyncio.gather(client.search(SEARCH), client.search(OTHER))
+    (_, first_end), (second_start, _) = spans
+    assert second_start >= first_end + 2.0
 
 
 async def test_a_closed_client_refuses_use(router: respx.Router) -> None:
@@ -244,10 +328,10 @@ async def test_a_closed_client_refuses_use(router: respx.Router) -> None:
     client = WillhabenClient(
         base_url=BASE, fetch_gap=0, transport=httpx.MockTransport(router.async_handler)
     )
-    with pytest.raises(RuntimeError, match="not open yet"):
+    with pytest.raises(RuntimeError, match="not open yet") as misuse:
         await client.search(SEARCH)
+    assert not isinstance(misuse.value, ScrapeError)  # a bug, not a search failure to count
     async with client:
         pass
     with pytest.raises(RuntimeError, match="was closed"):
         await client.open()
-    assert not isinstance(RuntimeError(), ScrapeError)

@@ -1,7 +1,9 @@
 """Polite fetching of willhaben search pages over one shared `httpx.AsyncClient`.
 
 Politeness: one request in flight (an `asyncio.Lock`) and at least `fetch_gap` seconds from
-the end of one request to the start of the next, so a cycle of many searches never bursts.
+the end of one request to the start of the next — each redirect hop is a request too — so a
+cycle of many searches never bursts. Redirects are followed only to the origin (scheme, host
+and port) of `base_url`; one elsewhere, or more than 3 in a row, fails the search at once.
 
 Retries inside one `search()` are few and bounded: up to `attempts` tries on connect errors,
 timeouts, 5xx (waiting `retry_delay · 2^(try-1)`) and 429 (waiting its `Retry-After` when that
@@ -10,7 +12,8 @@ is at most `max_retry_wait`). Then the search has failed for this cycle.
 Site-wide backoff (keep in sync with README "Scraper"): when willhaben blocks us — 403, a 429
 that outlasts the retries, or its block page — every `search()` raises `Blocked` without a
 request until `now + pause`, where the n-th block in a row pauses
-`max(retry_after, min(block_cap, block_base · 2^(n-1)))`. A successful fetch resets n.
+`min(block_cap, max(retry_after, block_base · 2^(n-1)))`: a `Retry-After` is honoured up to
+`block_cap`, never for years. A successful fetch resets n.
 
 httpx errors become `FetchError`/`Blocked` here and nowhere else, chained with `from`.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+from datetime import UTC
 from types import TracebackType
 from typing import Self
 
@@ -68,7 +72,7 @@ class WillhabenClient:
         block_cap: float = 6 * 3600.0,
     ) -> None:
         self._base_url = base_url
-        self._host = httpx.URL(base_url).host
+        self._origin = _origin(httpx.URL(base_url))
         self._fetch_gap = fetch_gap
         self._clock = clock
         self._sleep = sleep
@@ -144,12 +148,11 @@ class WillhabenClient:
     def _start_pause(self, retry_after: float | None) -> None:
         self._blocks_in_a_row += 1
         grown = self._block_base * 2.0 ** min(self._blocks_in_a_row - 1, 32)
-        self._paused_until = self._clock() + max(retry_after or 0.0, min(self._block_cap, grown))
+        self._paused_until = self._clock() + min(self._block_cap, max(retry_after or 0.0, grown))
 
     async def _fetch(self, url: str) -> str:
         """The page body, after at most `attempts` tries; the last error if all fail."""
         for attempt in range(1, self._attempts + 1):
-            await self._wait_for_gap()
             try:
                 return await self._get(url)
             except _RateLimited as exc:
@@ -170,20 +173,26 @@ class WillhabenClient:
                 await self._sleep(wait)
 
     async def _get(self, url: str) -> str:
-        """One GET (following same-host redirects), httpx errors translated: the one boundary."""
+        """One GET, following redirects to our own origin only, each hop after the gap."""
         if self._http is None:
             state = "was closed" if self._closed else "is not open yet"
             raise RuntimeError(f"The WillhabenClient {state}; use it inside `async with`.")
         request = self._http.build_request("GET", url)
+        for _ in range(_MAX_REDIRECTS + 1):
+            await self._wait_for_gap()
+            response = await self._send(self._http, request)
+            if not response.is_redirect or response.next_request is None:
+                return self._body(response)
+            request = response.next_request
+            if _origin(request.url) != self._origin:
+                where = f"{request.url.scheme}://{request.url.netloc.decode('ascii')}"
+                raise FetchError(f"willhaben redirected off-site to {where}", retryable=False)
+        raise FetchError(f"more than {_MAX_REDIRECTS} redirects from {url}", retryable=False)
+
+    async def _send(self, http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+        """One request, httpx errors translated: the one boundary."""
         try:
-            for _ in range(_MAX_REDIRECTS + 1):
-                response = await self._http.send(request)
-                if not response.is_redirect or response.next_request is None:
-                    return self._body(response)
-                request = response.next_request
-                if request.url.host != self._host:
-                    raise FetchError(f"willhaben redirected off-site to {request.url.host}")
-            raise FetchError(f"more than {_MAX_REDIRECTS} redirects from {url}")
+            return await http.send(request)
         except httpx.TimeoutException as exc:
             raise FetchError(f"willhaben timed out ({type(exc).__name__})") from exc
         except httpx.HTTPError as exc:
@@ -205,15 +214,26 @@ class WillhabenClient:
         return response.text
 
 
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    """Scheme, host and port (None for the scheme's default): what a redirect must keep."""
+    return url.scheme, url.host, url.port
+
+
 def _retry_after(value: str | None, now: float) -> float | None:
-    """`Retry-After` as seconds from now: delta-seconds or an HTTP date; None if absent/bad."""
+    """`Retry-After` as seconds from now: delta-seconds or an HTTP date; None if absent/bad.
+
+    Only ASCII digits are delta-seconds (`"²".isdigit()` is true); a huge value is cut to the
+    block cap by the caller. A date without a zone is read as UTC, as HTTP dates are.
+    """
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    if value.isascii() and value.isdigit():
+        return float(value) if len(value) <= 12 else 1e12  # ~30,000 years: "forever"
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, IndexError):
         return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
     return max(0.0, when.timestamp() - now)
