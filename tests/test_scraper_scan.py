@@ -247,7 +247,7 @@ async def test_paused_watches_and_blocked_chats_are_not_fetched_for(
     await subs.add_watch(1, RTX, max_watches=5)
     await subs.add_watch(2, SOFA, max_watches=5)
     await subs.add_watch(3, SOFA, max_watches=5)
-    await subs.set_paused(1, None, True)
+    await subs.set_paused(1, None, paused=True)
     await subs.block_chat(2)
     site.pages["sofa"] = [advert("201")]
     summary = await run()
@@ -264,10 +264,10 @@ async def test_resuming_starts_with_a_silent_baseline(
     await subs.add_watch(1, RTX, max_watches=5)
     site.pages["rtx"] = [advert("101")]
     await run()
-    await subs.set_paused(1, 1, True)
+    await subs.set_paused(1, 1, paused=True)
     site.pages["rtx"] = [advert("103"), advert("102"), advert("101")]
     await run()
-    await subs.set_paused(1, 1, False)
+    await subs.set_paused(1, 1, paused=False)
     summary = await run()
     assert (summary.baselines, summary.new) == (1, 0)
     assert [row[1:3] for row in await outbox(db)] == [

@@ -105,11 +105,11 @@ async def test_pause_and_resume_one_or_all(subs: Subscriptions, db: Database) ->
         await subs.add_watch(1, search, max_watches=5)
     async with db.transaction() as conn:
         await conn.execute("UPDATE watches SET baseline_at = 5")
-    paused = await subs.set_paused(1, 2, True)
+    paused = await subs.set_paused(1, 2, paused=True)
     assert [(w.number, w.paused) for w in paused] == [(2, True)]
     assert [w.paused for w in await subs.watches(1)] == [False, True]
-    assert await subs.set_paused(1, 9, True) == []
-    resumed = await subs.set_paused(1, None, False)
+    assert await subs.set_paused(1, 9, paused=True) == []
+    resumed = await subs.set_paused(1, None, paused=False)
     assert [(w.number, w.paused, w.baseline_at) for w in resumed] == [
         (1, False, 5),
         (2, False, None),
@@ -141,7 +141,7 @@ async def test_overview_counts_and_lists_failing_searches(
     await subs.add_watch(1, RTX, max_watches=5)
     await subs.add_watch(2, RTX, max_watches=5)
     await subs.add_watch(2, SOFA, max_watches=5)
-    await subs.set_paused(2, 2, True)
+    await subs.set_paused(2, 2, paused=True)
     await subs.block_chat(1)
     async with db.transaction() as conn:
         await conn.execute(

@@ -206,7 +206,7 @@ async def _set_paused(update: Update, context: Context, *, paused: bool) -> None
     if number == -1:
         await _reply(update, texts.fill("no_such_watch", number=" ".join(context.args or [])))
         return
-    changed = await services.subscriptions.set_paused(_chat_id(update), number, paused)
+    changed = await services.subscriptions.set_paused(_chat_id(update), number, paused=paused)
     if not changed:
         key = "no_watches" if number is None else "no_such_watch"
         await _reply(update, texts.fill(key, number=number))

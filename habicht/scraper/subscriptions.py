@@ -236,7 +236,9 @@ class Subscriptions:
             )
             return watch
 
-    async def set_paused(self, chat_id: int, number: int | None, paused: bool) -> list[WatchInfo]:
+    async def set_paused(
+        self, chat_id: int, number: int | None, *, paused: bool
+    ) -> list[WatchInfo]:
         """Pause or resume watch `number`, or all of the chat's watches when it is None.
 
         Returns the addressed watches as they are now; empty if there is no such watch.
