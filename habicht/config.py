@@ -18,12 +18,25 @@ from urllib.parse import urlsplit
 __all__ = ["ConfigError", "Settings", "load_settings", "read_env_file"]
 
 
+_DAY = 86400
+_WEEK = 7 * _DAY
+
+
 class ConfigError(Exception):
     """A setting is missing or malformed; the message names the variable and what to do."""
 
 
-def _setting(env: str, default: Any, help: str, *, minimum: float | None = None) -> Any:
-    return field(default=default, metadata={"env": env, "help": help, "minimum": minimum})
+def _setting(
+    env: str,
+    default: Any,
+    help: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+) -> Any:
+    """A field that knows its environment name, help and bounds (numbers only)."""
+    bounds = {"minimum": minimum, "maximum": maximum}
+    return field(default=default, metadata={"env": env, "help": help, **bounds})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,30 +49,40 @@ class Settings:
     )
     db: Path = _setting("HABICHT_DB", Path("data/habicht.sqlite3"), "SQLite database path")
     scrape_interval: float = _setting(
-        "HABICHT_SCRAPE_INTERVAL", 300.0, "seconds between scrape cycles", minimum=1
+        "HABICHT_SCRAPE_INTERVAL", 300.0, "seconds between scrape cycles", minimum=1, maximum=_WEEK
     )
     queue_interval: float = _setting(
-        "HABICHT_QUEUE_INTERVAL", 30.0, "seconds between queue drains", minimum=0.1
+        "HABICHT_QUEUE_INTERVAL", 30.0, "seconds between queue drains", minimum=0.1, maximum=_DAY
     )
     queue_batch: int = _setting(
-        "HABICHT_QUEUE_BATCH", 50, "most notifications claimed per batch", minimum=1
+        "HABICHT_QUEUE_BATCH", 50, "most notifications claimed per batch", minimum=1, maximum=1000
     )
     max_attempts: int = _setting(
-        "HABICHT_MAX_ATTEMPTS", 5, "failed attempts before an item is dead", minimum=1
+        "HABICHT_MAX_ATTEMPTS", 5, "failed attempts before an item is dead", minimum=1, maximum=100
     )
     backoff_base: float = _setting(
-        "HABICHT_BACKOFF_BASE", 60.0, "first retry delay in seconds", minimum=0
+        "HABICHT_BACKOFF_BASE", 60.0, "first retry delay in seconds", minimum=0, maximum=_WEEK
     )
     backoff_cap: float = _setting(
-        "HABICHT_BACKOFF_CAP", 3600.0, "longest retry delay in seconds", minimum=0
+        "HABICHT_BACKOFF_CAP", 3600.0, "longest retry delay in seconds", minimum=0, maximum=_WEEK
     )
     message_ttl: float = _setting(
-        "HABICHT_MESSAGE_TTL", 86400.0, "seconds after which an undelivered item is dead", minimum=1
+        "HABICHT_MESSAGE_TTL",
+        86400.0,
+        "seconds after which an undelivered item is dead",
+        minimum=1,
+        maximum=30 * _DAY,
     )
     fetch_gap: float = _setting(
-        "HABICHT_FETCH_GAP", 2.0, "least seconds between two requests to willhaben", minimum=0
+        "HABICHT_FETCH_GAP",
+        2.0,
+        "least seconds between two requests to willhaben",
+        minimum=0,
+        maximum=3600,
     )
-    max_watches: int = _setting("HABICHT_MAX_WATCHES", 20, "watches one chat may have", minimum=1)
+    max_watches: int = _setting(
+        "HABICHT_MAX_WATCHES", 20, "watches one chat may have", minimum=1, maximum=1000
+    )
     lang: str = _setting("HABICHT_LANG", "de", "language of subscriber texts: de or en")
     telegram_api: str = _setting(
         "HABICHT_TELEGRAM_API", "https://api.telegram.org/bot", "Bot API base URL"
@@ -104,7 +127,7 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _parse(env: str, raw: str, default: Any, minimum: float | None) -> Any:
+def _parse(env: str, raw: str, default: Any, minimum: float | None, maximum: float | None) -> Any:
     """Parse `raw` by the type of `default`, or raise a `ConfigError` naming `env`."""
     raw = raw.strip()
     if isinstance(default, frozenset):
@@ -128,7 +151,9 @@ def _parse(env: str, raw: str, default: Any, minimum: float | None) -> Any:
     if value != value or value in (float("inf"), float("-inf")):
         raise ConfigError(f"{env} must be a finite number, got {raw!r}")
     if minimum is not None and value < minimum:
-        raise ConfigError(f"{env} must be at least {minimum:g}, got {raw!r}")
+        raise ConfigError(f"{env} must be at least {_show(minimum)}, got {raw!r}")
+    if maximum is not None and value > maximum:
+        raise ConfigError(f"{env} must be at most {_show(maximum)}, got {raw!r}")
     return value
 
 
@@ -136,8 +161,12 @@ def read_env_file(path: Path) -> dict[str, str]:
     """`KEY=value` lines of a `.env` file; blank lines, comments and `export ` are allowed."""
     if not path.is_file():
         return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} cannot be read as UTF-8 text: {exc}") from None
     values: dict[str, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
@@ -165,5 +194,6 @@ def load_settings(
     for f in fields(Settings):
         env = f.metadata["env"]
         if env in source:
-            values[f.name] = _parse(env, source[env], f.default, f.metadata["minimum"])
+            meta = f.metadata
+            values[f.name] = _parse(env, source[env], f.default, meta["minimum"], meta["maximum"])
     return Settings(**values)

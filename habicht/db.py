@@ -143,8 +143,11 @@ class Database:
         """
         async with self._write_lock:
             conn = self._conn(self._writer)
-            await conn.execute("BEGIN IMMEDIATE")
             try:
+                # Inside the `try`: a cancel that lands while BEGIN is queued still runs it,
+                # and only the rollback below keeps the connection out of a dangling
+                # transaction (rolling back with none open is a no-op).
+                await conn.execute("BEGIN IMMEDIATE")
                 yield conn
             except BaseException:
                 await conn.rollback()

@@ -53,6 +53,12 @@ def test_values_parse_by_the_type_of_their_default() -> None:
         ("HABICHT_BACKOFF_CAP", "10", "HABICHT_BACKOFF_CAP (10) must not be below"),
         ("HABICHT_WILLHABEN_URL", "ftp://x", "HABICHT_WILLHABEN_URL must be an http(s) URL"),
         ("HABICHT_DB", "  ", "HABICHT_DB must be a file path"),
+        (
+            "HABICHT_MAX_ATTEMPTS",
+            "99999999999999999999",
+            "HABICHT_MAX_ATTEMPTS must be at most 100",
+        ),
+        ("HABICHT_MESSAGE_TTL", "1e12", "HABICHT_MESSAGE_TTL must be at most 2592000"),
     ],
 )
 def test_a_bad_value_names_its_variable(env: str, value: str, message: str) -> None:
@@ -69,6 +75,14 @@ def test_env_file_is_read_and_the_environment_wins(tmp_path: Path) -> None:
     )
     s = load_settings({"HABICHT_MAX_WATCHES": "4"}, env_file=env_file)
     assert (s.queue_batch, s.lang, s.max_watches) == (9, "en", 4)
+
+
+def test_an_unreadable_env_file_is_one_clear_error(tmp_path: Path) -> None:
+    """A `.env` that is not UTF-8 text is refused with its path, not a traceback."""
+    env_file = tmp_path / ".env"
+    env_file.write_bytes(b"HABICHT_LANG=\xff\xfe\n")
+    with pytest.raises(ConfigError, match=r"\.env cannot be read as UTF-8 text"):
+        load_settings({}, env_file=env_file)
 
 
 def test_token_is_required_only_when_asked_for() -> None:

@@ -48,19 +48,36 @@ async def test_a_newer_database_is_refused(tmp_path: Path) -> None:
 
 
 async def test_migrating_stops_at_the_target(tmp_path: Path) -> None:
-    """`target` builds an old file that a later open upgrades."""
+    """`target` builds an old file (here: before any migration), which a later open upgrades."""
     path = tmp_path / "old.sqlite3"
-    async with Database(path) as old:
-        await old.close()
-    raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == latest_version()
-    raw.close()
-    empty = tmp_path / "empty.sqlite3"
-    database = await Database(empty).open(target=0)
-    assert await database.user_version() == 0
-    await database.close()
-    async with Database(empty) as upgraded:
+    old = await Database(path).open(target=0)
+    assert await old.user_version() == 0
+    assert await old.fetchall("SELECT name FROM sqlite_master WHERE type = 'table'") == []
+    await old.close()
+    async with Database(path) as upgraded:
         assert await upgraded.user_version() == latest_version()
+        assert await upgraded.single_value("SELECT count(*) FROM notifications") == 0
+
+
+async def test_a_cancel_while_a_transaction_begins_leaves_no_transaction_open(
+    db: Database,
+) -> None:
+    """A task cancelled at any point of `transaction()` never leaves the writer inside a
+    transaction: the next write still works (issue: a shutdown cancelled a drain mid-BEGIN)."""
+    for yields in range(6):
+
+        async def write() -> None:
+            async with db.transaction() as conn:
+                await conn.execute("INSERT INTO chats VALUES (1, 'active', 0, 0)")
+
+        task = asyncio.create_task(write())
+        for _ in range(yields):
+            await asyncio.sleep(0)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        async with db.transaction() as conn:
+            await conn.execute("DELETE FROM chats")
+    assert await db.single_value("SELECT count(*) FROM chats") == 0
 
 
 def test_migrations_are_numbered_without_gaps() -> None:
