@@ -33,6 +33,15 @@ async def _fill(path: Path) -> None:
         await store.mark_dead([dead], reason="blocked", error="Forbidden: bot was blocked")
 
 
+# `main` configures logging; and from tmp_path no stray `.env` of the repository is read.
+pytestmark = pytest.mark.usefixtures("restore_logging", "in_tmp_path")
+
+
+@pytest.fixture
+def in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture
 def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "habicht.sqlite3"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import inspect
 import random
+import subprocess
+import sys
 from dataclasses import replace
 from datetime import timedelta
 
@@ -19,9 +21,9 @@ from habicht.queue import (
     RetryAt,
     backoff,
     classify,
+    error_rules,
     retry_after_seconds,
 )
-from habicht.queue.policy import RULES
 
 
 def test_backoff_is_full_jitter_below_the_doubling_ceiling() -> None:
@@ -57,7 +59,7 @@ def test_every_telegram_error_class_has_its_own_row() -> None:
         if issubclass(cls, Exception) and cls.__module__ == tg.__name__
     }
     assert classes, "telegram.error exposes no classes?"
-    named = [cls for cls, _ in RULES]
+    named = [cls for cls, _ in error_rules()]
     assert classes - set(named) == set()
     for i, earlier in enumerate(named):
         for later in named[i + 1 :]:
@@ -113,3 +115,14 @@ def test_classify_reads_retry_after_as_timedelta(monkeypatch: pytest.MonkeyPatch
     outcome = classify(tg.RetryAfter(timedelta(seconds=12)))
     assert isinstance(outcome, RetryAt)
     assert outcome.delay == 12.0
+
+
+@pytest.mark.parametrize("module", ["habicht.scraper", "habicht.queue"])
+def test_importing_the_queue_does_not_load_telegram(module: str) -> None:
+    """The scraper imports the queue and knows nothing of Telegram: neither import loads
+    `telegram`, whose error table `classify` builds on first use (review of issue 2)."""
+    check = (
+        f"import {module}, sys; "
+        "assert not any(m == 'telegram' or m.startswith('telegram.') for m in sys.modules)"
+    )
+    subprocess.run([sys.executable, "-c", check], check=True)

@@ -1,12 +1,12 @@
 """The notification outbox: a durable SQLite queue, its retry policy, and delivery.
 
 Knows nothing of willhaben; it delivers `(chat_id, text)` through a `send` callable it is
-given. Other code imports only the names listed here.
+given. Importing it does not load `telegram` (the table of Telegram's errors is built on the
+first `classify`). Other code imports only the names listed here.
 """
 
 from habicht.queue.deliver import (
     ChatGoneHook,
-    ChatMigratedHook,
     DeliveryStopped,
     DrainSummary,
     Pacer,
@@ -22,31 +22,24 @@ from habicht.queue.policy import (
     RetryAt,
     backoff,
     classify,
+    error_rules,
     retry_after_seconds,
 )
 from habicht.queue.report import describe_dead, describe_stats, parse_ids
 from habicht.queue.store import (
-    DEFAULT_LEASE,
-    LEASE_MARGIN,
-    Kind,
     Notification,
     NotificationStore,
     Outgoing,
     QueueStats,
-    Status,
     enqueue_within,
 )
 
 __all__ = [
-    "DEFAULT_LEASE",
-    "LEASE_MARGIN",
     "ChatGoneHook",
-    "ChatMigratedHook",
     "Dead",
     "DeliveryStopped",
     "DrainSummary",
     "Fatal",
-    "Kind",
     "Migrate",
     "Notification",
     "NotificationStore",
@@ -57,13 +50,13 @@ __all__ = [
     "Retry",
     "RetryAt",
     "Send",
-    "Status",
     "backoff",
     "classify",
     "describe_dead",
     "describe_stats",
     "drain",
     "enqueue_within",
+    "error_rules",
     "parse_ids",
     "retry_after_seconds",
 ]

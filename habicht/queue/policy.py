@@ -1,7 +1,9 @@
 """Retry policy: how long to wait (`backoff`) and what an error means (`classify`).
 
 Pure functions: no clock, no I/O. The only Telegram knowledge of the queue lives here, in
-one table from `telegram.error` classes to outcomes:
+one table from `telegram.error` classes to outcomes, built on the first `classify` — so
+importing the queue (as the scraper does, which knows nothing of Telegram) never loads
+`telegram`:
 
 - `Retry`   — try again after a backoff (network trouble, 5xx, anything unknown);
 - `RetryAt` — try again after exactly this delay (a 429's `retry_after`), no attempt spent;
@@ -13,18 +15,18 @@ one table from `telegram.error` classes to outcomes:
 
 from __future__ import annotations
 
+import functools
 import random
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from telegram import error as tg
-from telegram.warnings import PTBDeprecationWarning
+if TYPE_CHECKING:
+    from telegram import error as tg
 
 __all__ = [
-    "RULES",
     "Dead",
     "Fatal",
     "Migrate",
@@ -33,6 +35,7 @@ __all__ = [
     "RetryAt",
     "backoff",
     "classify",
+    "error_rules",
     "retry_after_seconds",
 ]
 
@@ -103,7 +106,13 @@ class Fatal:
 Outcome = Retry | RetryAt | Dead | Migrate | Fatal
 
 
+Rule = tuple[type[BaseException], Callable[[Any], Outcome]]
+"""A row of the table: an exception class, and what an instance of it means."""
+
+
 def _retry_after(exc: tg.RetryAfter) -> Outcome:
+    from telegram.warnings import PTBDeprecationWarning  # lazily, as in `error_rules`
+
     # Reading `retry_after` warns unless PTB_TIMEDELTA is set; either type is fine here.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PTBDeprecationWarning)
@@ -149,29 +158,36 @@ _bad_request = _text_rule(
     gone=lambda reason: reason == "chat_not_found",
 )
 
-RULES: tuple[tuple[type[BaseException], Callable[[Any], Outcome]], ...] = (
-    # Subclasses before their bases: BadRequest and TimedOut are NetworkErrors, and the
-    # first matching row wins. A test walks telegram.error and requires a row per class.
-    (tg.RetryAfter, _retry_after),
-    (tg.ChatMigrated, lambda exc: Migrate(str(exc), int(exc.new_chat_id))),
-    (tg.InvalidToken, lambda exc: Fatal(str(exc))),
-    (tg.EndPointNotFound, lambda exc: Fatal(str(exc))),  # the API URL is wrong
-    (tg.Forbidden, _forbidden),
-    (tg.BadRequest, _bad_request),
-    (tg.TimedOut, lambda exc: Retry(str(exc))),  # may have been delivered: at-least-once
-    (tg.NetworkError, lambda exc: Retry(str(exc))),  # connection trouble, 5xx
-    (tg.Conflict, lambda exc: Retry(str(exc))),  # another getUpdates poller; not ours
-    # Raised only when decrypting Telegram Passport data, never by a send; were it ever,
-    # retrying the same message could not help.
-    (tg.PassportDecryptionError, lambda exc: Dead(str(exc), "bad_request")),
-    (tg.TelegramError, lambda exc: Retry(str(exc))),  # e.g. an unparsable server response
-    # The named catch-all: bounded by max_attempts and the TTL; drain logs its traceback.
-    (Exception, lambda exc: Retry(f"{type(exc).__name__}: {exc}", unexpected=True)),
-)
+
+@functools.cache
+def error_rules() -> tuple[Rule, ...]:
+    """The table `classify` reads, most specific class first; built on first use, because
+    only a send's failure needs `telegram.error` (the scraper imports the queue too)."""
+    from telegram import error as tg
+
+    return (
+        # Subclasses before their bases: BadRequest and TimedOut are NetworkErrors, and the
+        # first matching row wins. A test walks telegram.error and requires a row per class.
+        (tg.RetryAfter, _retry_after),
+        (tg.ChatMigrated, lambda exc: Migrate(str(exc), int(exc.new_chat_id))),
+        (tg.InvalidToken, lambda exc: Fatal(str(exc))),
+        (tg.EndPointNotFound, lambda exc: Fatal(str(exc))),  # the API URL is wrong
+        (tg.Forbidden, _forbidden),
+        (tg.BadRequest, _bad_request),
+        (tg.TimedOut, lambda exc: Retry(str(exc))),  # may have been delivered: at-least-once
+        (tg.NetworkError, lambda exc: Retry(str(exc))),  # connection trouble, 5xx
+        (tg.Conflict, lambda exc: Retry(str(exc))),  # another getUpdates poller; not ours
+        # Raised only when decrypting Telegram Passport data, never by a send; were it ever,
+        # retrying the same message could not help.
+        (tg.PassportDecryptionError, lambda exc: Dead(str(exc), "bad_request")),
+        (tg.TelegramError, lambda exc: Retry(str(exc))),  # e.g. an unparsable server response
+        # The named catch-all: bounded by max_attempts and the TTL; drain logs its traceback.
+        (Exception, lambda exc: Retry(f"{type(exc).__name__}: {exc}", unexpected=True)),
+    )
 
 
 def classify(exc: Exception) -> Outcome:
-    """What a failed send means; the first row of `RULES` whose class matches decides.
+    """What a failed send means; the first row of `error_rules()` whose class matches decides.
 
     The last row matches every `Exception`, so there always is one."""
-    return next(rule(exc) for cls, rule in RULES if isinstance(exc, cls))
+    return next(rule(exc) for cls, rule in error_rules() if isinstance(exc, cls))
