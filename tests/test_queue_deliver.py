@@ -26,6 +26,7 @@ from habicht.queue import (
     Notification,
     NotificationStore,
     Outgoing,
+    Pacer,
     Send,
     drain,
 )
@@ -329,6 +330,66 @@ async def test_429_on_several_chats_pauses_all_delivery(
     assert api.texts()[:2] == ["<b>a</b>", "<b>b</b>"]
 
 
+def too_many_requests(seconds: int) -> httpx.Response:
+    return fail(429, f"Too Many Requests: retry after {seconds}", retry_after=seconds)
+
+
+async def test_a_429_pause_holds_rows_queued_after_it(
+    store: NotificationStore,
+    api: FakeBotApi,
+    run: Drain,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review of issue 2: a row queued for a chat after its 429 (the next scrape) is not sent
+    before retry_after by the next drain, since the bot's pacer remembers the pause; then the
+    chat's rows go out in their order."""
+    monkeypatch.setenv("PTB_TIMEDELTA", "true")
+    pacer = Pacer(clock=clock, sleep=clock.sleep)
+    await store.enqueue(message("a"))
+    api.reply(1, too_many_requests(60))
+    start = clock.now
+    assert (await run(pacer=pacer)).deferred == 1
+    clock.now = start + 5
+    await store.enqueue_many([message("b"), message("c", chat_id=2)])
+    summary = await run(pacer=pacer)
+    assert (summary.sent, summary.deferred) == (1, 1)
+    assert [(chat, text) for _, chat, text in api.sent] == [(1, "<b>a</b>"), (2, "<b>c</b>")]
+    held = await row(store, "b")
+    assert (held.status, held.attempts, held.next_attempt_at) == ("pending", 0, start + 60)
+    clock.now = start + 59
+    assert await run(pacer=pacer) == DrainSummary()
+    clock.now = start + 60
+    assert (await run(pacer=pacer)).sent == 2
+    assert api.texts()[-2:] == ["<b>a</b>", "<b>b</b>"]
+
+
+async def test_a_flood_pause_holds_rows_queued_after_it(
+    store: NotificationStore,
+    api: FakeBotApi,
+    run: Drain,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review of issue 2: after a bot-wide flood, the next drain claims nothing — a row for
+    a chat that never saw a 429, queued later, waits for the flood's end too."""
+    monkeypatch.setenv("PTB_TIMEDELTA", "true")
+    pacer = Pacer(clock=clock, sleep=clock.sleep)
+    await store.enqueue_many([message("a", chat_id=1), message("b", chat_id=2)])
+    api.reply(1, too_many_requests(60))
+    api.reply(2, too_many_requests(60))
+    flood = await run(pacer=pacer, concurrency=1)
+    assert flood.flood_until is not None
+    clock.advance(5)
+    await store.enqueue(message("c", chat_id=3))
+    summary = await run(pacer=pacer)
+    assert (summary.sent, summary.flood_until) == (0, flood.flood_until)
+    assert (await row(store, "c")).next_attempt_at == flood.flood_until
+    assert len(api.sent) == 2
+    clock.now = flood.flood_until
+    assert (await run(pacer=pacer)).sent == 3
+
+
 async def test_expired_lease_is_delivered_again(
     store: NotificationStore, api: FakeBotApi, run: Drain, clock: FakeClock
 ) -> None:
@@ -389,6 +450,49 @@ async def test_chat_migration_rewrites_the_chat_and_retries_at_once(
         (-1009, "<b>b</b>"),
     ]
     assert (await row(store, "b")).chat_id == -1009
+
+
+async def test_a_chat_migrating_on_every_try_still_dies_after_max_attempts(
+    db: Database, api: FakeBotApi, send: Send, clock: FakeClock, hooks: Hooks
+) -> None:
+    """Review of issue 2: a row whose chat "migrates" on every send (two ids pointing at each
+    other) is sent max_attempts times and then dead, not retried until its TTL."""
+    store = NotificationStore(db, clock=clock, max_attempts=3, ttl=86400)
+    await store.enqueue(message("a", chat_id=-5))
+    upgraded = fail(400, "Bad Request: group chat was upgraded", migrate_to_chat_id=-1009)
+    back = fail(400, "Bad Request: group chat was upgraded", migrate_to_chat_id=-5)
+    api.reply(-5, *[upgraded] * 5)
+    api.reply(-1009, *[back] * 5)
+    summary = await drain(
+        store,
+        send,
+        clock=clock,
+        sleep=clock.sleep,
+        rand=random.Random(0),
+        on_chat_migrated=hooks.on_chat_migrated,
+    )
+    assert summary.dead == 1
+    assert [chat for _, chat, _ in api.sent] == [-5, -1009, -5]
+    dead = await row(store, "a")
+    assert (dead.status, dead.attempts, dead.dead_reason) == ("dead", 3, "attempts_exhausted")
+
+
+async def test_a_gone_chat_logs_every_row_it_buries(
+    store: NotificationStore, api: FakeBotApi, run: Drain, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Review of issue 2: the rows of a blocked chat that were not claimed yet (batch 1) die
+    with it, each with a WARNING like every other death."""
+    await store.enqueue_many([message(key) for key in "abc"])
+    api.reply(1, BLOCKED)
+    with caplog.at_level(logging.WARNING, logger="habicht.queue"):
+        summary = await run(batch=1)
+    assert summary.dead == 3
+    ids = [(await row(store, key)).id for key in "abc"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [
+        f"notification {i} to chat 1 is dead (blocked): Forbidden: bot was blocked by the user"
+        for i in ids
+    ]
 
 
 async def test_unknown_exception_retries_and_logs_a_traceback(
@@ -498,7 +602,9 @@ def hanging_send(started: asyncio.Event) -> Send:
 async def test_a_cancelled_drain_gives_its_rows_back(
     store: NotificationStore, clock: FakeClock
 ) -> None:
-    """Shutdown mid-drain: claimed rows not yet sent are pending again, no attempt spent."""
+    """Cancelled mid-send: rows whose send had not started are pending again with no attempt
+    spent; the send cut off may have reached Telegram, so its row keeps the attempt and is
+    claimable at once (at-least-once), as after a crash."""
     await store.enqueue_many([message(f"m{i}") for i in range(5)])
     started = asyncio.Event()
     hang = hanging_send(started)
@@ -509,8 +615,40 @@ async def test_a_cancelled_drain_gives_its_rows_back(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    rows = await store.db.fetchall("SELECT status, attempts FROM notifications")
-    assert [tuple(r) for r in rows] == [("pending", 0)] * 5
+    rows = await store.db.fetchall("SELECT status, attempts FROM notifications ORDER BY id")
+    assert [tuple(r) for r in rows] == [("sending", 1)] + [("pending", 0)] * 4
+    again = await store.claim(1)
+    assert [(n.dedupe_key, n.attempts) for n in again] == [("m0", 2)]
+
+
+async def test_a_send_that_finished_is_recorded_even_if_the_drain_is_cancelled_meanwhile(
+    store: NotificationStore, clock: FakeClock
+) -> None:
+    """Review of issue 2: a cancel arriving as Telegram accepts a message lands while its row
+    is settled; the row is still recorded sent (else a restart would send it again), and the
+    rest go back with no attempt spent."""
+    await store.enqueue_many([message("a"), message("b")])
+    drains: list[asyncio.Task[DrainSummary]] = []
+
+    async def accepted_as_the_cancel_arrives(chat_id: int, text: str) -> object:
+        drains[0].cancel()
+        return None
+
+    drains.append(
+        asyncio.create_task(
+            drain(
+                store,
+                accepted_as_the_cancel_arrives,
+                clock=clock,
+                sleep=clock.sleep,
+                rand=random.Random(0),
+            )
+        )
+    )
+    with pytest.raises(asyncio.CancelledError):
+        await drains[0]
+    rows = await store.db.fetchall("SELECT status, attempts FROM notifications ORDER BY id")
+    assert [tuple(r) for r in rows] == [("sent", 1), ("pending", 0)]
 
 
 async def test_a_stop_settles_the_send_in_flight_and_gives_back_the_rest(
@@ -550,5 +688,5 @@ async def test_a_chat_waiting_for_a_worker_slot_gives_its_rows_back_when_cancell
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    rows = await store.db.fetchall("SELECT status FROM notifications")
-    assert [r[0] for r in rows] == ["pending", "pending"]
+    rows = await store.db.fetchall("SELECT status, attempts FROM notifications ORDER BY id")
+    assert [tuple(r) for r in rows] == [("sending", 1), ("pending", 0)]  # cut off, waiting

@@ -246,3 +246,39 @@ async def test_a_restart_takes_over_the_leases_of_the_process_that_died(
     assert await store.take_over_leases() == 2
     again = await store.claim(10)
     assert [(n.dedupe_key, n.attempts) for n in again] == [("a", 2), ("b", 2)]
+
+
+async def test_reap_buries_a_row_past_its_ttl_even_before_it_is_due(
+    store: NotificationStore, clock: FakeClock
+) -> None:
+    """Review of issue 2: a pending row past its TTL whose retry lies in the future is
+    `expired` at once, not only when its retry comes due."""
+    await store.enqueue(item("a"))
+    (a,) = await store.claim(1)
+    assert await store.mark_retry(a, at=NOW + 2 * 86400, error="Bad Gateway")
+    clock.advance(86400)
+    (dead,) = await store.reap()
+    assert (dead.dedupe_key, dead.dead_reason, dead.last_error) == ("a", "expired", "Bad Gateway")
+
+
+async def test_bury_chat_returns_the_pending_rows_it_buried(store: NotificationStore) -> None:
+    """A gone chat's pending rows die and come back, dead, for logging; its sent rows and
+    other chats are untouched."""
+    await store.enqueue_many([item("a"), item("b"), item("c"), item("d", chat_id=2)])
+    (a,) = await store.claim(1)
+    await store.mark_sent([a])
+    buried = await store.bury_chat(1, reason="blocked", error="Forbidden: blocked")
+    assert [(n.dedupe_key, n.status, n.dead_reason) for n in buried] == [
+        ("b", "dead", "blocked"),
+        ("c", "dead", "blocked"),
+    ]
+    assert await statuses(store) == {"a": "sent", "b": "dead", "c": "dead", "d": "pending"}
+
+
+async def test_abandon_ends_the_lease_and_keeps_the_attempt(store: NotificationStore) -> None:
+    """A send cut off mid-flight: its row is claimable at once, with the attempt spent."""
+    await store.enqueue(item("a"))
+    (a,) = await store.claim(1)
+    assert await store.abandon([a]) == 1
+    (again,) = await store.claim(1)
+    assert (again.dedupe_key, again.attempts) == ("a", 2)

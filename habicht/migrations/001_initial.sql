@@ -85,6 +85,8 @@ CREATE TABLE notifications (
 -- "Due items" for the claim: partial, so the ever-growing sent rows cost these nothing.
 CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'pending';
 CREATE INDEX notifications_lease ON notifications (lease_until) WHERE status = 'sending';
+-- Serves the reap of pending rows past their TTL, whenever they are due.
+CREATE INDEX notifications_age ON notifications (queued_at) WHERE status = 'pending';
 -- Serves "pause every send to this chat" after a 429, and a chat's migration.
 CREATE INDEX notifications_chat ON notifications (chat_id, status);
 

@@ -4,9 +4,11 @@
 keep their order, a bounded number of chats at once — and settles every row by what
 `classify` made of its error; then it claims the next batch, until nothing is due.
 
-Delivery is at-least-once, not exactly-once: a send whose answer is lost (a timeout, or a
-crash between Telegram's reply and the commit that records it) is sent again. The window
-is one send plus one small commit per message, since each row is settled on its own.
+Delivery is at-least-once, not exactly-once: a send whose answer is lost (a timeout, a
+crash between Telegram's reply and the commit that records it, or a cancel mid-send) is
+sent again. The window is one send plus one small commit per message, since each row is
+settled on its own, and a settle, once its send has started, runs to its end even when the
+drain is cancelled.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import asyncio
 import logging
 import random
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from habicht.clock import Clock, Sleep
 from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff, classify
@@ -42,6 +45,8 @@ ChatMigratedHook = Callable[[int, int], Awaitable[object]]
 """Called with `(old_chat_id, new_chat_id)` when a group became a supergroup."""
 
 
+T = TypeVar("T")
+
 _LEAST_PAUSE = 1.0
 """A 429 pauses its chat at least this long, so `retry_after=0` cannot make a drain spin."""
 
@@ -53,8 +58,11 @@ class DeliveryStopped(Exception):
 
 class Pacer:
     """Telegram's limits: at most `per_second` messages in all, and at least `chat_gap`
-    seconds between two messages to one chat. Keep one per bot so the limits hold across
-    drains; it waits through the injected `sleep`, so a fake clock never really waits."""
+    seconds between two messages to one chat; and the pauses a 429 imposes, on one chat or
+    on the whole bot. Keep one per bot so limits and pauses hold across drains (rows queued
+    after a 429 wait too); it waits through the injected `sleep`, so a fake clock never
+    really waits. Pauses live in memory: after a restart the rows' `next_attempt_at` still
+    holds them."""
 
     def __init__(
         self, *, clock: Clock, sleep: Sleep, per_second: float = 30.0, chat_gap: float = 1.0
@@ -65,6 +73,25 @@ class Pacer:
         self.chat_gap = chat_gap
         self._next_any = float("-inf")
         self._next_by_chat: dict[int, float] = {}
+        self._paused_all = float("-inf")
+        self._paused_chat: dict[int, float] = {}
+
+    def pause(self, until: float, *, chat_id: int | None = None) -> None:
+        """Nothing goes to `chat_id` — to any chat if None — before `until`; a pause only
+        ever grows."""
+        if chat_id is None:
+            self._paused_all = max(self._paused_all, until)
+            return
+        now = self.clock()
+        self._paused_chat = {c: t for c, t in self._paused_chat.items() if t > now}
+        self._paused_chat[chat_id] = max(self._paused_chat.get(chat_id, until), until)
+
+    def paused_until(self, chat_id: int | None = None) -> float | None:
+        """When the pause of `chat_id` (or of the whole bot, if None) ends; None if none."""
+        until = self._paused_all
+        if chat_id is not None:
+            until = max(until, self._paused_chat.get(chat_id, until))
+        return until if until > self.clock() else None
 
     async def turn(self, chat_id: int) -> None:
         """Wait until a message to `chat_id` may go out, and book that slot."""
@@ -86,9 +113,9 @@ class Pacer:
 
 @dataclass(frozen=True, slots=True)
 class DrainSummary:
-    """What one drain did. `deferred` counts claimed rows given back unsent (a 429, a stop,
-    a lease too short to start a send); `flood_until` is set when the bot as a whole was
-    flooded and every pending row waits until then."""
+    """What one drain did. `deferred` counts claimed rows given back unsent (a 429 or a
+    paused chat, a stop, a lease too short to start a send); `flood_until` is set when the
+    bot as a whole is flooded and every pending row waits until then."""
 
     sent: int = 0
     retried: int = 0
@@ -117,14 +144,20 @@ async def drain(
     """Deliver every due notification; return what happened.
 
     Claims `batch` rows at a time until none is due, sending to at most `concurrency` chats
-    at once, paced by `pacer` (a fresh one if not given). A 429 defers every row of that
-    chat until its `retry_after`; 429s from `flood_chats` different chats in one drain mean
-    the bot is flooded: the drain stops and every pending row waits. Raises
-    `DeliveryStopped` on a fatal error, after giving all claimed rows back.
+    at once, paced by `pacer`. A 429 pauses its chat until its `retry_after`; 429s from
+    `flood_chats` different chats in one drain mean the bot is flooded: the drain stops and
+    every pending row waits. The pacer remembers those pauses, so a later drain sends
+    nothing to a paused chat (its rows go back, due when the pause ends) and claims nothing
+    while the bot is flooded; without a given `pacer` a fresh one remembers them for this
+    drain only. Raises `DeliveryStopped` on a fatal error, after giving all claimed rows
+    back.
 
     Setting `stop` (a shutdown) ends the drain soon without cutting a send short: sends
     already started are settled, nothing new starts, and the rest is given back unsent.
-    Cancelling the drain also gives back every row that has not started its send.
+    Cancelling the drain gives back every row that has not started its send, its attempt
+    returned; a send cut off mid-flight may have reached Telegram, so its row keeps the
+    attempt spent and is claimable at once (at-least-once). A send that finished is always
+    settled, even if the cancel arrives while it is being recorded.
     """
     run = _Drain(
         store=store,
@@ -173,11 +206,11 @@ class _Drain:
         return self.fatal is not None or self.flood_until is not None or self.stop.is_set()
 
     async def run(self) -> DrainSummary:
+        # A flood seen by an earlier drain: claim nothing, and hold back rows queued since.
+        flooded = self.pacer.paused_until()
+        self.flood_until = flooded
         while not self.stopping:
-            reaped = await self.store.reap()
-            self.tally.update(dead=len(reaped))
-            for row in reaped:
-                self._dead(row, row.dead_reason or "", row.last_error or "")
+            self._count_dead(await self.store.reap())
             claimed = await self.store.claim(self.batch)
             if not claimed:
                 break
@@ -193,7 +226,8 @@ class _Drain:
                 await asyncio.wait(workers)
         if self.flood_until is not None:
             await self.store.postpone(self.flood_until)
-            log.warning("the bot is flooded (429 on several chats): delivery paused")
+            if flooded is None:
+                log.warning("the bot is flooded (429 on several chats): delivery paused")
         if self.fatal is not None:
             log.critical("delivery stopped: %s", self.fatal)
             raise DeliveryStopped(self.fatal)
@@ -205,23 +239,36 @@ class _Drain:
             flood_until=self.flood_until,
         )
 
-    async def _chat(self, rows: Iterable[Notification]) -> None:
-        """Send one chat's rows in order; whatever is left unsent is given back."""
+    def _may_send(self, chat_id: int) -> bool:
+        return not self.stopping and self.pacer.paused_until(chat_id) is None
+
+    async def _chat(self, rows: list[Notification]) -> None:
+        """Send one chat's rows in order; whatever is left unsent is given back, due when
+        the chat's (or the bot's) pause ends."""
         queue = deque(rows)
+        chat_id = rows[0].chat_id
         try:  # outside the semaphore: a worker cancelled while it waits gives back its rows
             async with self.limit:
-                while queue and not self.stopping:
+                while queue and self._may_send(chat_id):
                     row = queue[0]
-                    await self.pacer.turn(row.chat_id)
+                    await self.pacer.turn(chat_id)
                     lease_end = (row.lease_until or 0.0) - LEASE_MARGIN
-                    if self.stopping or self.clock() >= lease_end:
+                    if not self._may_send(chat_id) or self.clock() >= lease_end:
                         break
-                    outcome = await self._attempt(row)
+                    try:
+                        outcome = await self._attempt(row)
+                    except asyncio.CancelledError:
+                        # Cut off mid-send, it may have reached Telegram: the attempt stays
+                        # spent and the row is claimable at once, as after a crash.
+                        queue.popleft()
+                        await _finish(self.store.abandon([row]))
+                        raise
                     queue.popleft()
-                    await self._settle(row, outcome, queue)
+                    await _finish(self._settle(row, outcome, queue))
         finally:
             if queue:
-                released = await self.store.release(queue, until=self.flood_until)
+                until = self.pacer.paused_until(chat_id)
+                released = await _finish(self.store.release(queue, until=until))
                 self.tally.update(deferred=released)
 
     async def _attempt(self, row: Notification) -> Outcome | None:
@@ -251,22 +298,24 @@ class _Drain:
                 at = self.clock() + delay
                 self.tally.update(retried=await store.mark_retry(row, at=at, error=error))
             case RetryAt(delay=delay):
+                # The pause first: the chat's `rest` and other chats see it at once; `rest`
+                # goes back when this chat's worker ends, due when the pause does.
                 until = self.clock() + max(delay, _LEAST_PAUSE)
-                self._rate_limited(row.chat_id, until)  # first: other chats stop sooner
-                self.tally.update(deferred=await store.release([row, *rest], until=until))
+                self._rate_limited(row.chat_id, until)
+                self.tally.update(deferred=await store.release([row], until=until))
                 await store.postpone(until, chat_id=row.chat_id)
-                rest.clear()
             case Dead(error=error, reason=reason, chat_gone=True):
                 await self._bury([row, *rest], reason, error)
-                buried = await store.bury_chat(row.chat_id, reason=reason, error=error)
-                self.tally.update(dead=buried)
                 rest.clear()
+                self._count_dead(await store.bury_chat(row.chat_id, reason=reason, error=error))
                 await self._hook(self.on_chat_gone, row.chat_id, reason)
             case Dead(error=error, reason=reason):
                 await self._bury([row], reason, error)
             case Migrate(error=error, new_chat_id=new_chat_id):
-                # At once, to the new id; the attempt stays spent so a loop still ends.
-                await store.mark_retry(row, at=self.clock(), error=error)
+                if row.attempts >= row.max_attempts:  # a chat "migrating" on every try
+                    await self._bury([row], "attempts_exhausted", error)
+                else:  # at once, to the new id; the attempt stays spent, so a loop ends
+                    await store.mark_retry(row, at=self.clock(), error=error)
                 await store.migrate_chat(row.chat_id, new_chat_id)
                 await self._hook(self.on_chat_migrated, row.chat_id, new_chat_id)
                 self.tally.update(deferred=await store.release(rest))  # reclaimed with the new id
@@ -276,9 +325,17 @@ class _Drain:
                 self.tally.update(deferred=await store.release([row]))
 
     def _rate_limited(self, chat_id: int, until: float) -> None:
+        self.pacer.pause(until, chat_id=chat_id)
         self.rate_limited.add(chat_id)
         if len(self.rate_limited) >= self.flood_chats:
             self.flood_until = max(self.flood_until or until, until)
+            self.pacer.pause(self.flood_until)
+
+    def _count_dead(self, rows: list[Notification]) -> None:
+        """Count and log rows the store returned dead (reaped, or buried with their chat)."""
+        self.tally.update(dead=len(rows))
+        for row in rows:
+            self._dead(row, row.dead_reason or "", row.last_error or "")
 
     async def _bury(self, rows: list[Notification], reason: str, error: str) -> None:
         self.tally.update(dead=await self.store.mark_dead(rows, reason=reason, error=error))
@@ -300,3 +357,18 @@ class _Drain:
             await hook(*args)
         except Exception:
             log.exception("delivery hook %r failed", hook)
+
+
+async def _finish(work: Coroutine[Any, Any, T]) -> T:
+    """Run `work` to its end even if the caller is cancelled meanwhile, then re-raise the
+    cancel: a started send's outcome must be recorded, or it would be sent again."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return task.result()

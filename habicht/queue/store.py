@@ -39,8 +39,9 @@ Status = Literal["pending", "sending", "sent", "dead"]
 
 DEFAULT_LEASE = 300.0
 """Seconds a claim owns its rows. A batch of 50 to ONE chat takes ≥49 s at one message per
-second per chat, plus a send's timeouts: 300 s covers that six times over, while a crash
-delays the claimed rows by at most five minutes before another drain takes them again."""
+second per chat, plus a send's timeouts: 300 s covers that six times over. A crash does not
+wait for it — the restarted process takes over the dead one's leases (`take_over_leases`) —
+so the lease bounds only how long a live drain that hangs can hold its rows."""
 
 LEASE_MARGIN = 30.0
 """`drain` starts no send later than this many seconds before its lease ends (it gives the
@@ -184,7 +185,7 @@ SET status = 'dead', lease_until = NULL, updated_at = :now,
                            || 'the lease of its last attempt expired mid-send' END
 WHERE id IN (
     SELECT id FROM notifications
-    WHERE status = 'pending' AND next_attempt_at <= :now AND queued_at <= :born_after
+    WHERE status = 'pending' AND queued_at <= :born_after
     UNION ALL
     SELECT id FROM notifications
     WHERE status = 'sending' AND lease_until <= :now
@@ -273,8 +274,9 @@ class NotificationStore:
             return cursor.rowcount
 
     async def reap(self) -> list[Notification]:
-        """Bury what must never be sent: due rows past their TTL (`expired`), and rows whose
-        last allowed attempt crashed mid-send (`attempts_exhausted`). Returns them, dead."""
+        """Bury what must never be sent: pending rows past their TTL (`expired`) — also those
+        due only later, which could never go out in time — and rows whose last allowed
+        attempt crashed mid-send (`attempts_exhausted`). Returns them, dead."""
         now = self.clock()
         async with self.db.transaction() as conn:
             rows = await conn.execute_fetchall(_REAP, {"now": now, "born_after": now - self.ttl})
@@ -325,6 +327,15 @@ class NotificationStore:
             ({"now": now, "until": until, "id": n.id, "attempts": n.attempts} for n in items),
         )
 
+    async def abandon(self, items: Iterable[Notification]) -> int:
+        """End the lease of rows whose send was cut off (a cancelled drain): claimable at once,
+        as after a crash, with the attempt spent — the message may have reached Telegram."""
+        now = self.clock()
+        return await self._settle(
+            f"UPDATE notifications SET lease_until = :now, updated_at = :now WHERE {_OWNED}",
+            ({"now": now, "id": n.id, "attempts": n.attempts} for n in items),
+        )
+
     async def postpone(self, until: float, *, chat_id: int | None = None) -> int:
         """No pending row (of `chat_id`, or of any chat) is due before `until`: a 429 pause."""
         # Two shapes rather than `:chat_id IS NULL OR …`, which no index could serve.
@@ -347,16 +358,17 @@ class NotificationStore:
             )
             return cursor.rowcount
 
-    async def bury_chat(self, chat_id: int, *, reason: str, error: str) -> int:
-        """Mark every pending row of a chat that is gone (blocked us, deleted) dead."""
+    async def bury_chat(self, chat_id: int, *, reason: str, error: str) -> list[Notification]:
+        """Mark every pending row of a chat that is gone (blocked us, deleted) dead; returns
+        them, dead, so each can be logged."""
         async with self.db.transaction() as conn:
-            cursor = await conn.execute(
+            rows = await conn.execute_fetchall(
                 "UPDATE notifications SET status = 'dead', dead_reason = :reason, "
                 "last_error = :error, updated_at = :now "
-                "WHERE chat_id = :chat_id AND status = 'pending'",
+                f"WHERE chat_id = :chat_id AND status = 'pending' RETURNING {_COLUMNS}",
                 {"chat_id": chat_id, "reason": reason, "error": error, "now": self.clock()},
             )
-            return cursor.rowcount
+        return sorted((_notification(row) for row in rows), key=lambda n: n.id)
 
     async def _settle(self, sql: str, params: Iterable[Mapping[str, Any]]) -> int:
         rows = list(params)
