@@ -138,7 +138,8 @@ async def _health(args: argparse.Namespace, settings: Settings) -> int:
 
 async def _queue(args: argparse.Namespace, settings: Settings) -> int:
     """Inspect and repair the outbox of HABICHT_DB; it must exist (never created here)."""
-    # Imported here: habicht.queue loads telegram.error, which `health` has no use for.
+    # Imported per subcommand: `habicht health` runs every few seconds in the container and
+    # should not pay for importing the rest of habicht.
     from habicht.clock import system_clock
     from habicht.db import Database
     from habicht.queue import NotificationStore, describe_dead, describe_stats, parse_ids
