@@ -26,6 +26,8 @@ from habicht.bot import (
     redacted_logs,
     run_jobs_now,
 )
+from habicht.bot.commands import OFFERS_KEPT
+from habicht.bot.texts import MAX_MESSAGE, utf16_len
 from habicht.config import Settings
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.telegram import FakeBotAPI, Fault
@@ -59,12 +61,14 @@ class Bot:
     site: Site
     clock: FakeClock
 
-    async def say(self, chat_id: int, text: str, *, user_id: int | None = None) -> None:
-        """A user writes `text` in their private chat; the Application handles it."""
+    async def say(
+        self, chat_id: int, text: str, *, user_id: int | None = None, group: bool = False
+    ) -> None:
+        """A user writes `text` in their private chat (or a group); the Application handles it."""
         message: dict[str, Any] = {
             "message_id": next(_ids),
             "date": int(self.clock()),
-            "chat": {"id": chat_id, "type": "private"},
+            "chat": {"id": chat_id, "type": "group" if group else "private"},
             "from": {"id": user_id or chat_id, "is_bot": False, "first_name": "Test"},
             "text": text,
         }
@@ -229,8 +233,11 @@ async def test_a_pasted_link_is_offered_for_watching(bot: Bot) -> None:
     assert "kenne ich nicht" in bot.last(ALICE)
 
 
-async def press(bot: Bot, chat_id: int, message_id: int, data: str) -> None:
-    """The user presses an inline button with `data` under the bot's message."""
+async def press(
+    bot: Bot, chat_id: int, message_id: int, data: str, *, inaccessible: bool = False
+) -> None:
+    """The user presses an inline button with `data` under the bot's message (one too old
+    for the bot to see or edit any more, if `inaccessible`: Telegram then sends date 0)."""
     query = {
         "id": str(next(_ids)),
         "from": {"id": chat_id, "is_bot": False, "first_name": "Test"},
@@ -238,7 +245,7 @@ async def press(bot: Bot, chat_id: int, message_id: int, data: str) -> None:
         "data": data,
         "message": {
             "message_id": message_id,
-            "date": int(bot.clock()),
+            "date": 0 if inaccessible else int(bot.clock()),
             "chat": {"id": chat_id, "type": "private"},
             "text": "…",
         },
@@ -273,14 +280,154 @@ async def test_queue_numbers_match_the_database(bot: Bot) -> None:
 
 
 async def test_strangers_get_a_refusal_that_reveals_nothing(bot: Bot) -> None:
-    """A non-owner's /queue and /stats get the unknown-command answer and change nothing."""
-    await bot.say(ALICE, "/queue purge 0")
-    refusal = bot.last(ALICE)
-    await bot.say(ALICE, "/stats")
-    assert bot.last(ALICE) == refusal
+    """A non-owner's /queue and /stats get exactly the unknown-command answer (none in a
+    group, like an unknown command) and change nothing in the database."""
+    store = bot.app.bot_data.store
+    await store.enqueue_many(
+        Outgoing(chat_id=5000 + n, kind="info", text=f"hi {n}", dedupe_key=f"t:{n}")
+        for n in range(2)
+    )
+    (sent, dead) = await store.claim(2)
+    await store.mark_sent([sent])
+    await store.mark_dead([dead], reason="blocked", error="Forbidden: bot was blocked")
+    snapshot = "SELECT * FROM notifications ORDER BY id"
+    before = [tuple(row) for row in await bot.app.bot_data.db.fetchall(snapshot)]
+
     await bot.say(ALICE, "/frobnicate")
-    assert "/help" in refusal
-    assert "queue" not in refusal.lower()
+    unknown = bot.last(ALICE)
+    for command in ("/queue purge 0", "/queue retry all", "/queue", "/stats"):
+        await bot.say(ALICE, command)
+        assert bot.last(ALICE) == unknown
+    assert [tuple(row) for row in await bot.app.bot_data.db.fetchall(snapshot)] == before
+
+    group = -4002
+    await bot.say(group, "/queue", user_id=ALICE, group=True)
+    await bot.say(group, "/frobnicate", user_id=ALICE, group=True)
+    assert bot.api.messages(group) == []
+
+
+def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """What was logged at ERROR or above: a handler that raised, or a send Telegram refused."""
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["/unwatch ²", "/pause ①", "/resume 99999999999999999999999", "/unwatch 1 2", "/pause x"],
+)
+async def test_a_watch_number_that_is_no_number_gets_the_usage_answer(
+    bot: Bot, caplog: pytest.LogCaptureFixture, command: str
+) -> None:
+    """Only ASCII digits (at most 9) are a watch number; anything else, a superscript digit
+    or a number too big for SQLite, is answered with a hint and changes nothing."""
+    await bot.say(ALICE, "/watch sofa")
+    await bot.say(ALICE, command)
+    assert "keine Suchnummer" in bot.last(ALICE)
+    (watch,) = await bot.app.bot_data.subscriptions.watches(ALICE)
+    assert not watch.paused
+    assert errors(caplog) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/queue retry ²",
+        "/queue retry 99999999999999999999999",
+        "/queue retry 1 x",
+        "/queue dead 0",
+        "/queue dead ①",
+        "/queue purge -1",
+        "/queue purge 1e9",
+        "/queue frobnicate",
+    ],
+)
+async def test_odd_owner_arguments_get_the_queue_usage(
+    bot: Bot, caplog: pytest.LogCaptureFixture, command: str
+) -> None:
+    """A /queue argument that is not a plain small number (or `all`) gets the usage, and
+    `/queue dead 0` is not mistaken for "no dead messages"."""
+    await bot.say(OWNER, command)
+    assert bot.last(OWNER).startswith("/queue — Übersicht")
+    assert errors(caplog) == []
+
+
+@pytest.mark.parametrize(
+    "argument", ["<" * 4080, "😀" * 2040, "&" * 4000, "😀<" * 1360, "1" * 4000]
+)
+async def test_echoed_arguments_fit_telegram(
+    bot: Bot, caplog: pytest.LogCaptureFixture, argument: str
+) -> None:
+    """Whatever a subscriber sends, emoji (2 UTF-16 units each) or `<` (4 characters once
+    escaped), every reply stays within 4096 UTF-16 units and is accepted by Telegram."""
+    for command in ("/pause", "/resume", "/unwatch", "/watch"):
+        await bot.say(ALICE, f"{command} {argument}")
+    await bot.say(ALICE, argument)
+    for n in range(20):  # a full /list of long, emoji-heavy labels and links
+        await bot.say(ALICE, f"/watch {n} {'😀' * 98}")
+    await bot.say(ALICE, "/list")
+    assert len(bot.api.messages(ALICE)) == 26
+    assert all(utf16_len(m.text) <= MAX_MESSAGE for m in bot.api.messages(ALICE))
+    assert "keine Suchnummer" in bot.api.messages(ALICE)[0].text
+    assert errors(caplog) == []
+
+
+async def test_dead_items_show_their_error_without_the_token(bot: Bot) -> None:
+    """`/queue dead` shows each dead item's error with the bot token scrubbed out."""
+    store = bot.app.bot_data.store
+    await store.enqueue_many([Outgoing(chat_id=5000, kind="info", text="hi", dedupe_key="t")])
+    token = bot.api.token
+    await store.mark_dead(await store.claim(1), reason="unknown", error=f"POST /bot{token}/x")
+    await bot.say(OWNER, "/queue dead")
+    assert "unknown: POST /bot[REDACTED]/x" in bot.last(OWNER)
+    assert token not in bot.last(OWNER)
+
+
+async def test_a_button_under_a_message_too_old_to_edit_answers_anew(
+    bot: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Pressing a button under a message the bot can no longer see (Telegram sends it with
+    date 0) still acts, and the answer comes as a new message instead of an edit."""
+    await bot.say(ALICE, "/watch sofa")
+    await bot.say(ALICE, "/unwatch")
+    offer = bot.api.messages(ALICE)[-1]
+    assert offer.reply_markup is not None
+    data = offer.reply_markup["inline_keyboard"][0][0]["callback_data"]
+    await press(bot, ALICE, offer.message_id, data, inaccessible=True)
+    assert "Suche Nr. 1 gelöscht" in bot.last(ALICE)
+    assert bot.api.edits == []
+    assert await bot.app.bot_data.subscriptions.watches(ALICE) == []
+    assert errors(caplog) == []
+
+
+def offer_data(bot: Bot, chat_id: int) -> str:
+    """The callback data of the watch button under the chat's latest message."""
+    markup = bot.api.messages(chat_id)[-1].reply_markup
+    assert markup is not None
+    data: str = markup["inline_keyboard"][0][0]["callback_data"]
+    return data
+
+
+async def test_an_old_offer_never_adds_a_newer_link(bot: Bot) -> None:
+    """Offers are forgotten on a restart and beyond the last few; a button of a forgotten
+    offer says it expired, even when a newer offer exists, rather than adding that one."""
+    await bot.say(ALICE, f"schau {SEARCH}")
+    before_restart = offer_data(bot, ALICE)
+    bot.app.drop_chat_data(ALICE)  # what a restart forgets
+    await bot.say(
+        ALICE, "schau https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=tisch"
+    )
+    await press(bot, ALICE, 1, before_restart)
+    assert "abgelaufen" in bot.api.edits[-1].text
+    assert await bot.app.bot_data.subscriptions.watches(ALICE) == []
+
+    offers = []
+    for n in range(OFFERS_KEPT + 1):
+        await bot.say(ALICE, f"{SEARCH}+{n}")
+        offers.append(offer_data(bot, ALICE))
+    await press(bot, ALICE, 1, offers[0])
+    assert "abgelaufen" in bot.api.edits[-1].text
+    await press(bot, ALICE, 1, offers[1])
+    assert "Suche Nr. 1" in bot.api.edits[-1].text
 
 
 async def test_a_blocked_chat_pauses_and_start_resumes_it(bot: Bot) -> None:

@@ -18,6 +18,7 @@ from habicht.bot.texts import (
     Texts,
     format_price,
     shorten,
+    utf16_len,
 )
 from habicht.scraper import InvalidReason
 
@@ -92,11 +93,55 @@ def test_a_price_drop_shows_old_new_and_percent() -> None:
     assert "<s>€400</s> → <b>€300</b> (-25%)" in text
 
 
-def test_lists_stop_before_the_limit() -> None:
-    """A list of many long lines ends with "…" and stays within 4096 characters."""
-    text = Texts("de").lines("header", ["x" * 100] * 100)
-    assert len(text) <= MAX_MESSAGE
+@pytest.mark.parametrize("line", ["x" * 100, "😀" * 100, "<" * 100])
+def test_lists_stop_before_the_limit(line: str) -> None:
+    """A list of many long lines ends with "…" and stays within 4096 UTF-16 code units, the
+    way Telegram counts: an emoji counts 2."""
+    text = Texts("de").lines("header", [line] * 100)
+    assert utf16_len(text) <= MAX_MESSAGE
+    assert utf16_len(text) > MAX_MESSAGE - 2 * utf16_len(line)  # not stopped early
     assert text.endswith("\n…")
+
+
+def test_utf16_length_counts_astral_characters_twice() -> None:
+    """Telegram's length: plain and accented letters count 1, an emoji outside the BMP 2."""
+    assert utf16_len("aä€") == 3
+    assert utf16_len("😀") == 2
+    assert utf16_len("👍🏽") == 4
+
+
+def test_shorten_counts_utf16_and_never_splits_an_emoji() -> None:
+    """A cut text fits its budget in UTF-16 units and ends on whole characters."""
+    cut = shorten("😀" * 50, 11)
+    assert cut == "😀" * 5 + "…"
+    assert utf16_len(cut) == 11
+    assert shorten("a😀😀", 3) == "a…"
+    assert shorten("😀😀", 4) == "😀😀"
+
+
+def test_a_subscribers_words_are_echoed_short() -> None:
+    """An echoed argument is shortened before escaping, so even 4000 times `<` stays short."""
+    texts = Texts("de")
+    text = texts.fill("not_a_number", given=texts.echo("<" * 4000))
+    assert text.count("&lt;") == 39
+    assert utf16_len(text) < 300
+
+
+@pytest.mark.parametrize(
+    ("seconds", "de", "en"),
+    [(-5, "jetzt", "now"), (0, "jetzt", "now"), (300, "in 5 min", "in 5 min")],
+)
+def test_a_due_time_reads_as_now_or_in_so_long(seconds: float, de: str, en: str) -> None:
+    """The next retry is `in 5 min`; one already due reads `now`, never a negative time."""
+    assert Texts("de").until(seconds) == de
+    assert Texts("en").until(seconds) == en
+
+
+def test_the_command_menu_is_in_both_languages() -> None:
+    """The menu offers the same commands in German and English, each described."""
+    assert list(GERMAN.menu) == list(ENGLISH.menu)
+    assert all(GERMAN.menu.values())
+    assert all(ENGLISH.menu.values())
 
 
 def test_values_are_escaped_unless_already_html() -> None:

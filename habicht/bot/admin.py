@@ -1,7 +1,7 @@
 """What the owner can do (`HABICHT_ADMIN_IDS`): /queue and its repairs, /stats.
 
-Anyone else who tries gets the same answer as for an unknown command, so the refusal
-reveals nothing about the bot's owner commands.
+Anyone else who tries gets exactly what an unknown command gets (the hint in a private
+chat, silence in a group), so the refusal reveals nothing about the bot's owner commands.
 """
 
 from __future__ import annotations
@@ -11,9 +11,13 @@ from functools import wraps
 from typing import Any
 
 from telegram import Update
+from telegram.constants import ChatType
 
+from habicht.bot.commands import unknown_command
+from habicht.bot.handling import reply, whole_number
+from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, Context
-from habicht.bot.texts import Html, Texts, shorten
+from habicht.bot.texts import Html, shorten
 
 __all__ = ["owner_only", "queue_command", "stats_command"]
 
@@ -21,7 +25,7 @@ Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
 DEAD_SHOWN = 10
 DEAD_MAX = 50
-PURGE_DAYS = 30.0
+PURGE_DAYS = 30
 FAILING_SHOWN = 5
 
 
@@ -33,15 +37,10 @@ def owner_only(handler: Handler) -> Handler:
         user = update.effective_user
         if context.bot_data.is_admin(user.id if user else None):
             await handler(update, context)
-        elif update.effective_message is not None:
-            await update.effective_message.reply_html(context.bot_data.texts.fill("refused"))
+        elif update.effective_chat is not None and update.effective_chat.type == ChatType.PRIVATE:
+            await unknown_command(update, context)  # as `app` registers it: private chats only
 
     return guarded
-
-
-async def _reply(update: Update, text: Html) -> None:
-    if update.effective_message is not None:
-        await update.effective_message.reply_html(text, do_quote=False)
 
 
 async def _overview(services: BotServices) -> Html:
@@ -49,13 +48,18 @@ async def _overview(services: BotServices) -> Html:
     stats = await services.store.stats()
     now = services.clock()
     none = texts.fill("queue_none")
-    reasons = "".join(f"\n  • {reason}: {count}" for reason, count in stats.dead_by_reason.items())
+    reasons = Html(
+        "".join(
+            "\n" + texts.fill("queue_reason", reason=reason, count=count)
+            for reason, count in stats.dead_by_reason.items()
+        )
+    )
     return texts.fill(
         "queue_stats",
         pending=stats.pending,
         oldest=none if stats.oldest_pending_age is None else texts.age(stats.oldest_pending_age),
         retrying=stats.retrying,
-        next_retry=none if stats.next_due_at is None else _until(texts, stats.next_due_at - now),
+        next_retry=none if stats.next_due_at is None else texts.until(stats.next_due_at - now),
         sending=stats.sending,
         sent_24h=stats.sent_last_24h,
         dead=stats.dead,
@@ -63,15 +67,20 @@ async def _overview(services: BotServices) -> Html:
     )
 
 
-def _until(texts: Texts, seconds: float) -> str:
-    """`in 5 min` style; a due time in the past reads as `now`."""
-    return "0 s" if seconds <= 0 else "+" + texts.age(seconds)
+def _one_number(args: list[str], *, default: int) -> int | None:
+    """The single number in `args`, `default` when there are none; None for anything else."""
+    if not args:
+        return default
+    return whole_number(args[0]) if len(args) == 1 else None
 
 
-async def _dead(services: BotServices, args: list[str]) -> Html:
+async def _dead(services: BotServices, args: list[str]) -> Html | None:
     texts = services.texts
-    limit = min(DEAD_MAX, int(args[0])) if args and args[0].isdigit() else DEAD_SHOWN
-    rows = await services.store.dead(limit)
+    token = services.settings.bot_token
+    limit = _one_number(args, default=DEAD_SHOWN)
+    if not limit:  # also refuses 0: "the last 0 dead messages" is a typo, not a question
+        return None
+    rows = await services.store.dead(min(DEAD_MAX, limit))
     if not rows:
         return texts.fill("queue_dead_none")
     now = services.clock()
@@ -81,7 +90,7 @@ async def _dead(services: BotServices, args: list[str]) -> Html:
             id=row.id,
             chat_id=row.chat_id,
             kind=row.kind,
-            reason=shorten(f"{row.dead_reason}: {row.last_error or ''}", 120),
+            reason=shorten(scrub(f"{row.dead_reason}: {row.last_error or ''}", token), 120),
             age=texts.age(now - row.updated_at),
         )
         for row in rows
@@ -92,22 +101,20 @@ async def _dead(services: BotServices, args: list[str]) -> Html:
 async def _retry(services: BotServices, args: list[str]) -> Html | None:
     if args == ["all"]:
         count = await services.store.requeue("all")
-    elif args and all(arg.isdigit() for arg in args):
-        count = await services.store.requeue([int(arg) for arg in args])
     else:
-        return None
+        ids = [number for number in map(whole_number, args) if number is not None]
+        if not args or len(ids) != len(args):
+            return None
+        count = await services.store.requeue(ids)
     return services.texts.fill("queue_retried", count=count)
 
 
 async def _purge(services: BotServices, args: list[str]) -> Html | None:
-    try:
-        days = float(args[0]) if args else PURGE_DAYS
-    except ValueError:
-        return None
-    if not days >= 0:  # also refuses NaN
+    days = _one_number(args, default=PURGE_DAYS)
+    if days is None:
         return None
     count = await services.store.purge(days * 86400)
-    return services.texts.fill("queue_purged", count=count, days=f"{days:g}")
+    return services.texts.fill("queue_purged", count=count, days=days)
 
 
 @owner_only
@@ -126,7 +133,7 @@ async def queue_command(update: Update, context: Context) -> None:
         answer = await _purge(services, rest)
     else:
         answer = None
-    await _reply(update, answer or services.texts.fill("queue_usage"))
+    await reply(update, answer or services.texts.fill("queue_usage"))
 
 
 @owner_only
@@ -167,4 +174,4 @@ async def stats_command(update: Update, context: Context) -> None:
         last_cycle=last_cycle,
         failing=len(overview.failing),
     )
-    await _reply(update, texts.lines(header, failing))
+    await reply(update, texts.lines(header, failing))

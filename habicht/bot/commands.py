@@ -5,20 +5,23 @@ Thin handlers: read `context.args`, answer bad input with usage and return, call
 command go straight back to the chat; alerts go through the outbox.
 
 Inline buttons carry `unwatch:<watch id>` (an id, not a number: numbers shift when a watch
-is deleted) or `watch:<offer>`, a key into the chat's in-memory offers — a restart forgets
-them, and the button then says the offer expired.
+is deleted) or `watch:<offer>`, a random key into the chat's last `OFFERS_KEPT` offers, held
+in memory. A restart forgets them, and the button then says the offer expired; the keys are
+random so that an old button can never match a newer offer under a recycled key. A button
+under a message too old to edit is answered with a new message.
 """
 
 from __future__ import annotations
 
 import re
-from itertools import count
+import secrets
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions, Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 
+from habicht.bot.handling import NO_PREVIEW, reply, whole_number
 from habicht.bot.jobs import scan_now
 from habicht.bot.services import Context
-from habicht.bot.texts import Html
+from habicht.bot.texts import CATALOGS, Html
 from habicht.scraper import (
     DuplicateWatch,
     InvalidSearch,
@@ -30,6 +33,7 @@ from habicht.scraper import (
 
 __all__ = [
     "COMMANDS",
+    "OFFERS_KEPT",
     "help_command",
     "list_command",
     "on_button",
@@ -43,35 +47,14 @@ __all__ = [
 ]
 
 COMMANDS: dict[str, dict[str, str]] = {
-    "de": {
-        "watch": "willhaben-Suche beobachten (Link oder Begriffe)",
-        "list": "deine Suchen",
-        "unwatch": "eine Suche löschen",
-        "pause": "pausieren",
-        "resume": "fortsetzen",
-        "help": "Hilfe",
-    },
-    "en": {
-        "watch": "watch a willhaben search (link or keywords)",
-        "list": "your searches",
-        "unwatch": "delete a search",
-        "pause": "pause",
-        "resume": "resume",
-        "help": "help",
-    },
+    lang: dict(catalog.menu) for lang, catalog in CATALOGS.items()
 }
-"""The command menu (`set_my_commands`) per language."""
+"""The command menu (`set_my_commands`) per language; the words live in `texts`."""
 
-_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+OFFERS_KEPT = 10
+"""Pasted links a chat may have pending offers for; older offers expire."""
+
 _WILLHABEN_LINK = re.compile(r"(?:https?://)?(?:www\.)?willhaben\.at/\S*", re.IGNORECASE)
-_offer_keys = count(1)
-
-
-async def _reply(update: Update, text: Html, markup: InlineKeyboardMarkup | None = None) -> None:
-    if update.effective_message is not None:
-        await update.effective_message.reply_html(
-            text, reply_markup=markup, link_preview_options=_NO_PREVIEW
-        )
 
 
 def _chat_id(update: Update) -> int:
@@ -80,11 +63,14 @@ def _chat_id(update: Update) -> int:
     return update.effective_chat.id
 
 
-def _number(args: list[str] | None) -> int | None:
-    """The watch number in `args`, None when absent; -1 when it is not a positive number."""
-    if not args:
-        return None
-    return int(args[0]) if args[0].isdigit() and int(args[0]) > 0 else -1
+async def _watch_number(update: Update, context: Context) -> int | None:
+    """The watch number the arguments name; anything else is answered here, and gives None."""
+    given = " ".join(context.args or [])
+    number = whole_number(given)
+    if number is None:
+        texts = context.bot_data.texts
+        await reply(update, texts.fill("not_a_number", given=texts.echo(given)))
+    return number
 
 
 async def start(update: Update, context: Context) -> None:
@@ -92,14 +78,14 @@ async def start(update: Update, context: Context) -> None:
     services = context.bot_data
     chat_id = _chat_id(update)
     again = await services.subscriptions.register_chat(chat_id)
-    await _reply(update, services.texts.fill("start_again" if again else "start"))
+    await reply(update, services.texts.fill("start_again" if again else "start"))
     if again:  # its watches start over with a baseline: take it now, not next cycle
         watches = await services.subscriptions.watches(chat_id)
         scan_now(context.application, sorted({w.search_id for w in watches if not w.paused}))
 
 
 async def help_command(update: Update, context: Context) -> None:
-    await _reply(update, context.bot_data.texts.fill("help"))
+    await reply(update, context.bot_data.texts.fill("help"))
 
 
 async def _add_watch(update: Update, context: Context, search: Search) -> Html:
@@ -126,14 +112,14 @@ async def watch_command(update: Update, context: Context) -> None:
     """`/watch <willhaben URL>` or `/watch <keywords> [max <price>]`."""
     texts = context.bot_data.texts
     if not context.args:
-        await _reply(update, texts.fill("watch_usage"))
+        await reply(update, texts.fill("watch_usage"))
         return
     try:
         search = parse_watch_argument(" ".join(context.args))
     except InvalidSearch as exc:
-        await _reply(update, texts.invalid(exc.reason))
+        await reply(update, texts.invalid(exc.reason))
         return
-    await _reply(update, await _add_watch(update, context, search))
+    await reply(update, await _add_watch(update, context, search))
 
 
 def _scan_state(watch: WatchInfo, context: Context) -> str:
@@ -150,7 +136,7 @@ async def list_command(update: Update, context: Context) -> None:
     texts = context.bot_data.texts
     watches = await context.bot_data.subscriptions.watches(_chat_id(update))
     if not watches:
-        await _reply(update, texts.fill("list_empty"))
+        await reply(update, texts.fill("list_empty"))
         return
     lines = [
         texts.fill(
@@ -164,7 +150,7 @@ async def list_command(update: Update, context: Context) -> None:
         )
         for w in watches
     ]
-    await _reply(update, texts.lines(texts.fill("list_header"), lines))
+    await reply(update, texts.lines(texts.fill("list_header"), lines))
 
 
 async def unwatch_command(update: Update, context: Context) -> None:
@@ -172,11 +158,10 @@ async def unwatch_command(update: Update, context: Context) -> None:
     services = context.bot_data
     texts = services.texts
     chat_id = _chat_id(update)
-    number = _number(context.args)
-    if number is None:
+    if not context.args:
         watches = await services.subscriptions.watches(chat_id)
         if not watches:
-            await _reply(update, texts.fill("no_watches"))
+            await reply(update, texts.fill("no_watches"))
             return
         buttons = [
             [
@@ -186,36 +171,39 @@ async def unwatch_command(update: Update, context: Context) -> None:
             ]
             for w in watches
         ]
-        await _reply(update, texts.fill("unwatch_usage"), InlineKeyboardMarkup(buttons))
+        await reply(update, texts.fill("unwatch_usage"), InlineKeyboardMarkup(buttons))
         return
-    await _reply(update, await _unwatch(context, chat_id, number))
+    number = await _watch_number(update, context)
+    if number is not None:
+        await reply(update, await _unwatch(context, chat_id, number))
 
 
 async def _unwatch(context: Context, chat_id: int, number: int) -> Html:
     texts = context.bot_data.texts
     removed = await context.bot_data.subscriptions.remove_watch(chat_id, number)
     if removed is None:
-        return texts.fill("no_such_watch", number=number if number > 0 else "?")
+        return texts.fill("no_such_watch", number=number)
     return texts.fill("unwatch_done", number=removed.number, label=texts.label(removed.label))
 
 
 async def _set_paused(update: Update, context: Context, *, paused: bool) -> None:
     services = context.bot_data
     texts = services.texts
-    number = _number(context.args)
-    if number == -1:
-        await _reply(update, texts.fill("no_such_watch", number=" ".join(context.args or [])))
-        return
+    number = None  # all of the chat's watches
+    if context.args:
+        number = await _watch_number(update, context)
+        if number is None:
+            return
     changed = await services.subscriptions.set_paused(_chat_id(update), number, paused=paused)
     if not changed:
         key = "no_watches" if number is None else "no_such_watch"
-        await _reply(update, texts.fill(key, number=number))
+        await reply(update, texts.fill(key, number=number))
     elif number is None:
-        await _reply(update, texts.fill("paused_all" if paused else "resumed_all"))
+        await reply(update, texts.fill("paused_all" if paused else "resumed_all"))
     else:
         watch = changed[0]
         key = "paused_one" if paused else "resumed_one"
-        await _reply(update, texts.fill(key, number=watch.number, label=texts.label(watch.label)))
+        await reply(update, texts.fill(key, number=watch.number, label=texts.label(watch.label)))
     if not paused:
         scan_now(context.application, sorted({w.search_id for w in changed}))
 
@@ -236,18 +224,20 @@ async def on_text(update: Update, context: Context) -> None:
     message = update.effective_message
     match = _WILLHABEN_LINK.search(message.text or "") if message else None
     if match is None:
-        await _reply(update, texts.fill("plain_text"))
+        await reply(update, texts.fill("plain_text"))
         return
     try:
         search = parse_watch_argument(match.group(0))
     except InvalidSearch as exc:
-        await _reply(update, texts.invalid(exc.reason))
+        await reply(update, texts.invalid(exc.reason))
         return
-    key = str(next(_offer_keys))
+    key = secrets.token_urlsafe(8)
     offers = context.chat_data.setdefault("offers", {}) if context.chat_data is not None else {}
     offers[key] = search
+    for old in list(offers)[:-OFFERS_KEPT]:  # insertion order: the oldest first
+        del offers[old]
     button = InlineKeyboardButton(texts.fill("button_watch"), callback_data=f"watch:{key}")
-    await _reply(
+    await reply(
         update,
         texts.fill("offer_url", label=texts.label(search.label)),
         InlineKeyboardMarkup([[button]]),
@@ -273,12 +263,20 @@ async def on_button(update: Update, context: Context) -> None:
         )
     elif action == "unwatch":
         watches = await context.bot_data.subscriptions.watches(chat_id)
-        number = next((w.number for w in watches if str(w.id) == value), 0)
-        text = await _unwatch(context, chat_id, number)
+        number = next((w.number for w in watches if str(w.id) == value), None)
+        text = (
+            texts.fill("no_such_watch", number="?")  # deleted meanwhile
+            if number is None
+            else await _unwatch(context, chat_id, number)
+        )
     else:
         return
-    await query.edit_message_text(text, link_preview_options=_NO_PREVIEW)
+    if isinstance(query.message, Message) and query.message.is_accessible:
+        await query.edit_message_text(text, link_preview_options=NO_PREVIEW)
+    else:  # too old to edit (date 0, or an InaccessibleMessage): the action ran, say so anew
+        await context.bot.send_message(chat_id, text, link_preview_options=NO_PREVIEW)
 
 
 async def unknown_command(update: Update, context: Context) -> None:
-    await _reply(update, context.bot_data.texts.fill("unknown_command"))
+    """Registered for private chats only; owner commands give strangers this same answer."""
+    await reply(update, context.bot_data.texts.fill("unknown_command"))

@@ -5,9 +5,10 @@ listing's title, a subscriber's keywords, an error message — is escaped by `_f
 title like `<b>&` arrives as text, never as markup or a parse error. Long values are shortened
 *before* escaping, so a cut can never fall inside an entity such as `&amp;`.
 
-A message never exceeds Telegram's 4096 characters: values are shortened to fixed budgets
-and lists stop with "…" before the limit. (Telegram counts the text after parsing the
-entities, which is never longer than the HTML we measure.)
+A message never exceeds Telegram's limit of 4096 UTF-16 code units (an emoji outside the
+Basic Multilingual Plane counts 2): values are shortened to fixed budgets and lists stop
+with "…" before the limit, all measured in UTF-16 code units as Telegram measures. (Telegram
+counts the text after parsing the entities, which is never longer than the HTML we measure.)
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from itertools import accumulate
 from typing import Literal
 
 __all__ = [
+    "CATALOGS",
     "ENGLISH",
     "ERROR_BUDGET",
     "GERMAN",
@@ -30,17 +33,20 @@ __all__ = [
     "escape",
     "format_price",
     "shorten",
+    "utf16_len",
 ]
 
 Lang = Literal["de", "en"]
 
 MAX_MESSAGE = 4096
-"""Telegram's limit on a message's text, in characters."""
+"""Telegram's limit on a message's text, in UTF-16 code units."""
 
 TITLE_BUDGET = 200
 LABEL_BUDGET = 80
 LOCATION_BUDGET = 100
 ERROR_BUDGET = 300
+ECHO_BUDGET = 40
+"""A subscriber's own words repeated back (a bad argument): enough to recognise them."""
 
 
 class Html(str):
@@ -49,12 +55,22 @@ class Html(str):
     __slots__ = ()
 
 
+def utf16_len(text: str) -> int:
+    """The length Telegram sees: UTF-16 code units, so an emoji like 😀 counts 2."""
+    return len(text.encode("utf-16-le")) // 2
+
+
 def shorten(text: str, limit: int) -> str:
-    """`text` with whitespace collapsed, cut to at most `limit` characters ending in "…"."""
+    """`text` with whitespace collapsed, cut to at most `limit` UTF-16 code units ending in "…".
+
+    The cut falls between code points, never inside a surrogate pair.
+    """
     text = " ".join(text.split())
-    if len(text) <= limit:
+    if utf16_len(text) <= limit:
         return text
-    return text[: max(0, limit - 1)].rstrip() + "…"
+    sizes = accumulate(2 if ord(char) > 0xFFFF else 1 for char in text)
+    end = sum(1 for size in sizes if size <= limit - 1)  # room for the "…" (one unit)
+    return text[:end].rstrip() + "…"
 
 
 def escape(text: str) -> str:
@@ -107,6 +123,8 @@ class Catalog:
     """The templates of one language. `{name}` placeholders are filled by `Texts`."""
 
     lang: Lang
+    menu: Mapping[str, str]
+    """The command menu (`set_my_commands`): command → description."""
     # subscribers
     start: str
     start_again: str
@@ -127,9 +145,9 @@ class Catalog:
     scan_ok: str
     scan_failing: str
     unwatch_usage: str
-    unwatch_choose: str
     unwatch_done: str
     no_such_watch: str
+    not_a_number: str
     no_watches: str
     paused_one: str
     paused_all: str
@@ -148,10 +166,12 @@ class Catalog:
     listings_many: str
     baseline: str
     # the owner
-    refused: str
     queue_usage: str
     queue_stats: str
     queue_none: str
+    queue_reason: str
+    due_now: str
+    due_in: str
     queue_dead_header: str
     queue_dead_line: str
     queue_dead_none: str
@@ -172,6 +192,14 @@ class Catalog:
 
 GERMAN = Catalog(
     lang="de",
+    menu={
+        "watch": "willhaben-Suche beobachten (Link oder Begriffe)",
+        "list": "deine Suchen",
+        "unwatch": "eine Suche löschen",
+        "pause": "pausieren",
+        "resume": "fortsetzen",
+        "help": "Hilfe",
+    },
     start=(
         "👋 Hallo! Ich beobachte willhaben.at-Suchen für dich und melde neue Anzeigen und "
         "Preissenkungen.\n\nSchick mir <code>/watch</code> mit einem Link zu einer "
@@ -225,9 +253,9 @@ GERMAN = Catalog(
     scan_ok="geprüft vor {age}",
     scan_failing="⚠️ Abruf klappt gerade nicht",
     unwatch_usage="Welche Suche soll ich löschen?",
-    unwatch_choose="Nr. {number}: {label}",
     unwatch_done="🗑 Suche Nr. {number} gelöscht: <b>{label}</b>",
     no_such_watch="Eine Suche Nr. {number} gibt es nicht. /list zeigt deine Suchen.",
+    not_a_number="„{given}“ ist keine Suchnummer. /list zeigt die Nummern deiner Suchen.",
     no_watches="Du hast keine Suchen. Starte mit /watch.",
     paused_one="⏸ Suche Nr. {number} pausiert: <b>{label}</b>",
     paused_all="⏸ Alle deine Suchen sind pausiert. /resume nimmt sie wieder auf.",
@@ -249,7 +277,6 @@ GERMAN = Catalog(
         "👀 <b>{label}</b>: ich beobachte jetzt {count} und melde dir ab sofort "
         "neue Anzeigen und Preissenkungen."
     ),
-    refused="Diesen Befehl gibt es hier nicht. /help zeigt, was geht.",
     queue_usage=(
         "/queue — Übersicht\n/queue dead [<i>n</i>]\n/queue retry <i>id</i>|all\n"
         "/queue purge [<i>Tage</i>]"
@@ -263,6 +290,9 @@ GERMAN = Catalog(
         "tot: {dead}{reasons}"
     ),
     queue_none="—",
+    queue_reason="  • {reason}: {count}",
+    due_now="jetzt",
+    due_in="in {age}",
     queue_dead_header="<b>Letzte tote Nachrichten</b>",
     queue_dead_line="#{id} Chat {chat_id} · {kind} · {reason} · vor {age}",
     queue_dead_none="Keine toten Nachrichten. 🎉",
@@ -290,6 +320,14 @@ GERMAN = Catalog(
 
 ENGLISH = Catalog(
     lang="en",
+    menu={
+        "watch": "watch a willhaben search (link or keywords)",
+        "list": "your searches",
+        "unwatch": "delete a search",
+        "pause": "pause",
+        "resume": "resume",
+        "help": "help",
+    },
     start=(
         "👋 Hi! I watch willhaben.at searches for you and tell you about new listings and "
         "price drops.\n\nSend me <code>/watch</code> with a link to a willhaben search or "
@@ -340,9 +378,9 @@ ENGLISH = Catalog(
     scan_ok="checked {age} ago",
     scan_failing="⚠️ fetching fails at the moment",
     unwatch_usage="Which search shall I delete?",
-    unwatch_choose="No. {number}: {label}",
     unwatch_done="🗑 Deleted search no. {number}: <b>{label}</b>",
     no_such_watch="There is no search no. {number}. /list shows your searches.",
+    not_a_number="“{given}” is not a search number. /list shows the numbers of your searches.",
     no_watches="You have no searches. Start with /watch.",
     paused_one="⏸ Paused search no. {number}: <b>{label}</b>",
     paused_all="⏸ All your searches are paused. /resume resumes them.",
@@ -364,7 +402,6 @@ ENGLISH = Catalog(
         "👀 <b>{label}</b>: I'm now watching {count} and will tell you about new "
         "listings and price drops from now on."
     ),
-    refused="There is no such command here. /help shows what I can do.",
     queue_usage=(
         "/queue — overview\n/queue dead [<i>n</i>]\n/queue retry <i>id</i>|all\n"
         "/queue purge [<i>days</i>]"
@@ -378,6 +415,9 @@ ENGLISH = Catalog(
         "dead: {dead}{reasons}"
     ),
     queue_none="—",
+    queue_reason="  • {reason}: {count}",
+    due_now="now",
+    due_in="in {age}",
     queue_dead_header="<b>Latest dead messages</b>",
     queue_dead_line="#{id} chat {chat_id} · {kind} · {reason} · {age} ago",
     queue_dead_none="No dead messages. 🎉",
@@ -427,6 +467,10 @@ class Texts:
     def age(self, seconds: float) -> str:
         return _age(seconds, self.lang)
 
+    def until(self, seconds: float) -> Html:
+        """`in 5 min` style; a due time in the past reads as `now`."""
+        return self.fill("due_now") if seconds <= 0 else self.fill("due_in", age=self.age(seconds))
+
     # ---- notifications (the scraper's Renderer) -------------------------------------
 
     def new_listing(
@@ -471,21 +515,27 @@ class Texts:
         """A watch's label as subscribers see it in one line."""
         return shorten(label, LABEL_BUDGET)
 
+    def echo(self, given: str) -> str:
+        """A subscriber's own words repeated back, shortened (escaping is `fill`'s job)."""
+        return shorten(given, ECHO_BUDGET)
+
     def invalid(self, reason: str) -> Html:
         """Why a /watch argument was refused, from the scraper's reason code."""
         text = self.catalog.invalid_reasons.get(reason, self.catalog.invalid_other)
         return self.fill("watch_invalid", reason=Html(text))
 
     def lines(self, header: str, lines: Iterable[str], *, more: str = "…") -> Html:
-        """`header` and `lines` joined by newlines, stopping with `more` before 4096 chars."""
+        """`header` and `lines` joined by newlines, stopping with `more` before Telegram's
+        limit (counted in UTF-16 code units, as Telegram counts)."""
         out = [header]
-        size = len(header)
+        size = utf16_len(header)
         for line in lines:
-            if size + 1 + len(line) + 1 + len(more) > MAX_MESSAGE:
+            line_size = utf16_len(line)
+            if size + 1 + line_size + 1 + utf16_len(more) > MAX_MESSAGE:
                 out.append(more)
                 break
             out.append(line)
-            size += 1 + len(line)
+            size += 1 + line_size
         return Html("\n".join(out))
 
     def reasons(self, counts: Mapping[str, int] | Sequence[tuple[str, int]]) -> str:

@@ -1,0 +1,33 @@
+"""What the subscriber and owner handlers share: reading a number, and answering.
+
+A number typed by a person is ASCII digits only: `str.isdigit()` also accepts "²" and "①",
+which `int()` then refuses, and an unbounded number overflows SQLite's 64-bit integers.
+"""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardMarkup, LinkPreviewOptions, Update
+
+from habicht.bot.texts import Html
+
+__all__ = ["MAX_DIGITS", "NO_PREVIEW", "reply", "whole_number"]
+
+MAX_DIGITS = 9
+"""More digits than any watch number, row id or count of days needs; far from overflow."""
+
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+def whole_number(text: str) -> int | None:
+    """`text` as a number of at most `MAX_DIGITS` ASCII digits (so ≥ 0); None otherwise."""
+    if not (text.isascii() and text.isdecimal()) or len(text) > MAX_DIGITS:
+        return None
+    return int(text)
+
+
+async def reply(update: Update, text: Html, markup: InlineKeyboardMarkup | None = None) -> None:
+    """Answer in the update's chat, without link previews (a command's answer is the point)."""
+    if update.effective_message is not None:
+        await update.effective_message.reply_html(
+            text, reply_markup=markup, link_preview_options=NO_PREVIEW
+        )
