@@ -5,22 +5,27 @@ both ends). `habicht health` — the container's HEALTHCHECK — runs in a separ
 the database is the only place it can read liveness from.
 
 Verdict (keep in sync with README "Operations"): healthy when the database opens at the
-current schema and each job's latest heartbeat — its last finish, or its start while it is
-running — is at most 3 * its interval old (`HABICHT_SCRAPE_INTERVAL`,
-`HABICHT_QUEUE_INTERVAL`). A cycle that ended with an error still counts as alive (`ok` is
-reported); failing searches and the queue are reported but never make the verdict, because
-a blocked willhaben or a backlog is not something a restart cures.
+current schema and each job's latest heartbeat — its last finish, or while it is running its
+start or latest recorded progress — is at most 3 * its interval old
+(`HABICHT_SCRAPE_INTERVAL`, `HABICHT_QUEUE_INTERVAL`). A running job records progress (a
+scrape after each search, a drain as it sends) at most every `PROGRESS_EVERY` seconds, so a
+long run that is getting somewhere is not taken for a stalled one. A cycle that ended with an
+error still counts as alive (`ok` is reported); failing searches and the queue are reported
+but never make the verdict, because a blocked willhaben or a backlog is not something a
+restart cures.
 
 Reads only: it never creates or migrates the database and needs nothing from Telegram.
 
 Wiring (in the bot): wrap every run of the scrape cycle and of a drain in
-``async with heartbeat(db, "scrape" | "drain", clock=clock, watchdog=watchdog):``, and let
+``async with heartbeat(db, "scrape" | "drain", clock=clock, watchdog=watchdog) as beat:``,
+call ``beat.progress()`` whenever the run gets somewhere, and let
 `habicht run` keep a `habicht.watchdog.Watchdog(stall_thresholds(settings))` started while
 it serves (stopped before a graceful shutdown).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 from collections.abc import AsyncIterator
@@ -37,7 +42,9 @@ if TYPE_CHECKING:
     from habicht.watchdog import Watchdog
 
 __all__ = [
+    "PROGRESS_EVERY",
     "STALE_AFTER_INTERVALS",
+    "Beat",
     "HealthReport",
     "Job",
     "JobBeat",
@@ -45,6 +52,7 @@ __all__ = [
     "heartbeat",
     "probe",
     "record_finish",
+    "record_progress",
     "record_start",
     "stale_after",
 ]
@@ -54,6 +62,9 @@ log = logging.getLogger(__name__)
 Job = Literal["scrape", "drain"]
 JOBS: tuple[Job, ...] = ("scrape", "drain")
 STALE_AFTER_INTERVALS = 3
+PROGRESS_EVERY = 5.0
+"""Least seconds between two progress records of one run: a drain sends ~30 messages/s and
+must not write a heartbeat for each."""
 
 
 def stale_after(settings: Settings) -> dict[Job, float]:
@@ -67,8 +78,17 @@ def stale_after(settings: Settings) -> dict[Job, float]:
 async def record_start(db: Database, job: Job, *, now: float) -> None:
     async with db.transaction() as conn:
         await conn.execute(
-            "INSERT INTO heartbeats (job, started_at) VALUES (?, ?) "
-            "ON CONFLICT (job) DO UPDATE SET started_at = excluded.started_at",
+            "INSERT INTO heartbeats (job, started_at) VALUES (?, ?) ON CONFLICT (job)"
+            " DO UPDATE SET started_at = excluded.started_at, progress_at = NULL",
+            (job, now),
+        )
+
+
+async def record_progress(db: Database, job: Job, *, now: float) -> None:
+    async with db.transaction() as conn:
+        await conn.execute(
+            "INSERT INTO heartbeats (job, progress_at) VALUES (?, ?) "
+            "ON CONFLICT (job) DO UPDATE SET progress_at = excluded.progress_at",
             (job, now),
         )
 
@@ -82,22 +102,66 @@ async def record_finish(db: Database, job: Job, *, now: float, ok: bool) -> None
         )
 
 
+class Beat:
+    """One run of a job, as `heartbeat` yields it: `progress()` says it got somewhere.
+
+    `progress()` is a plain call, safe anywhere (inside a send, say): it beats the watchdog at
+    once and records the progress in the database in a task of its own, at most every
+    `PROGRESS_EVERY` seconds and one write at a time, so nothing waits for the write and a
+    cancel of the caller never lands in it.
+    """
+
+    def __init__(self, db: Database, job: Job, *, clock: Clock, watchdog: Watchdog | None) -> None:
+        self._db, self._job, self._clock, self._watchdog = db, job, clock, watchdog
+        self._recorded = clock()  # the start was just recorded
+        self._writing: asyncio.Task[None] | None = None
+
+    def progress(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.beat(self._job)
+        now = self._clock()
+        if now - self._recorded < PROGRESS_EVERY or self._busy():
+            return
+        self._recorded = now
+        self._writing = asyncio.get_running_loop().create_task(
+            self._record(now), name=f"{self._job} progress"
+        )
+
+    def _busy(self) -> bool:
+        return self._writing is not None and not self._writing.done()
+
+    async def _record(self, now: float) -> None:
+        try:
+            await record_progress(self._db, self._job, now=now)
+        except (DatabaseError, sqlite3.Error):
+            log.warning("could not record the progress of the %s cycle", self._job, exc_info=True)
+
+    async def settle(self) -> None:
+        """Wait for a progress write still under way (it must not land after the finish)."""
+        if self._writing is not None:
+            await asyncio.shield(self._writing)
+
+
 @asynccontextmanager
 async def heartbeat(
     db: Database, job: Job, *, clock: Clock, watchdog: Watchdog | None = None
-) -> AsyncIterator[None]:
-    """Record a run of `job`: its start, then its finish (`ok` unless the body raised).
+) -> AsyncIterator[Beat]:
+    """Record a run of `job`: its start, its progress (through the `Beat` it yields), then
+    its finish (`ok` unless the body raised).
 
-    The watchdog is told at the finish, so a run that never ends counts as a stall. A failure
-    to record the finish is logged, never raised over the body's own outcome.
+    The watchdog is told at each progress and at the finish, so a run that neither gets
+    anywhere nor ends counts as a stall. A failure to record the finish is logged, never
+    raised over the body's own outcome.
     """
     await record_start(db, job, now=clock())
+    beat = Beat(db, job, clock=clock, watchdog=watchdog)
     ok = False
     try:
-        yield
+        yield beat
         ok = True
     finally:
         try:
+            await beat.settle()
             await record_finish(db, job, now=clock(), ok=ok)
         except (DatabaseError, sqlite3.Error):
             log.warning("could not record the end of the %s cycle", job, exc_info=True)
@@ -114,6 +178,7 @@ class JobBeat:
     finished_at: float | None
     ok: bool | None
     stale_after: float
+    progress_at: float | None = None
 
     @property
     def running(self) -> bool:
@@ -123,8 +188,11 @@ class JobBeat:
 
     @property
     def latest(self) -> float | None:
-        """The finish, or the start of a run still going: what the verdict measures."""
-        return self.started_at if self.running else self.finished_at
+        """The finish, or the start or latest progress of a run still going: what the
+        verdict measures."""
+        if not self.running:
+            return self.finished_at
+        return max(self.started_at or 0.0, self.progress_at or 0.0)
 
     def problem(self, now: float) -> str | None:
         """Why this job looks stalled, or None."""
@@ -140,6 +208,7 @@ class JobBeat:
         return {
             "started_at": _iso(self.started_at),
             "finished_at": _iso(self.finished_at),
+            "progress_at": _iso(self.progress_at),
             "running": self.running,
             "ok": self.ok,
             "age_seconds": None if self.latest is None else round(now - self.latest, 1),
@@ -205,6 +274,7 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
             finished_at=row["finished_at"] if row else None,
             ok=None if row is None or row["ok"] is None else bool(row["ok"]),
             stale_after=limits[job],
+            progress_at=row["progress_at"] if row else None,
         )
     pending, retrying, sending, dead = tuple(await db.fetchone(_QUEUE) or (0, 0, 0, 0))
     failing = [

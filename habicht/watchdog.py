@@ -3,9 +3,10 @@
 Docker restarts a container that exited, not one that is merely unhealthy. A process whose
 event loop is stuck (a blocking call, a deadlock) or whose JobQueue stopped firing would
 otherwise sit there forever, healthy-looking from the outside. The jobs `beat(job)` each time
-a run finishes; a daemon *thread* — not a task, which a stuck loop would never run — calls
-`check()` every few seconds, and when a job has not beaten for longer than its threshold it
-logs CRITICAL and ends the process with `os._exit(EXIT_STALLED)`: a stuck loop cannot run a
+a run finishes or gets somewhere (a scrape after each search, a drain after each send); a
+daemon *thread* — not a task, which a stuck loop would never run — calls `check()` every few
+seconds, and when a job has not beaten for longer than its threshold it logs CRITICAL and
+ends the process with `os._exit(EXIT_STALLED)`: a stuck loop cannot run a
 graceful shutdown, and `sys.exit` in a thread would end only the thread. Nothing is lost by
 the hard exit: every alert is in the outbox, and an interrupted send's lease expires.
 
@@ -91,9 +92,11 @@ class Watchdog:
         problem = self.stalled()
         if problem is None:
             return True
-        log.critical("watchdog: %s; exiting so the restart policy restarts habicht", problem)
-        sys.stderr.flush()
-        self._exit(EXIT_STALLED)
+        try:
+            log.critical("watchdog: %s; exiting so the restart policy restarts habicht", problem)
+            sys.stderr.flush()
+        finally:  # a log handler that fails must not keep a stalled process alive
+            self._exit(EXIT_STALLED)
         return False
 
     def start(self) -> Self:

@@ -30,7 +30,7 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
 def restore_logging() -> Iterator[None]:
     """`habicht.cli.main` configures logging (a root handler, httpx quietened); undo it after
     the test, so later tests' `caplog` sees what it expects."""
-    loggers = [logging.getLogger(name) for name in ("", "httpx", "httpcore")]
+    loggers = [logging.getLogger(name) for name in ("", "httpx", "httpcore", "apscheduler")]
     saved = [(logger, logger.level, list(logger.handlers)) for logger in loggers]
     yield
     for logger, level, handlers in saved:

@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from telegram.error import InvalidToken
-from test_bot_conversations import settings_for
+from test_bot_conversations import ALICE, settings_for
 
 from habicht.bot import BotApplication, build_application, serve
+from habicht.bot.app import TOKEN_REJECTED, single_instance
+from habicht.bot.services import NotReady
 from habicht.cli import main
-from habicht.db import Database
+from habicht.db import Database, DatabaseError
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.queue import Outgoing, enqueue_within
 
@@ -87,8 +87,9 @@ async def test_a_stop_during_a_drain_loses_nothing_and_sends_nothing_twice(
 
 
 async def test_sigterm_stops_the_bot_cleanly(tmp_path: Path) -> None:
-    """SIGTERM to the process reaches `serve`'s handler: exit code 0, nothing left leased."""
-    await enqueue(tmp_path / "habicht.sqlite3", 60)
+    """SIGTERM to the process reaches `serve`'s handler mid-drain: exit code 0, nothing left
+    leased, every row sent or pending."""
+    await enqueue(tmp_path / "habicht.sqlite3", CHATS)
     with FakeBotAPI(delay=0.05) as api:
         app = app_for(tmp_path, api)
         running = asyncio.create_task(serve(app, grace=1.0))
@@ -99,6 +100,8 @@ async def test_sigterm_stops_the_bot_cleanly(tmp_path: Path) -> None:
     after = await counts(tmp_path / "habicht.sqlite3")
     assert after.get("sending", 0) == 0
     assert after["sent"] == delivered
+    assert after["pending"] > 0  # it really stopped in the middle
+    assert after["sent"] + after["pending"] == CHATS
 
 
 async def test_a_restart_delivers_the_rest(tmp_path: Path) -> None:
@@ -139,6 +142,20 @@ async def test_a_revoked_token_stops_delivery_with_a_failure(tmp_path: Path) -> 
     assert after["pending"] == CHATS - delivered + 1  # + the alert to the owner
 
 
+def closed(app: BotApplication) -> bool:
+    """Whether the database, the Bot's HTTP clients and the instance lock are all let go."""
+    services = app.bot_data
+    try:
+        services.db  # noqa: B018  # the property raises once the database is closed
+    except NotReady:
+        pass
+    else:
+        return False
+    with single_instance(services.settings.db):  # raises while it is still held
+        pass
+    return all(not request._client or request._client.is_closed for request in services.http)
+
+
 async def test_a_bad_token_fails_at_startup(tmp_path: Path) -> None:
     """A token Telegram rejects raises `InvalidToken` from startup; nothing is left open."""
     with FakeBotAPI() as api:
@@ -148,16 +165,59 @@ async def test_a_bad_token_fails_at_startup(tmp_path: Path) -> None:
         )
         with pytest.raises(InvalidToken):
             await serve(app, stop_signals=(), grace=1.0)
+    assert closed(app)
 
 
-@pytest.fixture
-def restore_logging() -> Iterator[None]:
-    """`main` sets logger levels for the whole process; later tests must not inherit them."""
-    loggers = [logging.getLogger(name) for name in ("", "httpx", "httpcore", "apscheduler")]
-    levels = [logger.level for logger in loggers]
-    yield
-    for logger, level in zip(loggers, levels, strict=True):
-        logger.setLevel(level)
+async def test_a_token_revoked_while_idle_stops_the_bot(tmp_path: Path) -> None:
+    """Issue 4: Telegram rejecting the token of an idle bot's long poll (no send to notice
+    it) stops the bot with exit code 1 and says why; the shutdown runs every step."""
+    with FakeBotAPI() as api:
+        app = app_for(tmp_path, api)
+        running = asyncio.create_task(serve(app, stop_signals=(), grace=1.0))
+        await asyncio.to_thread(
+            api.wait_until, lambda: api.calls["getUpdates"] > 0, timeout=10, what="a poll"
+        )
+        api.revoke_token()
+        api.push_message(-100, ALICE, "hallo")  # chatter in a group: ends the long poll
+        assert await asyncio.wait_for(running, timeout=20) == 1
+    assert app.bot_data.fatal == TOKEN_REJECTED
+    assert not app.running
+    assert closed(app)
+
+
+async def test_only_one_bot_serves_a_database(tmp_path: Path) -> None:
+    """Issue 4: a second `serve` of the same database is refused with a sentence naming it,
+    and leaves the first one running; once the first stops, the database is free again."""
+    with FakeBotAPI() as api:
+        first = app_for(tmp_path, api)
+        running = asyncio.create_task(serve(first, stop_signals=(), grace=1.0))
+        await asyncio.to_thread(
+            api.wait_until, lambda: api.calls["getUpdates"] > 0, timeout=10, what="a poll"
+        )
+        with pytest.raises(DatabaseError, match="another habicht run is using the database"):
+            await serve(app_for(tmp_path, api), stop_signals=(), grace=1.0)
+        assert not running.done()
+        first.bot_data.request_stop()
+        assert await asyncio.wait_for(running, timeout=10) == 0
+    assert closed(first)
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_a_second_habicht_run_prints_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`habicht run` on a database another run holds: exit 2, one line naming the database,
+    before anything talks to Telegram."""
+    path = tmp_path / "habicht.sqlite3"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HABICHT_BOT_TOKEN", "42:secret-token-value")
+    monkeypatch.setenv("HABICHT_TELEGRAM_API", "http://127.0.0.1:9/bot")  # never reached
+    monkeypatch.setenv("HABICHT_DB", str(path))
+    with single_instance(path):
+        assert main(["run"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"habicht: error: another habicht run is using the database {path}")
+    assert err.count("\n") == 1
 
 
 @pytest.mark.usefixtures("restore_logging")

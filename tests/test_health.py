@@ -14,7 +14,7 @@ from fakes import FakeClock
 from habicht.cli import main
 from habicht.config import Settings
 from habicht.db import Database
-from habicht.health import check_health, heartbeat, probe, record_start
+from habicht.health import PROGRESS_EVERY, Job, check_health, heartbeat, probe, record_start
 from habicht.watchdog import Watchdog
 
 SETTINGS = Settings(scrape_interval=60, queue_interval=10)  # stale after 180 s and 30 s
@@ -47,15 +47,57 @@ async def test_nothing_recorded_is_unhealthy(db: Database) -> None:
     assert "no scrape cycle has run yet" in report.reason
 
 
-@pytest.mark.parametrize(("job", "late"), [("scrape", 182), ("drain", 32)])
-async def test_a_stale_job_is_unhealthy(db: Database, job: str, late: float) -> None:
-    """A job whose last finish is older than 3 intervals makes the verdict unhealthy."""
+@pytest.mark.parametrize(
+    ("job", "other", "late", "limit"), [("scrape", "drain", 182, 180), ("drain", "scrape", 32, 30)]
+)
+async def test_a_stale_job_is_unhealthy(
+    db: Database, job: Job, other: Job, late: float, limit: int
+) -> None:
+    """A job whose last finish is older than 3 intervals makes the verdict unhealthy, though
+    the other job is fresh."""
     clock = FakeClock()
     await _both_ran(db, clock)
-    report = await check_health(db, SETTINGS, now=clock() + late)
+    clock.advance(late)
+    async with heartbeat(db, other, clock=clock):
+        pass
+    report = await check_health(db, SETTINGS, now=clock())
     assert not report.healthy
-    assert report.reason.startswith(f"{job}: ")
-    assert "without a finished cycle" in report.reason
+    assert report.reason.startswith(f"{job}: ")  # and only it: no "; " and the other
+    assert report.reason.endswith(f"s without a finished cycle (more than {limit} s)")
+
+
+async def test_progress_keeps_a_long_run_alive(db: Database) -> None:
+    """A run that records progress stays healthy long past 3 intervals after its start, and
+    goes stale 3 intervals after its last progress."""
+    clock = FakeClock()
+    await _both_ran(db, clock)
+    async with heartbeat(db, "drain", clock=clock) as beat:
+        for _ in range(10):
+            clock.advance(PROGRESS_EVERY)
+            beat.progress()
+            await beat.settle()
+            assert (await check_health(db, SETTINGS, now=clock() + 29)).healthy
+        report = await check_health(db, SETTINGS, now=clock() + 31)
+        assert report.reason == "drain: 31 s running without finishing (more than 30 s)"
+        assert report.as_dict()["jobs"]["drain"]["progress_at"] is not None
+
+
+async def test_progress_is_written_at_most_every_few_seconds(db: Database) -> None:
+    """Progress beats the watchdog every time but writes the database at most every
+    PROGRESS_EVERY seconds: a drain's thirty sends a second are not thirty writes."""
+    clock = FakeClock()
+    dog = Watchdog({"drain": 10}, clock=clock)
+    async with heartbeat(db, "drain", clock=clock, watchdog=dog) as beat:
+        started = clock()
+        for _ in range(29):  # 29 progress calls in 14.5 s: written at 5 and 10 s only
+            clock.advance(PROGRESS_EVERY / 10)
+            beat.progress()
+            await beat.settle()
+        clock.advance(9)
+        assert dog.stalled() is None
+        row = await db.fetchone("SELECT progress_at FROM heartbeats WHERE job = 'drain'")
+        assert row is not None
+        assert row[0] == started + 2 * PROGRESS_EVERY
 
 
 async def test_a_run_that_never_finishes_goes_stale_from_its_start(db: Database) -> None:

@@ -70,12 +70,34 @@ def test_the_thread_checks_on_its_own() -> None:
 
 
 def test_stop_ends_the_thread_without_an_exit() -> None:
-    """A stopped watchdog never exits, however long the silence."""
+    """A stopped watchdog's thread has ended, so it never exits, however long the silence."""
     clock, exits = FakeClock(), Exits()
+    before = set(threading.enumerate())
     dog = Watchdog({"scrape": 1}, clock=clock, exit=exits, interval=0.01).start()
+    [thread] = set(threading.enumerate()) - before
     dog.stop()
+    assert not thread.is_alive()
     clock.advance(100)
     assert exits.codes == []
+
+
+def test_the_exit_comes_even_if_logging_fails() -> None:
+    """A log handler that raises while the stall is logged does not keep the process alive."""
+    clock, exits = FakeClock(), Exits()
+    dog = Watchdog({"scrape": 1}, clock=clock, exit=exits)
+    clock.advance(2)
+    logger = logging.getLogger("habicht.watchdog")
+
+    def broken(record: logging.LogRecord) -> bool:
+        raise OSError("stderr is gone")
+
+    logger.addFilter(broken)
+    try:
+        with pytest.raises(OSError, match="stderr is gone"):
+            dog.check()
+    finally:
+        logger.removeFilter(broken)
+    assert exits.codes == [EXIT_STALLED]
 
 
 def test_thresholds_follow_the_intervals_with_a_floor() -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
@@ -49,10 +50,13 @@ class FakeWillhaben:
         self.failure: httpx.Response | None = None
         self.html: dict[str, str] = {}  # a keyword's page as given, instead of rendered
         self.requests: Counter[str] = Counter()
+        self.meanwhile: Callable[[], None] | None = None  # runs while a request is answered
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         keyword = request.url.params["keyword"]
         self.requests[keyword] += 1
+        if self.meanwhile is not None:
+            self.meanwhile()
         if self.failure is not None:
             return self.failure
         html = self.html.get(keyword) or render_search_page(self.pages[keyword])
@@ -298,6 +302,63 @@ async def test_repeated_failures_are_reported_once_and_so_is_recovery(
     site.failure = None
     assert (await run()).recovered == [RTX.url]
     assert (await run()).recovered == []
+
+
+async def test_a_streak_crossing_in_a_baseline_scan_is_reported_there_once(
+    run: Any, subs: Subscriptions, site: FakeWillhaben
+) -> None:
+    """Issue 4: baseline scans count failures too; the scan whose failure brings the streak to
+    FAILING_AFTER reports it, be it a baseline, and no later cycle reports it again."""
+    watch = await subs.add_watch(1, RTX, max_watches=5)
+    site.failure = httpx.Response(500)
+    cycles = [await run() for _ in range(2)]
+    baseline = await run(search_ids=[watch.search_id])
+    later = [await run() for _ in range(2)]
+    assert [len(s.newly_failing) for s in [*cycles, baseline, *later]] == [0, 0, 1, 0, 0]
+    assert baseline.newly_failing[0].consecutive_failures == 3
+    site.failure = None
+    assert (await run(search_ids=[watch.search_id])).recovered == [RTX.url]
+
+
+async def test_the_streak_is_read_as_written_not_as_the_cycle_began(
+    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+) -> None:
+    """A streak that another scan moved across the mark after this cycle read its searches
+    (a baseline beside it, which reported it) is not reported a second time."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    site.failure = httpx.Response(500)
+    for _ in range(2):
+        await run()
+
+    def baseline_failed_meanwhile() -> None:  # the cycle has read the streak (2) by now
+        with sqlite3.connect(db.path) as other:
+            other.execute("UPDATE searches SET consecutive_failures = 3")
+        site.meanwhile = None
+
+    site.meanwhile = baseline_failed_meanwhile
+    summary = await run()
+    assert [f.consecutive_failures for f in summary.failed] == [4]
+    assert summary.newly_failing == []
+
+
+async def test_progress_is_told_after_each_search_tried(
+    run: Any, subs: Subscriptions, site: FakeWillhaben
+) -> None:
+    """The progress callback runs once per search fetched or failed, never for one skipped
+    while willhaben blocks us."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    await subs.add_watch(1, SOFA, max_watches=5)
+    calls = 0
+
+    def progress() -> None:
+        nonlocal calls
+        calls += 1
+
+    await run(progress=progress)
+    assert calls == 2
+    site.failure = httpx.Response(403)
+    summary = await run(progress=progress)
+    assert (summary.skipped, calls) == (1, 3)
 
 
 async def test_a_block_skips_the_rest_of_the_cycle(

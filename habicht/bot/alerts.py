@@ -1,20 +1,23 @@
 """Telling the owners, through the same durable outbox as every alert (kind `admin`).
 
 Alerts are aggregated per cycle: one message for the items that went dead in a drain; one
-per scrape cycle for the searches that reached the scraper's `FAILING_AFTER` failed cycles in
-a row (or recovered) and for willhaben's block starting or ending; one when delivery stopped.
-Each key names its occurrence (the cycle's start time), so the same event is never queued
-twice and a later one is never mistaken for it. Alerts about dead *admin* messages are not
-sent: they would feed on themselves.
+per scan (a cycle or a baseline) for the searches that reached the scraper's `FAILING_AFTER`
+failed scans in a row (or recovered) and for willhaben's block starting or ending; one when
+delivery stopped. Each key names its occurrence (the cycle's start time), so the same event is
+never queued twice and a later one is never mistaken for it. Unexpected errors are keyed by
+their type and minute: one message per kind of error per minute, however often it happens,
+so nobody can flood the owners by making a handler fail. Alerts about dead *admin* messages
+are not sent: they would feed on themselves.
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
 from collections import Counter
 
 from habicht.bot.redact import scrub
-from habicht.bot.services import BotServices
+from habicht.bot.services import BotServices, NotReady
 from habicht.bot.texts import ERROR_BUDGET, Html, shorten
 from habicht.queue import Outgoing
 from habicht.scraper import ScanSummary
@@ -24,11 +27,17 @@ __all__ = [
     "alert_error",
     "alert_scan",
     "alert_stopped",
+    "report_error",
     "tell_owners",
 ]
 
+log = logging.getLogger(__name__)
+
 _occurrence = itertools.count(1)
-"""Tells apart events of this process that share a clock reading (errors, stops)."""
+"""Tells apart stops of this process that share a clock reading."""
+
+ERROR_WINDOW = 60.0
+"""Seconds in which errors of one type make at most one alert."""
 
 DEAD_LOOKBACK = 500
 """How many of the newest dead rows a drain's alert looks at."""
@@ -55,9 +64,12 @@ async def alert_dead(services: BotServices, *, since: float) -> None:
     await tell_owners(services, text, key=f"dead:{since:.6f}")
 
 
-async def alert_scan(services: BotServices, summary: ScanSummary, *, cycle: float) -> None:
-    """After a full cycle started at `cycle`: searches that just reached their failure
-    streak or recovered from one, and willhaben's block starting or ending — one message."""
+async def alert_scan(
+    services: BotServices, summary: ScanSummary, *, cycle: float, key: str
+) -> None:
+    """After a scan started at `cycle` (`key` names it: a cycle, or a baseline of some
+    searches): searches that just reached their failure streak or recovered from one, and
+    willhaben's block starting or ending — one message."""
     texts = services.texts
     lines = [
         texts.fill(
@@ -79,14 +91,29 @@ async def alert_scan(services: BotServices, summary: ScanSummary, *, cycle: floa
         else:
             lines.append(texts.fill("alert_unblocked"))
     if lines:
-        await tell_owners(services, texts.lines(lines[0], lines[1:]), key=f"scan:{cycle:.6f}")
+        await tell_owners(services, texts.lines(lines[0], lines[1:]), key=key)
 
 
 async def alert_error(services: BotServices, error: BaseException, *, what: str) -> None:
-    """An unexpected error, scrubbed of the token and shortened, as `what` happened."""
-    detail = scrub(f"{what}: {type(error).__name__}: {error}", services.settings.bot_token)
+    """An unexpected error, scrubbed of the token and shortened, as `what` happened; only
+    the first of its type in its `ERROR_WINDOW` is queued (the log has every one)."""
+    kind = type(error).__qualname__
+    detail = scrub(f"{what}: {kind}: {error}", services.settings.bot_token)
     text = services.texts.fill("alert_error", error=shorten(detail, ERROR_BUDGET))
-    await tell_owners(services, text, key=f"error:{services.clock():.6f}:{next(_occurrence)}")
+    window = int(services.clock() // ERROR_WINDOW)
+    await tell_owners(services, text, key=f"error:{type(error).__module__}.{kind}:{window}")
+
+
+async def report_error(services: BotServices, error: BaseException, *, what: str) -> None:
+    """Log first (nothing below may hide the error), then tell the owners via the outbox;
+    never raises."""
+    log.error("error while handling %s", what, exc_info=error)
+    try:
+        await alert_error(services, error, what=what)
+    except NotReady:
+        log.warning("the owners were not told: the bot is not open")
+    except Exception:
+        log.exception("telling the owners about the error failed")
 
 
 async def alert_stopped(services: BotServices, reason: str) -> None:

@@ -1,14 +1,22 @@
 """The Application: every handler and job in one block, and its life from start to exit.
 
-`build_application` wires python-telegram-bot to habicht; `serve` runs it with long polling
-until SIGTERM/SIGINT or a fatal delivery error, then shuts down in this order:
+`build_application` wires python-telegram-bot to habicht, including its two lifecycle hooks:
+`post_init` (open the database and the willhaben client, publish the command menu) and
+`post_shutdown` (close them). Tests and `habicht demo` run those hooks themselves around
+`async with application`; `serve` runs them as `run_polling` would, with long polling, until
+SIGTERM/SIGINT or a fatal error (a rejected token, delivery stopped), then shuts down in this
+order — each step runs even if an earlier one failed:
 
 1. `stopping` is set: jobs take no new work, and drains start no new send.
-2. Polling stops; a running scrape is cancelled (its open transaction rolls back).
+2. Polling stops; a running scrape or baseline is cancelled (its open transaction rolls
+   back).
 3. Drains settle their in-flight sends and give every other claimed row back unsent
    (attempt not spent); a drain still running after `GRACE` seconds is cancelled, and
    gives back what it has not started.
 4. The Application stops, then `post_shutdown` closes the willhaben client and the database.
+
+Only one `serve` may use a database at a time (its startup takes over every lease it finds):
+it holds an exclusive lock on `<database>.lock` while it runs, and a second one is refused.
 
 `serve` is a coroutine (not `run_polling`, which wants to own the event loop) because
 `habicht.cli` already runs one; it follows the same steps `run_polling` would.
@@ -17,10 +25,14 @@ until SIGTERM/SIGINT or a fatal delivery error, then shuts down in this order:
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import logging
 import random
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from http import HTTPStatus
+from pathlib import Path
 from typing import Any, cast
 
 import httpx
@@ -42,11 +54,12 @@ from telegram.ext import (
 from telegram.request import HTTPXRequest
 
 from habicht.bot import admin, commands
-from habicht.bot.alerts import alert_error
+from habicht.bot.alerts import report_error
 from habicht.bot.jobs import DRAIN, SCRAPE, drain_job, scrape_job
-from habicht.bot.services import BotServices, Context, NotReady
+from habicht.bot.services import BotServices, Context
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
+from habicht.db import DatabaseError
 from habicht.watchdog import Watchdog
 
 __all__ = ["GRACE", "BotApplication", "build_application", "serve"]
@@ -71,17 +84,42 @@ SEND_TIMEOUTS = {"connect_timeout": 5.0, "read_timeout": 5.0, "write_timeout": 5
 POOL_TIMEOUT = 5.0
 
 
-def _request(
+TOKEN_REJECTED = "Telegram rejected the token"
+REJECTED = (HTTPStatus.UNAUTHORIZED, HTTPStatus.NOT_FOUND)
+"""The answers PTB turns into `InvalidToken` (telegram/request/_baserequest.py)."""
+
+
+class PollingRequest(HTTPXRequest):
+    """The getUpdates client, which calls `on_rejected` when Telegram rejects the token.
+
+    PTB's polling loop gives up on `InvalidToken` without telling anyone (its task ends,
+    `updater.running` stays True, and `error_callback` never sees it), so a token revoked
+    while the bot is idle would leave it running deaf until the next send. (`post`, where PTB
+    raises it, is final: the status it maps to `InvalidToken` is checked here instead.)
+    """
+
+    def __init__(self, *, on_rejected: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._on_rejected = on_rejected
+
+    async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
+        code, payload = await super().do_request(*args, **kwargs)
+        if code in REJECTED:
+            self._on_rejected()
+        return code, payload
+
+
+def _request_kwargs(
     transport: httpx.AsyncBaseTransport | None, *, pool: int, read_timeout: float
-) -> HTTPXRequest:
-    return HTTPXRequest(
-        connection_pool_size=pool,
-        connect_timeout=SEND_TIMEOUTS["connect_timeout"],
-        read_timeout=read_timeout,
-        write_timeout=SEND_TIMEOUTS["write_timeout"],
-        pool_timeout=POOL_TIMEOUT,
-        httpx_kwargs={"transport": transport} if transport is not None else None,
-    )
+) -> dict[str, Any]:
+    return {
+        "connection_pool_size": pool,
+        "connect_timeout": SEND_TIMEOUTS["connect_timeout"],
+        "read_timeout": read_timeout,
+        "write_timeout": SEND_TIMEOUTS["write_timeout"],
+        "pool_timeout": POOL_TIMEOUT,
+        "httpx_kwargs": {"transport": transport} if transport is not None else None,
+    }
 
 
 def _file_url(api: str) -> str:
@@ -100,9 +138,17 @@ def build_application(
     willhaben_transport: httpx.AsyncBaseTransport | None = None,
 ) -> BotApplication:
     """The bot for `settings`; the keyword arguments are the seams for tests and the demo."""
+
+    def rejected() -> None:  # called only while polling, when `application` exists
+        application.bot_data.request_stop(fatal=TOKEN_REJECTED)
+
     requests = (
-        _request(telegram_transport, pool=settings.queue_batch + 8, read_timeout=5.0),
-        _request(telegram_transport, pool=1, read_timeout=5.0),  # + the long poll's timeout
+        HTTPXRequest(
+            **_request_kwargs(telegram_transport, pool=settings.queue_batch + 8, read_timeout=5.0)
+        ),
+        PollingRequest(  # read_timeout: PTB adds the long poll's timeout
+            on_rejected=rejected, **_request_kwargs(telegram_transport, pool=1, read_timeout=5.0)
+        ),
     )
     # The builder's generics cannot follow `context_types` into the JobQueue's type: cast.
     application = cast(
@@ -125,22 +171,27 @@ def build_application(
     )
     application.bot_data.http = requests
 
+    # Only new messages: PTB's defaults also match an edited one, which would run its
+    # command (another /watch, say) a second time.
+    new = filters.UpdateType.MESSAGE
     application.add_handlers(
         [
-            CommandHandler("start", commands.start),
-            CommandHandler("help", commands.help_command),
-            CommandHandler("watch", commands.watch_command),
-            CommandHandler("list", commands.list_command),
-            CommandHandler("unwatch", commands.unwatch_command),
-            CommandHandler("pause", commands.pause_command),
-            CommandHandler("resume", commands.resume_command),
-            CommandHandler("queue", admin.queue_command),
-            CommandHandler("stats", admin.stats_command),
+            CommandHandler("start", commands.start, filters=new),
+            CommandHandler("help", commands.help_command, filters=new),
+            CommandHandler("watch", commands.watch_command, filters=new),
+            CommandHandler("list", commands.list_command, filters=new),
+            CommandHandler("unwatch", commands.unwatch_command, filters=new),
+            CommandHandler("pause", commands.pause_command, filters=new),
+            CommandHandler("resume", commands.resume_command, filters=new),
+            CommandHandler("queue", admin.queue_command, filters=new),
+            CommandHandler("stats", admin.stats_command, filters=new),
             CallbackQueryHandler(commands.on_button),
             # Hints only in private chats: in a group, other bots' commands and people's
             # chatter are none of habicht's business.
-            MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE, commands.unknown_command),
-            MessageHandler(filters.TEXT & filters.ChatType.PRIVATE, commands.on_text),
+            MessageHandler(
+                new & filters.COMMAND & filters.ChatType.PRIVATE, commands.unknown_command
+            ),
+            MessageHandler(new & filters.TEXT & filters.ChatType.PRIVATE, commands.on_text),
         ]
     )
     application.add_error_handler(on_error)
@@ -177,24 +228,17 @@ async def _post_shutdown(application: BotApplication) -> None:
 
 
 async def on_error(update: object, context: Context) -> None:
-    """Log first (nothing below may hide the error), then tell the owners via the outbox."""
-    error = context.error
-    what = "a job" if update is None else "an update"
-    log.error("error while handling %s", what, exc_info=error)
-    if error is None:
-        return
-    try:
-        await alert_error(context.bot_data, error, what=what)
-    except NotReady:
-        log.warning("the owners were not told: the bot is not open")
-    except Exception:
-        log.exception("telling the owners about the error failed")
+    """Log first, then tell the owners via the outbox (at most once a minute per error type)."""
+    if context.error is not None:
+        what = "a job" if update is None else "an update"
+        await report_error(context.bot_data, context.error, what=what)
 
 
 async def _settle(services: BotServices, grace: float) -> None:
-    """Cancel scrapes; give drains `grace` seconds; cancel what is left, and wait for it."""
+    """Cancel scrapes and baselines; give drains `grace` seconds; cancel what is left, and
+    wait for it."""
     for task in services.tasks:
-        if task.get_name() == SCRAPE:
+        if task.get_name() != DRAIN:
             task.cancel()
     pending = set(services.tasks)
     if pending:
@@ -223,17 +267,8 @@ async def serve(
     for sig in stop_signals:
         loop.add_signal_handler(sig, services.request_stop)
     try:
-        async with application:  # initialize: getMe, which rejects a bad token
-            try:
-                await _post_init(application)
-                await _start(application)
-                if watchdog is not None:
-                    watchdog.start()
-                log.info("habicht is running")
-                await services.stop_requested.wait()
-                log.info("stopping: no new work; letting in-flight sends settle")
-            finally:
-                await _stop(application, grace)
+        with single_instance(services.settings.db):
+            await _run(application, grace)
     finally:
         for sig in stop_signals:
             loop.remove_signal_handler(sig)
@@ -241,6 +276,43 @@ async def serve(
         for request in services.http:
             await request.shutdown()
     return 0 if services.fatal is None else 1
+
+
+async def _run(application: BotApplication, grace: float) -> None:
+    services, watchdog = application.bot_data, application.bot_data.watchdog
+    async with application:  # initialize: getMe, which rejects a bad token
+        try:
+            assert application.post_init is not None  # set by build_application
+            await application.post_init(application)
+            await _start(application)
+            if watchdog is not None:
+                watchdog.start()
+            log.info("habicht is running")
+            await services.stop_requested.wait()
+            log.info("stopping: no new work; letting in-flight sends settle")
+        finally:
+            await _stop(application, grace)
+
+
+@contextmanager
+def single_instance(db: Path) -> Iterator[None]:
+    """Hold `<db>.lock` exclusively (`flock`, released by the kernel however the process
+    ends), or raise `DatabaseError` saying another bot is using `db`."""
+    lock = db.with_name(f"{db.name}.lock")
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        handle = lock.open("a")
+    except OSError as exc:
+        raise DatabaseError(f"cannot create the lock file {lock}: {exc}") from exc
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DatabaseError(
+                f"another habicht run is using the database {db} (it holds {lock});"
+                " only one may run per database"
+            ) from None
+        yield
 
 
 async def _start(application: BotApplication) -> None:
@@ -260,9 +332,23 @@ async def _stop(application: BotApplication, grace: float) -> None:
     services.stopping.set()
     if services.watchdog is not None:
         services.watchdog.stop()  # a graceful shutdown is no stall
-    if application.updater is not None and application.updater.running:
-        await application.updater.stop()
-    await _settle(services, grace)
-    if application.running:
-        await application.stop()
-    await _post_shutdown(application)
+    try:
+        await _stop_polling(application)
+        await _settle(services, grace)
+        if application.running:
+            await application.stop()
+    finally:
+        assert application.post_shutdown is not None  # set by build_application
+        await application.post_shutdown(application)
+
+
+async def _stop_polling(application: BotApplication) -> None:
+    """Stop the updater; the error that ended its polling (the `InvalidToken` of a revoked
+    token, reported as `fatal` already) is logged, never allowed to skip the later steps."""
+    updater = application.updater
+    if updater is None or not updater.running:
+        return
+    try:
+        await updater.stop()
+    except Exception as exc:
+        log.warning("polling had ended with %s: %s", type(exc).__name__, exc)

@@ -49,8 +49,9 @@ class BotServices:
     """Settings, texts, database, subscriptions, outbox and willhaben client of one bot.
 
     Also the bot's run state: `stopping` (set on shutdown: jobs take no new work),
-    `stop_requested` (what `serve` waits for: a signal, or a fatal delivery error, then
-    `fatal` says which), the running work (`tasks`), and the last full cycle's times.
+    `stop_requested` (what `serve` waits for: a signal, or a fatal error, then `fatal` says
+    which), the running work (`tasks`; the drain among them also as `draining`), and the last
+    full cycle's times.
     """
 
     def __init__(self) -> None:
@@ -72,10 +73,14 @@ class BotServices:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.scrape_lock = asyncio.Lock()
         self.drain_lock = asyncio.Lock()
+        self.draining: asyncio.Task[None] | None = None
+        """The drain started by `habicht.bot.jobs.kick_delivery`, while it runs."""
+        self.drain_again = False
+        """Set when delivery is kicked while a drain runs: it goes round once more."""
         self.site_blocked = False
         """Whether willhaben blocked us at the last cycle (the owner is told on changes)."""
         self.watchdog: Watchdog | None = None
-        """Told of every finished cycle and every send (progress of a long drain)."""
+        """Told of every finished cycle and of their progress (searches, sends)."""
         self.http: tuple[HTTPXRequest, ...] = ()
         """The Bot's HTTP clients, which `serve` closes even after a failed startup."""
         self.last_cycle: tuple[float, float] | None = None
@@ -164,11 +169,7 @@ class BotServices:
     async def send(self, chat_id: int, text: str) -> None:
         """The queue's `send`: one HTML message; the first link (the listing) is previewed."""
         bot = self._ready(self._bot, "bot")
-        try:
-            await bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
-        finally:
-            if self.watchdog is not None:
-                self.watchdog.beat("drain")  # a drain of a long backlog is no stall
+        await bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
 
     def is_admin(self, user_id: int | None) -> bool:
         return user_id is not None and user_id in self.settings.admin_ids

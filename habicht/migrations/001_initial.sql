@@ -101,5 +101,6 @@ CREATE TABLE heartbeats (
     job          TEXT PRIMARY KEY,
     started_at   REAL,
     finished_at  REAL,
-    ok           INTEGER
+    ok           INTEGER,
+    progress_at  REAL     -- latest sign of progress of the run that started at started_at
 );

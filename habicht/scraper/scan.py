@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Protocol
@@ -70,9 +70,12 @@ class ScanSummary:
     """What one cycle did.
 
     `failing` are the searches that have now failed `FAILING_AFTER` or more cycles in a row;
-    `newly_failing` those that reached it this cycle (alert the owner once), and `recovered`
-    the URLs of searches that succeeded after such a streak. `paused_until` is set while the
-    site-wide block backoff lasts; `skipped` searches were not tried because of it.
+    `newly_failing` those whose streak reached it in this scan (alert the owner once), and
+    `recovered` the URLs of searches that succeeded after such a streak. Both read the streak
+    as the database holds it when this scan writes it, so a baseline scan of the same search
+    running beside a cycle neither hides nor repeats a crossing: exactly one scan sees it.
+    `paused_until` is set while the site-wide block backoff lasts; `skipped` searches were
+    not tried because of it.
     """
 
     scanned: int = 0
@@ -125,10 +128,13 @@ async def scan(
     clock: Clock,
     max_attempts: int,
     search_ids: Sequence[int] | None = None,
+    progress: Callable[[], object] | None = None,
 ) -> ScanSummary:
     """Scan every search with an active watch of an active chat (or only `search_ids`).
 
     `max_attempts` is HABICHT_MAX_ATTEMPTS, stored on each enqueued notification.
+    `progress` is called after each search tried, so a long cycle of many searches can show
+    that it is getting somewhere (the bot's heartbeat and watchdog).
     """
     started = clock()
     rows = await db.fetchall(_DUE)
@@ -148,7 +154,7 @@ async def scan(
         try:
             page = await client.search(search.url)
             async with db.transaction() as conn:
-                await _record_page(
+                streak = await _record_page(
                     conn,
                     search,
                     page,
@@ -166,9 +172,12 @@ async def scan(
             message = f"unexpected {type(exc).__name__}: {exc}"
             failed.append(await _record_failure(db, search, "layout", message, now=clock()))
             continue
+        finally:
+            if progress is not None:
+                progress()
         counts.add(found)
         scanned += 1
-        if search.consecutive_failures >= FAILING_AFTER:
+        if streak >= FAILING_AFTER:
             recovered.append(search.url)
     failing = [f for f in failed if f.consecutive_failures >= FAILING_AFTER]
     return ScanSummary(
@@ -180,6 +189,7 @@ async def scan(
         baselines=counts.baselines,
         duration=clock() - started,
         failing=failing,
+        # The streak grows by one per failed scan, so exactly one scan crosses the mark.
         newly_failing=[f for f in failing if f.consecutive_failures == FAILING_AFTER],
         recovered=recovered,
         paused_until=client.paused_until,
@@ -189,19 +199,27 @@ async def scan(
 async def _record_failure(
     db: Database, search: _Search, kind: ErrorKind, message: str, *, now: float
 ) -> SearchFailure:
-    """Only the search's health changes: no events, every watch keeps its state."""
-    async with db.transaction() as conn:
-        await conn.execute(
+    """Only the search's health changes: no events, every watch keeps its state.
+
+    The streak is the one the database now holds (RETURNING): another scan of the same search
+    may have counted a failure since this cycle read it.
+    """
+    async with (
+        db.transaction() as conn,
+        conn.execute(
             "UPDATE searches SET last_attempt_at = ?, consecutive_failures ="
-            " consecutive_failures + 1, last_error_kind = ?, last_error = ? WHERE id = ?",
+            " consecutive_failures + 1, last_error_kind = ?, last_error = ? WHERE id = ?"
+            " RETURNING consecutive_failures",
             (now, kind, message, search.id),
-        )
+        ) as cursor,
+    ):
+        row = await cursor.fetchone()
     return SearchFailure(
         search_id=search.id,
         url=search.url,
         kind=kind,
         message=message,
-        consecutive_failures=search.consecutive_failures + 1,
+        consecutive_failures=search.consecutive_failures + 1 if row is None else row[0],
     )
 
 
@@ -219,9 +237,15 @@ async def _record_page(
     counts: _Counts,
     now: float,
     max_attempts: int,
-) -> None:
-    """Everything one successful fetch changes, inside the caller's transaction."""
+) -> int:
+    """Everything one successful fetch changes, inside the caller's transaction; returns the
+    failure streak this success ended (as the database held it)."""
     await _upsert_listings(conn, page.listings, now)
+    async with conn.execute(
+        "SELECT consecutive_failures FROM searches WHERE id = ?", (search.id,)
+    ) as cursor:
+        row = await cursor.fetchone()
+    streak: int = search.consecutive_failures if row is None else row[0]
     await conn.execute(
         "UPDATE searches SET last_attempt_at = ?, last_success_at = ?, consecutive_failures = 0,"
         " last_error_kind = NULL, last_error = NULL, last_count = ? WHERE id = ?",
@@ -254,6 +278,7 @@ async def _record_page(
             [(watch["id"], listing.id, _money(listing.price), now) for listing in page.listings],
         )
     await enqueue_within(conn, outgoing, now=now, max_attempts=max_attempts)
+    return streak
 
 
 async def _events(
