@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def _run(args: argparse.Namespace, settings: Settings) -> int:
-    """The bot, until SIGTERM/SIGINT (exit 0) or a rejected token (one line, exit 1)."""
+    """The bot, until SIGTERM/SIGINT (exit 0) or a rejected token (one line, exit 1); another
+    run already serving HABICHT_DB is refused by `serve` (one line, exit 2)."""
     # Imported here: the other subcommands (health runs every few seconds) need no Telegram.
     from telegram.error import InvalidToken, TelegramError
 

@@ -84,7 +84,10 @@ class Watchdog:
         for job, threshold in self._thresholds.items():
             silent = now - beats[job]
             if silent > threshold:
-                return f"no {job} cycle finished for {silent:.0f} s (limit {threshold:g} s)"
+                return (
+                    f"no {job} cycle finished or progressed for {silent:.0f} s"
+                    f" (limit {threshold:g} s)"
+                )
         return None
 
     def check(self) -> bool:

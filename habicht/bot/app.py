@@ -84,7 +84,7 @@ SEND_TIMEOUTS = {"connect_timeout": 5.0, "read_timeout": 5.0, "write_timeout": 5
 POOL_TIMEOUT = 5.0
 
 
-TOKEN_REJECTED = "Telegram rejected the token"
+TOKEN_REJECTED = "Telegram rejected HABICHT_BOT_TOKEN"
 REJECTED = (HTTPStatus.UNAUTHORIZED, HTTPStatus.NOT_FOUND)
 """The answers PTB turns into `InvalidToken` (telegram/request/_baserequest.py)."""
 
