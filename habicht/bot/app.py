@@ -255,11 +255,13 @@ async def serve(
     grace: float = GRACE,
     watchdog: Watchdog | None = None,
 ) -> int:
-    """Run the bot until a stop signal or a fatal delivery error; the exit code.
+    """Run the bot until a stop signal or a fatal error; the exit code.
 
-    0 after a signal, 1 when delivery stopped on a fatal error. `InvalidToken` and other
-    startup failures propagate from `initialize` (the caller prints one line). `watchdog`
-    watches the cycles while the bot runs, and stops watching when the shutdown begins.
+    0 after a signal, 1 after a fatal error (delivery stopped, or the long poll found the
+    token rejected; `fatal` says which). `InvalidToken` and other startup failures propagate
+    from `initialize`, and `DatabaseError` when another `serve` holds the database (the
+    caller prints one line). `watchdog` watches the cycles while the bot runs, and stops
+    watching when the shutdown begins.
     """
     services = application.bot_data
     services.watchdog = watchdog
@@ -268,7 +270,7 @@ async def serve(
         loop.add_signal_handler(sig, services.request_stop)
     try:
         with single_instance(services.settings.db):
-            await _run(application, grace)
+            await _lifetime(application, grace)
     finally:
         for sig in stop_signals:
             loop.remove_signal_handler(sig)
@@ -278,7 +280,8 @@ async def serve(
     return 0 if services.fatal is None else 1
 
 
-async def _run(application: BotApplication, grace: float) -> None:
+async def _lifetime(application: BotApplication, grace: float) -> None:
+    """Initialize, `post_init`, start, wait for the stop, then `_stop` (however it went)."""
     services, watchdog = application.bot_data, application.bot_data.watchdog
     async with application:  # initialize: getMe, which rejects a bad token
         try:

@@ -50,14 +50,21 @@ DRAIN = "drain"
 BASELINE = "baseline"
 
 
-async def _tracked(services: BotServices, work: Coroutine[Any, Any, None], *, name: str) -> None:
-    """Run `work` as a task named `name` that the shutdown can see, and wait for it; a
-    shutdown's cancel ends it quietly."""
+def _start(
+    services: BotServices, work: Coroutine[Any, Any, None], *, name: str
+) -> asyncio.Task[None]:
+    """`work` as a task named `name` (SCRAPE, BASELINE or DRAIN) that the shutdown can see."""
     task = asyncio.get_running_loop().create_task(work, name=name)
     services.tasks.add(task)
     task.add_done_callback(services.tasks.discard)
+    return task
+
+
+async def _tracked(services: BotServices, work: Coroutine[Any, Any, None], *, name: str) -> None:
+    """Run `work` as a task the shutdown can see, and wait for it; a shutdown's cancel ends
+    it quietly."""
     try:
-        await task
+        await _start(services, work, name=name)
     except asyncio.CancelledError:
         if not services.stopping.is_set():
             raise
@@ -139,11 +146,7 @@ def kick_delivery(services: BotServices) -> None:
     if services.draining is not None and not services.draining.done():
         services.drain_again = True
         return
-    task = asyncio.get_running_loop().create_task(_reported(services, deliver(services)))
-    task.set_name(DRAIN)
-    services.tasks.add(task)
-    task.add_done_callback(services.tasks.discard)
-    services.draining = task
+    services.draining = _start(services, _reported(services, deliver(services)), name=DRAIN)
 
 
 async def _reported(services: BotServices, work: Coroutine[Any, Any, None]) -> None:
