@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import telegram
+from botkit import Bot, running
 
 from habicht.db import Database
 
@@ -36,3 +37,10 @@ def restore_logging() -> Iterator[None]:
     for logger, level, handlers in saved:
         logger.setLevel(level)
         logger.handlers[:] = handlers
+
+
+@pytest.fixture
+async def bot(tmp_path: Path) -> AsyncIterator[Bot]:
+    """The real Application, started as `post_init` starts it, over the fake Bot API."""
+    async with running(tmp_path) as started:
+        yield started

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from botkit import ALICE, BOB, OWNER, SEARCH, Bot, ids, settings_for
 from fakes import FakeClock
 from telegram import Update
 from telegram.ext import CommandHandler
-from test_bot_conversations import ALICE, BOB, OWNER, SEARCH, Bot, _ids, bot, settings_for
 
 from habicht.bot import DRAIN, SCRAPE, BotApplication, build_application, deliver
 from habicht.fakes import FakeAdvert, render_search_page
@@ -25,8 +25,6 @@ from habicht.health import check_health
 from habicht.queue import Outgoing
 from habicht.scraper import parse_watch_argument
 from habicht.watchdog import Watchdog, stall_thresholds
-
-__all__ = ["bot"]  # the conversation tests' fixture, used here too
 
 BACKLOG = 20
 CYCLES = 6
@@ -220,7 +218,7 @@ async def test_an_edited_message_runs_nothing(bot: Bot, text: str) -> None:
     if text.startswith("/"):
         length = len(text.split()[0])
         message["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
-    edit = {"update_id": next(_ids), "edited_message": message}
+    edit = {"update_id": next(ids), "edited_message": message}
     await bot.app.process_update(Update.de_json(edit, bot.app.bot))
     assert len(await bot.app.bot_data.subscriptions.watches(ALICE)) == 1
     assert len(bot.api.messages(ALICE)) == sent

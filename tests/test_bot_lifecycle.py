@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 import pytest
+from botkit import ALICE, settings_for
 from telegram.error import InvalidToken
-from test_bot_conversations import ALICE, settings_for
 
 from habicht.bot import BotApplication, build_application, serve
 from habicht.bot.app import TOKEN_REJECTED, single_instance

@@ -219,7 +219,7 @@ async def _post_init(application: BotApplication) -> None:
     """Open the database and the willhaben client; publish the command menu."""
     services = application.bot_data
     await services.open(application.bot)
-    menu = commands.COMMANDS[services.texts.lang]
+    menu = services.texts.catalog.menu
     await application.bot.set_my_commands([BotCommand(c, d) for c, d in menu.items()])
 
 

@@ -21,7 +21,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from habicht.bot.handling import NO_PREVIEW, reply, whole_number
 from habicht.bot.jobs import scan_now
 from habicht.bot.services import Context
-from habicht.bot.texts import CATALOGS, Html
+from habicht.bot.texts import Html
 from habicht.scraper import (
     DuplicateWatch,
     InvalidSearch,
@@ -32,7 +32,6 @@ from habicht.scraper import (
 )
 
 __all__ = [
-    "COMMANDS",
     "OFFERS_KEPT",
     "help_command",
     "list_command",
@@ -45,11 +44,6 @@ __all__ = [
     "unwatch_command",
     "watch_command",
 ]
-
-COMMANDS: dict[str, dict[str, str]] = {
-    lang: dict(catalog.menu) for lang, catalog in CATALOGS.items()
-}
-"""The command menu (`set_my_commands`) per language; the words live in `texts`."""
 
 OFFERS_KEPT = 10
 """Pasted links a chat may have pending offers for; older offers expire."""
