@@ -49,6 +49,10 @@ def fail(code: int, description: str, **parameters: int) -> httpx.Response:
     return httpx.Response(code, json=body)
 
 
+def too_many_requests(seconds: int) -> httpx.Response:
+    return fail(429, f"Too Many Requests: retry after {seconds}", retry_after=seconds)
+
+
 BLOCKED = fail(403, "Forbidden: bot was blocked by the user")
 CHAT_NOT_FOUND = fail(400, "Bad Request: chat not found")
 BAD_GATEWAY = fail(502, "Bad Gateway")
@@ -286,7 +290,7 @@ async def test_429_defers_the_whole_chat_by_exactly_retry_after(
     row of that chat too (PTB gives retry_after as an int, or a timedelta if opted in)."""
     monkeypatch.setenv("PTB_TIMEDELTA", timedelta_mode)
     await store.enqueue_many([message("a"), message("b"), message("c", chat_id=2)])
-    api.reply(1, fail(429, "Too Many Requests: retry after 7", retry_after=7))
+    api.reply(1, too_many_requests(7))
     start = clock.now
     summary = await run(batch=1)
     assert (summary.sent, summary.deferred, summary.flood_until) == (1, 1, None)
@@ -312,8 +316,8 @@ async def test_429_on_several_chats_pauses_all_delivery(
     monkeypatch.setenv("PTB_TIMEDELTA", "true")
     keys = [("a", 1), ("b", 2), ("c", 3), ("d", 3), ("e", 4)]
     await store.enqueue_many([message(key, chat_id) for key, chat_id in keys])
-    api.reply(1, fail(429, "Too Many Requests: retry after 20", retry_after=20))
-    api.reply(2, fail(429, "Too Many Requests: retry after 30", retry_after=30))
+    api.reply(1, too_many_requests(20))
+    api.reply(2, too_many_requests(30))
     start = clock.now
     summary = await run(batch=4, concurrency=1)  # one chat at a time: a, then b, then stop
     assert summary.flood_until is not None
@@ -328,10 +332,6 @@ async def test_429_on_several_chats_pauses_all_delivery(
     await run()
     assert sorted(Counter(api.texts()).values()) == [1, 1, 1, 2, 2]
     assert api.texts()[:2] == ["<b>a</b>", "<b>b</b>"]
-
-
-def too_many_requests(seconds: int) -> httpx.Response:
-    return fail(429, f"Too Many Requests: retry after {seconds}", retry_after=seconds)
 
 
 async def test_a_429_pause_holds_rows_queued_after_it(
