@@ -243,12 +243,17 @@ def _iso(when: float | None) -> str | None:
     return None if when is None else datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds")
 
 
+# One count per partial index, never a scan of the (ever-growing) sent rows — which SQLite
+# would choose (the chat_id, status index) without INDEXED BY.
 _QUEUE = """
-SELECT count(*) FILTER (WHERE status = 'pending'),
-       count(*) FILTER (WHERE status = 'pending' AND attempts > 0),
-       count(*) FILTER (WHERE status = 'sending'),
-       count(*) FILTER (WHERE status = 'dead')
-FROM notifications
+SELECT (SELECT count(*) FROM notifications INDEXED BY notifications_due
+        WHERE status = 'pending'),
+       (SELECT count(*) FROM notifications INDEXED BY notifications_due
+        WHERE status = 'pending' AND attempts > 0),
+       (SELECT count(*) FROM notifications INDEXED BY notifications_lease
+        WHERE status = 'sending'),
+       (SELECT count(*) FROM notifications INDEXED BY notifications_dead
+        WHERE status = 'dead')
 """
 
 _FAILING = """

@@ -302,6 +302,20 @@ def test_limits_are_counted_not_enforced() -> None:
         assert len(fake.violations) == 2
 
 
+def test_more_than_20_messages_to_a_group_in_a_minute_are_violations() -> None:
+    """Issue 10: a group (negative id) takes 20 messages in any rolling minute; the 21st
+    within 60 s of the first is a violation, one a second after that is not."""
+    clock = FakeClock()
+    with FakeBotAPI(clock=clock) as fake:
+        for _ in range(21):
+            fake.respond(DEFAULT_TOKEN, "sendMessage", {"chat_id": -100, "text": "x"})
+            clock.advance(2.95)
+        assert [(v.kind, v.chat_id) for v in fake.violations] == [("group", -100)]
+        clock.advance(3.1)
+        fake.respond(DEFAULT_TOKEN, "sendMessage", {"chat_id": -100, "text": "x"})
+        assert len(fake.violations) == 1
+
+
 def test_wait_until_names_what_it_waited_for() -> None:
     """A condition that never holds ends in a TimeoutError naming it."""
     with FakeBotAPI() as fake, pytest.raises(TimeoutError, match="the reply"):

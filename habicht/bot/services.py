@@ -35,11 +35,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-CHAT_GAP = 1.1
-"""Seconds between two sends to one chat: Telegram's 1 s plus room for network jitter, which
-can bring two messages closer together on arrival than they were when sent (measured by
-benchmarks/delivery.py: at exactly 1 s, 1 of 100 messages to one chat arrived too early)."""
-
 
 class NotReady(RuntimeError):
     """A service was used before `post_init` opened it, or after `post_shutdown` closed it."""
@@ -67,7 +62,7 @@ class BotServices:
         self.sleep: Sleep = system_sleep
         self.rand = random.Random()
         self.stopping = asyncio.Event()
-        self.pacer = Pacer(clock=self.clock, sleep=self.sleep, chat_gap=CHAT_GAP)
+        self.pacer = Pacer(clock=self.clock, sleep=self.sleep)
         self.stop_requested = asyncio.Event()
         self.fatal: str | None = None
         self.tasks: set[asyncio.Task[Any]] = set()
@@ -100,7 +95,7 @@ class BotServices:
         self._texts = Texts("en" if settings.lang == "en" else "de")
         self.clock, self.sleep = clock, sleep
         self.rand = rand or random.Random()
-        self.pacer = Pacer(clock=clock, sleep=sleep, chat_gap=CHAT_GAP)
+        self.pacer = Pacer(clock=clock, sleep=sleep)
         self._willhaben_transport = willhaben_transport
 
     async def open(self, bot: Bot) -> None:
@@ -113,8 +108,13 @@ class BotServices:
             db, clock=self.clock, max_attempts=settings.max_attempts, ttl=settings.message_ttl
         )
         taken = await self._store.take_over_leases()
-        if taken:
-            log.warning("%d notifications were mid-send when the last run ended: due now", taken)
+        if taken.in_flight:
+            log.warning(
+                "%d notifications were mid-send when the last run ended: sent again now",
+                taken.in_flight,
+            )
+        if taken.unsent:
+            log.info("%d claimed notifications were not sent yet: given back", taken.unsent)
         self._client = await WillhabenClient(
             base_url=settings.willhaben_url,
             fetch_gap=settings.fetch_gap,

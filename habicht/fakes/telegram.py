@@ -13,9 +13,10 @@ Errors follow the real wire format, `{"ok": false, "error_code": ..., "descripti
 → `ChatMigrated`, anything else → `NetworkError`.
 
 The fake also keeps the books a delivery test needs: every message per chat with its time,
-every attempt, and the rate-limit violations (more than 30 messages in any second overall, or
-two messages to one chat less than a second apart). It never enforces those limits; tests
-inject 429s explicitly with `Fault.flood`.
+every attempt, and the rate-limit violations (more than 30 messages in any second overall,
+two messages to one chat less than a second apart, or more than 20 messages to one group —
+a negative chat id — in any minute). It never enforces those limits; tests inject 429s
+explicitly with `Fault.flood`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ DEFAULT_TOKEN = "123456789:AAFakeTokenForHabichtTests0123456789"
 # Telegram's limits (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this)
 GLOBAL_PER_SECOND = 30
 CHAT_GAP_SECONDS = 1.0
+GROUP_PER_MINUTE = 20
 MAX_TEXT_UTF16 = 4096
 
 # Tags the Bot API accepts in parse_mode=HTML.
@@ -133,9 +135,10 @@ class SentMessage:
 
 @dataclass(frozen=True)
 class Violation:
-    """A send that broke one of Telegram's limits: `global` (> 30 in a second) or `chat`."""
+    """A send that broke one of Telegram's limits: `global` (> 30 in a second), `chat` (< 1 s
+    after the one before) or `group` (> 20 to one group in a minute)."""
 
-    kind: Literal["global", "chat"]
+    kind: Literal["global", "chat", "group"]
     chat_id: int
     at: float
     detail: str
@@ -252,6 +255,7 @@ class FakeBotAPI(Observable):
         self._messages: list[SentMessage] = []
         self._recent: deque[float] = deque()
         self._last_to_chat: dict[int, float] = {}
+        self._recent_to_group: dict[int, deque[float]] = {}
         self._blocked: set[int] = set()
         self._faults: FaultScript[int, Fault] = FaultScript()
         self._executor: ThreadPoolExecutor | None = None
@@ -464,6 +468,14 @@ class FakeBotAPI(Observable):
                 Violation("chat", chat_id, at, f"{at - last:.3f} s after the previous one")
             )
         self._last_to_chat[chat_id] = at
+        if chat_id < 0:
+            minute = self._recent_to_group.setdefault(chat_id, deque())
+            while minute and minute[0] <= at - 60.0:
+                minute.popleft()
+            minute.append(at)
+            if len(minute) > GROUP_PER_MINUTE:
+                detail = f"{len(minute)} messages to the group within 60 s"
+                self.violations.append(Violation("group", chat_id, at, detail))
 
     # ----------------------------------------------------------------- driving it from a test
 
