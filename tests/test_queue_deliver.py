@@ -15,10 +15,11 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 import respx
-from fakes import FakeClock
+from fakes import FakeClock, SteppedClock
 from telegram import Bot
 from telegram.constants import ParseMode
 
+from habicht.clock import Clock
 from habicht.db import Database
 from habicht.queue import (
     DeliveryStopped,
@@ -554,7 +555,7 @@ async def _drain_with(store: NotificationStore, send: Send) -> DrainSummary:
 class Recorder:
     """A fake `send` that records (time, chat, text) and yields like real I/O."""
 
-    clock: FakeClock
+    clock: Clock
     sent: list[tuple[float, int, str]] = field(default_factory=list)
 
     async def __call__(self, chat_id: int, text: str) -> object:
@@ -740,3 +741,89 @@ async def test_a_row_waiting_for_its_turn_goes_back_unspent_when_cancelled(
         await task
     rows = await store.db.fetchall("SELECT status, attempts FROM notifications ORDER BY id")
     assert [tuple(r) for r in rows] == [("sending", 1), ("pending", 0)]  # cut off, waiting
+
+
+@pytest.fixture
+def virtual(db: Database) -> SteppedClock:
+    """Time that moves only while everything waits (see `SteppedClock`)."""
+    return SteppedClock(db)
+
+
+async def _drain_virtually(
+    store: NotificationStore, send: Send, clock: SteppedClock, **kwargs: Any
+) -> DrainSummary:
+    return await drain(store, send, clock=clock, sleep=clock.sleep, rand=random.Random(0), **kwargs)
+
+
+async def test_one_chats_backlog_never_holds_up_another_chat(
+    db: Database, virtual: SteppedClock
+) -> None:
+    """Issue 10: 120 alerts for chat A, then one for chat B, queued while A's backlog goes out:
+    B's arrives within 2 s of being queued, and A's keep their order, 1.1 s apart."""
+    store = NotificationStore(db, clock=virtual, max_attempts=5, ttl=86400)
+    await store.enqueue_many([message(f"a{i}", chat_id=1) for i in range(120)])
+    send = Recorder(virtual)
+    queued: list[float] = []
+
+    async def send_and_queue_b(chat_id: int, text: str) -> object:
+        if text == "<b>a10</b>":
+            queued.append(virtual())
+            await store.enqueue(message("b", chat_id=2))
+        return await send(chat_id, text)
+
+    assert (await _drain_virtually(store, send_and_queue_b, virtual)).sent == 121
+    (b_at,) = [at for at, chat, _ in send.sent if chat == 2]
+    assert b_at - queued[0] <= 2.0
+    a = [(at, text) for at, chat, text in send.sent if chat == 1]
+    assert [text for _, text in a] == [f"<b>a{i}</b>" for i in range(120)]
+    assert min(later - first for (first, _), (later, _) in itertools.pairwise(a)) >= 1.1 - 1e-6
+
+
+async def test_a_chat_queued_late_is_served_in_the_current_round(
+    db: Database, virtual: SteppedClock
+) -> None:
+    """Issue 10: 40 chats with 5 alerts each are served in rounds; a chat queued mid-way gets
+    its turn before any chat gets another round, not after the whole backlog."""
+    store = NotificationStore(db, clock=virtual, max_attempts=5, ttl=86400)
+    await store.enqueue_many([message(f"c{c}-{i}", c) for i in range(5) for c in range(1, 41)])
+    send = Recorder(virtual)
+    late: list[int] = []
+
+    async def send_and_queue_late(chat_id: int, text: str) -> object:
+        if len(send.sent) == 60:
+            late.append(len(send.sent))
+            await store.enqueue(message("late", chat_id=99))
+        return await send(chat_id, text)
+
+    assert (await _drain_virtually(store, send_and_queue_late, virtual)).sent == 201
+    texts = [text for _, _, text in send.sent]
+    assert texts.index("<b>late</b>") - late[0] <= 40, "at most one round of the others first"
+    for c in range(1, 41):
+        mine = [text for _, chat, text in send.sent if chat == c]
+        assert mine == [f"<b>c{c}-{i}</b>" for i in range(5)]
+
+
+def _most_in_a_minute(times: list[float]) -> int:
+    return max(sum(1 for t in times if first <= t < first + 60) for first in times)
+
+
+async def test_groups_are_paced_and_never_delay_private_chats(
+    db: Database, virtual: SteppedClock
+) -> None:
+    """Issue 10: two groups with 60 alerts each and 20 private chats with 5 each: each group
+    gets at most 20 in any minute, evenly (no burst at the start), and the private chats are
+    done as fast as their own 1.1 s gap allows."""
+    store = NotificationStore(db, clock=virtual, max_attempts=5, ttl=86400)
+    start = virtual()
+    await store.enqueue_many(
+        [message(f"g{g}-{i}", g) for g in (-1001, -1002) for i in range(60)]
+        + [message(f"p{p}-{i}", p) for p in range(1, 21) for i in range(5)]
+    )
+    send = Recorder(virtual)
+    assert (await _drain_virtually(store, send, virtual)).sent == 220
+    for group in (-1001, -1002):
+        times = [at for at, chat, _ in send.sent if chat == group]
+        assert _most_in_a_minute(times) <= 20
+        assert min(b - a for a, b in itertools.pairwise(times)) >= 3.0
+    private_done = max(at for at, chat, _ in send.sent if chat > 0)
+    assert private_done - start <= 4 * 1.1 + 1.0
