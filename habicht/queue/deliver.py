@@ -1,11 +1,12 @@
 """Delivery: drain the outbox through a `send(chat_id, text)` callable, paced and settled.
 
-`drain` is a pipeline, not a series of batches. It keeps a *hand* of claimed rows — at most
-one per chat, each claimed when its turn is due (see `store`, "Fair turns") — and starts the
-send of whichever row's chat the pacer lets through first, so a chat waiting out its gap
+`drain` is a pipeline, not a series of batches. Each claimed row — at most one per chat,
+claimed when its turn is due (see `store`, "Fair turns") — gets a flight of its own that
+waits for its pacer turn, then sends and settles it; the rows still waiting are the *hand*.
+Whichever row's chat the pacer lets through first goes first, so a chat waiting out its gap
 never holds up another chat, and a chat's backlog never holds up a chat with one message.
-As sends land, their chats are free again and the drain claims their next rows; it ends when
-nothing is in hand or in flight and nothing is due within `LINGER` seconds.
+As flights land, their chats are free again and the drain claims their next rows; it ends
+when nothing is in flight and nothing is due within `LINGER` seconds.
 
 An attempt is spent by a send that started, never by a claim: right before each send, one
 small commit (`store.start`) counts it. A cancel or a stop gives back every row in hand
@@ -36,7 +37,6 @@ from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, 
 from habicht.queue.store import LEASE_MARGIN, Notification, NotificationStore
 
 __all__ = [
-    "LINGER",
     "ChatGoneHook",
     "ChatMigratedHook",
     "DeliveryStopped",
@@ -164,8 +164,6 @@ class _Drain:
     flights: dict[asyncio.Task[None], int] = field(default_factory=dict)
     """One task per claimed row, with its chat (at most one per chat): it waits for the
     row's turn, then sends and settles it — or gives it back unsent."""
-    waiting: set[int] = field(default_factory=set)
-    """The chats whose flight has not started its send yet (the hand)."""
     claim_at: float = float("-inf")
     due: float | None = None
     """When the next waiting row of a chat with no flight is due (None: none waits)."""
@@ -219,18 +217,13 @@ class _Drain:
             await self._wait(max(0.0, self.claim_at - now) if soon else None)
 
     def _room(self) -> int:
-        """How many rows a claim may take now: up to `batch` held, and about one second of
-        sends waiting (more would only wait longer, their leases running)."""
-        ahead = max(1, round(1 / self.pacer.interval))
-        if len(self.waiting) >= ahead:
-            return 0
+        """How many rows a claim may take now: up to `batch` held in all."""
         return max(0, self.batch - len(self.flights))
 
     async def _claim(self, now: float) -> None:
         room = self._room()
         rows = await self.store.claim(room, per_chat=1, skip=set(self.flights.values()))
         for row in rows:
-            self.waiting.add(row.chat_id)
             self.flights[asyncio.create_task(self._fly(row))] = row.chat_id
         if len(rows) == room:  # there may be more due: claim again when there is room
             self.due = self.claim_at = now
@@ -291,8 +284,6 @@ class _Drain:
             # Not sent: back unspent (a started row's attempt is given back too).
             self.tally.update(deferred=await _finish(self.store.release([row])))
             raise
-        finally:
-            self.waiting.discard(row.chat_id)
         try:
             outcome = await self._attempt(row)
         except asyncio.CancelledError:
@@ -387,6 +378,7 @@ class _Drain:
 
 
 async def _sleeping(sleep: Sleep, seconds: float) -> None:
+    """`sleep` as a coroutine, which a task needs (a `Sleep` returns any awaitable)."""
     await sleep(seconds)
 
 

@@ -2,7 +2,9 @@
 
 Keep in sync with README "Notification queue" (pacing):
 
-- at most `PER_SECOND` (30) messages a second in all: one slot every 1/30 s;
+- at most `PER_SECOND` (30) messages in any `WINDOW` (1.01 s) in all, and never two closer
+  than half a slot (1/60 s): a send that went out late does not push every later one back,
+  and none goes out in a burst;
 - at least `CHAT_GAP` (1.1 s) between two messages to one private chat (Telegram's 1 s, plus
   room for network jitter, which can bring two messages closer on arrival than they were
   when sent: at exactly 1 s, 1 of 100 arrived 0.99 s apart — benchmarks/delivery.py);
@@ -15,18 +17,20 @@ Knows nothing of the database; `store.enqueue` uses `chat_gap` to give each row 
 
 from __future__ import annotations
 
+from collections import deque
+
 from habicht.clock import Clock, Sleep
 
-__all__ = ["CHAT_GAP", "GROUP_GAP", "PER_SECOND", "Pacer", "chat_gap"]
+__all__ = ["CHAT_GAP", "GROUP_GAP", "PER_SECOND", "WINDOW", "Pacer", "chat_gap"]
 
 PER_SECOND = 30.0
 CHAT_GAP = 1.1
 GROUP_GAP = 3.1
 
 
-_DRIFT = 1e-5
-"""Slots are a hair over 1/30 s apart: booked by adding floats at epoch magnitudes, 30 of
-them may drift by microseconds and put a 31st inside one second."""
+WINDOW = 1.01
+"""Seconds that hold at most `PER_SECOND` messages: Telegram's 1 s, plus room for jitter on
+the way (arrivals can bunch closer than the sends were)."""
 
 
 def chat_gap(chat_id: int, *, private: float = CHAT_GAP, group: float = GROUP_GAP) -> float:
@@ -54,10 +58,10 @@ class Pacer:
     ) -> None:
         self.clock = clock
         self.sleep = sleep
-        self.interval = (1.0 + _DRIFT) / per_second
+        self.interval = 1.0 / per_second
         self.chat_gap = chat_gap
         self.group_gap = group_gap
-        self._next_any = float("-inf")
+        self._recent: deque[float] = deque(maxlen=max(1, round(per_second * WINDOW)))
         self._next_by_chat: dict[int, float] = {}
         self._paused_all = float("-inf")
         self._paused_chat: dict[int, float] = {}
@@ -90,8 +94,8 @@ class Pacer:
     def ready_at(self, chat_id: int) -> float:
         """The earliest time a message to `chat_id` may go out (its pause included)."""
         return max(
-            self._next_any,
-            self._next_by_chat.get(chat_id, self._next_any),
+            self._next_any(),
+            self._next_by_chat.get(chat_id, float("-inf")),
             self._paused_all,
             self._paused_chat.get(chat_id, self._paused_all),
         )
@@ -118,15 +122,27 @@ class Pacer:
         slot in all instead, so the limits hold for the sends, not only for the bookings."""
         while self.clock() - booked > self.interval / 3:
             now = self.clock()
-            if self._next_any <= now:
+            if self._next_any() <= now:
+                if booked in self._recent:  # the slot it did not use
+                    self._recent.remove(booked)
                 self._book(chat_id, now)
                 return
-            await self.sleep(self._next_any - now)
+            await self.sleep(self._next_any() - now)
 
     def _book(self, chat_id: int, now: float) -> None:
-        self._next_any = max(self._next_any, now) + self.interval
+        self._recent.append(now)
         self._next_by_chat[chat_id] = now + self.gap(chat_id)
         self._forget_before(now)
+
+    def _next_any(self) -> float:
+        """When the next message in all may go: a window after the one `PER_SECOND` sends
+        back, and half a slot after the last."""
+        if not self._recent:
+            return float("-inf")
+        after_last = self._recent[-1] + self.interval / 2
+        if len(self._recent) < (self._recent.maxlen or 1):
+            return after_last
+        return max(after_last, self._recent[0] + WINDOW)
 
     def _forget_before(self, now: float) -> None:
         if len(self._next_by_chat) > 1000:
