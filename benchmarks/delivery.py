@@ -26,6 +26,7 @@ import asyncio
 import random
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,7 +78,7 @@ class Shape:
 class Result:
     seconds: float
     messages: int
-    violations: int
+    violations: Counter[str]
     late_wait: float | None = None
     private_done: float | None = None
 
@@ -123,7 +124,7 @@ async def run_real(shape: Shape) -> Result:
             stats = await services.store.stats()
             await app.post_shutdown(app)
         assert stats.sent == shape.total, f"only {stats.sent} of {shape.total} were sent"
-        return Result(seconds, len(api.messages()), len(api.violations))
+        return Result(seconds, len(api.messages()), Counter(v.kind for v in api.violations))
 
 
 async def run_virtual(shape: Shape) -> Result:
@@ -162,7 +163,7 @@ async def run_virtual(shape: Shape) -> Result:
                 return Result(
                     seconds,
                     len(api.messages()),
-                    len(api.violations),
+                    Counter(v.kind for v in api.violations),
                     late_wait=late_wait,
                     private_done=max(private) - start if private else None,
                 )
@@ -170,9 +171,11 @@ async def run_virtual(shape: Shape) -> Result:
 
 def report(name: str, result: Result, minimum: float | None) -> None:
     ratio = f", {result.seconds / minimum:4.2f}x the minimum {minimum:.0f} s" if minimum else ""
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.violations.items()))
     print(
         f"{name:<32} {result.messages:>6} in {result.seconds:8.2f} s = "
-        f"{result.messages / result.seconds:6.2f} msg/s{ratio}, {result.violations} violations"
+        f"{result.messages / result.seconds:6.2f} msg/s{ratio}, "
+        f"{sum(result.violations.values())} violations{f' ({kinds})' if kinds else ''}"
     )
     if result.late_wait is not None:
         print(f"{'':<32} chat B's message went out {result.late_wait:.2f} s after it was queued")

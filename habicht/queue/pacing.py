@@ -2,9 +2,9 @@
 
 Keep in sync with README "Notification queue" (pacing):
 
-- at most `PER_SECOND` (30) messages in any `WINDOW` (1.01 s) in all, and never two closer
-  than half a slot (1/60 s): a send that went out late does not push every later one back,
-  and none goes out in a burst;
+- at most `PER_SECOND` (30) messages in any `WINDOW` (1.02 s) in all, and never two closer
+  than `CATCH_UP` (9/10) of a slot of 1/30 s: a send that went out late does not push every
+  later one back, and none goes out in a burst;
 - at least `CHAT_GAP` (1.1 s) between two messages to one private chat (Telegram's 1 s, plus
   room for network jitter, which can bring two messages closer on arrival than they were
   when sent: at exactly 1 s, 1 of 100 arrived 0.99 s apart — benchmarks/delivery.py);
@@ -28,9 +28,13 @@ CHAT_GAP = 1.1
 GROUP_GAP = 3.1
 
 
-WINDOW = 1.01
+WINDOW = 1.02
 """Seconds that hold at most `PER_SECOND` messages: Telegram's 1 s, plus room for jitter on
 the way (arrivals can bunch closer than the sends were)."""
+
+CATCH_UP = 0.9
+"""Two sends in all are at least this share of a slot (1/30 s) apart: a send that went out
+late lets the next catch up a little, never in a burst."""
 
 
 def chat_gap(chat_id: int, *, private: float = CHAT_GAP, group: float = GROUP_GAP) -> float:
@@ -61,7 +65,7 @@ class Pacer:
         self.interval = 1.0 / per_second
         self.chat_gap = chat_gap
         self.group_gap = group_gap
-        self._recent: deque[float] = deque(maxlen=max(1, round(per_second * WINDOW)))
+        self._recent: deque[float] = deque(maxlen=max(1, round(per_second)))
         self._next_by_chat: dict[int, float] = {}
         self._paused_all = float("-inf")
         self._paused_chat: dict[int, float] = {}
@@ -136,10 +140,10 @@ class Pacer:
 
     def _next_any(self) -> float:
         """When the next message in all may go: a window after the one `PER_SECOND` sends
-        back, and half a slot after the last."""
+        back, and `CATCH_UP` of a slot after the last."""
         if not self._recent:
             return float("-inf")
-        after_last = self._recent[-1] + self.interval / 2
+        after_last = self._recent[-1] + self.interval * CATCH_UP
         if len(self._recent) < (self._recent.maxlen or 1):
             return after_last
         return max(after_last, self._recent[0] + WINDOW)
