@@ -70,7 +70,9 @@ class Bot:
         return self.api.messages(chat_id)[-1].text
 
     async def scrape(self) -> None:
-        """One full cycle as the `scrape` job runs it: scan every search, then drain."""
+        """One interval later, the `scrape` job: every search is due again, so its pass
+        scans each of them, then drains."""
+        self.clock.advance(self.app.bot_data.settings.scrape_interval)
         assert await run_jobs_now(self.app, SCRAPE) == 1
 
     async def baseline(self) -> None:

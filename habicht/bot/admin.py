@@ -18,6 +18,7 @@ from habicht.bot.handling import reply, whole_number
 from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import Html, shorten
+from habicht.scraper import freshness
 
 __all__ = ["owner_only", "queue_command", "stats_command"]
 
@@ -138,10 +139,14 @@ async def queue_command(update: Update, context: Context) -> None:
 
 @owner_only
 async def stats_command(update: Update, context: Context) -> None:
-    """Chats, watches, unique searches, listings, the last cycle, and failing searches."""
+    """Chats, watches, unique searches, listings, the last pass, freshness, and failing
+    searches."""
     services = context.bot_data
     texts = services.texts
     overview = await services.subscriptions.overview()
+    interval = services.settings.scrape_interval
+    fresh = await freshness(services.db, now=services.clock(), interval=interval)
+    none = texts.fill("queue_none")
     cycle = services.last_cycle
     last_cycle = (
         texts.fill("never")
@@ -172,6 +177,9 @@ async def stats_command(update: Update, context: Context) -> None:
         searches=overview.searches,
         listings=overview.listings,
         last_cycle=last_cycle,
+        stalest=none if fresh.stalest is None else texts.age(fresh.stalest),
+        p95=none if fresh.p95 is None else texts.age(fresh.p95),
+        interval=texts.age(interval),
         failing=len(overview.failing),
     )
     await reply(update, texts.lines(header, failing))

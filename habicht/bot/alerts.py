@@ -1,10 +1,12 @@
 """Telling the owners, through the same durable outbox as every alert (kind `admin`).
 
-Alerts are aggregated per cycle: one message for the items that went dead in a drain; one
-per scan (a cycle or a baseline) for the searches that reached the scraper's `FAILING_AFTER`
-failed scans in a row (or recovered) and for willhaben's block starting or ending; one when
-delivery stopped. Each key names its occurrence (the cycle's start time), so the same event is
-never queued twice and a later one is never mistaken for it. Unexpected errors are keyed by
+Alerts are aggregated per run: one message for the items that went dead in a drain; one
+per scheduler pass for the searches that reached the scraper's `FAILING_AFTER` failed scans
+in a row (or recovered), for willhaben's block starting or ending and for a database error
+stopping the pass (and the pass after it that went through); one when freshness fell behind
+for an interval and one when it is back; one when delivery stopped. Each key names its
+occurrence (the pass's start time), so the same event is never queued twice and a later one
+is never mistaken for it. Unexpected errors are keyed by
 their type and minute: one message per kind of error per minute, however often it happens,
 so nobody can flood the owners by making a handler fail. Alerts about dead *admin* messages
 are not sent: they would feed on themselves.
@@ -20,11 +22,12 @@ from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, NotReady
 from habicht.bot.texts import ERROR_BUDGET, Html, shorten
 from habicht.queue import Outgoing
-from habicht.scraper import ScanSummary
+from habicht.scraper import ScanSummary, capacity, freshness
 
 __all__ = [
     "alert_dead",
     "alert_error",
+    "alert_freshness",
     "alert_scan",
     "alert_stopped",
     "report_error",
@@ -90,8 +93,51 @@ async def alert_scan(
             lines.append(texts.fill("alert_blocked", wait=wait))
         else:
             lines.append(texts.fill("alert_unblocked"))
+    database = summary.database_error is not None
+    if database != services.database_failing:
+        error = shorten(summary.database_error or "", ERROR_BUDGET)
+        lines.append(texts.fill("alert_database" if database else "alert_database_ok", error=error))
     if lines:
         await tell_owners(services, texts.lines(lines[0], lines[1:]), key=key)
+    services.database_failing = database  # only once told: a failed enqueue tries again
+
+
+async def alert_freshness(services: BotServices) -> None:
+    """Freshness behind for an interval (`FreshnessWatch`): once, with what would fit; and
+    once when it is back."""
+    settings, texts, now = services.settings, services.texts, services.clock()
+    fresh = await freshness(services.db, now=now, interval=settings.scrape_interval)
+    change = services.freshness_watch.update(fresh, now=now)
+    if change is None:
+        return
+    if change == "recovered":
+        text = texts.fill("alert_fresh_again", stalest=texts.age(fresh.stalest or 0.0))
+    else:
+        fits = capacity(
+            fresh.searches,
+            interval=settings.scrape_interval,
+            fetch_gap=settings.fetch_gap,
+            seconds_per_search=services.seconds_per_search or settings.fetch_gap,
+        )
+        advice = (
+            texts.fill("advice_interval", interval=texts.age(fits.interval_needed))
+            if fits.gap_that_fits is None
+            else texts.fill(
+                "advice_gap",
+                gap=f"{fits.gap_that_fits:.1f}",
+                interval=texts.age(fits.interval_needed),
+            )
+        )
+        text = texts.fill(
+            "alert_behind",
+            searches=fresh.searches,
+            stalest=texts.age(fresh.stalest or 0.0),
+            interval=texts.age(settings.scrape_interval),
+            fits=fits.fits,
+            per_search=f"{fits.seconds_per_search:.1f}",
+            advice=advice,
+        )
+    await tell_owners(services, text, key=f"freshness:{change}:{now:.6f}")
 
 
 async def alert_error(services: BotServices, error: BaseException, *, what: str) -> None:

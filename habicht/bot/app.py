@@ -55,7 +55,7 @@ from telegram.request import HTTPXRequest
 
 from habicht.bot import admin, commands
 from habicht.bot.alerts import report_error
-from habicht.bot.jobs import DRAIN, SCRAPE, drain_job, scrape_job
+from habicht.bot.jobs import DRAIN, RETENTION, SCRAPE, drain_job, retention_job, scrape_job, tick
 from habicht.bot.services import BotServices, Context
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
@@ -75,6 +75,10 @@ GRACE = 6.0
 
 POLL_TIMEOUT = 10
 """Seconds a getUpdates long poll may wait for an update."""
+
+RETENTION_EVERY = 86400.0
+RETENTION_FIRST = 600.0
+"""The first retention run comes ten minutes after the start, the next ones daily."""
 
 JOB_KWARGS = {"max_instances": 1, "coalesce": True}
 """A job that is still running is skipped, never stacked; missed runs collapse into one."""
@@ -199,9 +203,9 @@ def build_application(
     jobs = application.job_queue
     assert jobs is not None  # installed with python-telegram-bot[job-queue]
     jobs.run_repeating(
-        scrape_job,
-        interval=settings.scrape_interval,
-        first=settings.scrape_interval,  # the first cycle is run by `serve` right at start
+        scrape_job,  # the scheduler's tick: a pass over the due searches
+        interval=tick(settings),
+        first=tick(settings),  # the first pass is run by `serve` right at start
         name=SCRAPE,
         job_kwargs=JOB_KWARGS,
     )
@@ -210,6 +214,13 @@ def build_application(
         interval=settings.queue_interval,
         first=settings.queue_interval,
         name=DRAIN,
+        job_kwargs=JOB_KWARGS,
+    )
+    jobs.run_repeating(
+        retention_job,
+        interval=RETENTION_EVERY,
+        first=RETENTION_FIRST,
+        name=RETENTION,
         job_kwargs=JOB_KWARGS,
     )
     return application
@@ -319,7 +330,7 @@ def single_instance(db: Path) -> Iterator[None]:
 
 
 async def _start(application: BotApplication) -> None:
-    """Poll for updates, start the jobs, and run the first scrape cycle right away."""
+    """Poll for updates, start the jobs, and run the first scheduler pass right away."""
     updater, jobs = application.updater, application.job_queue
     assert updater is not None  # built by ApplicationBuilder
     assert jobs is not None

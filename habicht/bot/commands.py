@@ -74,8 +74,7 @@ async def start(update: Update, context: Context) -> None:
     again = await services.subscriptions.register_chat(chat_id)
     await reply(update, services.texts.fill("start_again" if again else "start"))
     if again:  # its watches start over with a baseline: take it now, not next cycle
-        watches = await services.subscriptions.watches(chat_id)
-        scan_now(context.application, sorted({w.search_id for w in watches if not w.paused}))
+        scan_now(context.application)
 
 
 async def help_command(update: Update, context: Context) -> None:
@@ -98,7 +97,7 @@ async def _add_watch(update: Update, context: Context, search: Search) -> Html:
         )
     except TooManyWatches as exc:
         return texts.fill("watch_too_many", limit=exc.limit)
-    scan_now(context.application, [watch.search_id])
+    scan_now(context.application)
     return texts.fill("watch_added", number=watch.number, label=texts.label(watch.label))
 
 
@@ -198,8 +197,9 @@ async def _set_paused(update: Update, context: Context, *, paused: bool) -> None
         watch = changed[0]
         key = "paused_one" if paused else "resumed_one"
         await reply(update, texts.fill(key, number=watch.number, label=texts.label(watch.label)))
-    if not paused:
-        scan_now(context.application, sorted({w.search_id for w in changed}))
+    if not paused and changed:
+        # A pass now; it fetches only what `set_paused` asked for: the watches it resumed.
+        scan_now(context.application)
 
 
 async def pause_command(update: Update, context: Context) -> None:

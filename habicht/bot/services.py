@@ -25,8 +25,9 @@ from habicht.bot.texts import Texts
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
 from habicht.db import Database
+from habicht.metrics import Metrics
 from habicht.queue import NotificationStore, Pacer
-from habicht.scraper import Subscriptions, WillhabenClient
+from habicht.scraper import FreshnessWatch, Subscriptions, WillhabenClient
 from habicht.watchdog import Watchdog
 
 __all__ = ["BotServices", "Context", "NotReady"]
@@ -84,7 +85,16 @@ class BotServices:
         self.http: tuple[HTTPXRequest, ...] = ()
         """The Bot's HTTP clients, which `serve` closes even after a failed startup."""
         self.last_cycle: tuple[float, float] | None = None
-        """(start, end) of the last full scrape cycle of this process."""
+        """(start, end) of the last scheduler pass of this process that scanned something."""
+        self.scan_again = False
+        """Set when a pass is asked for while one runs: it goes round once more."""
+        self.seconds_per_search: float | None = None
+        """Measured by the last pass: its duration per search tried (gap + fetch time)."""
+        self.freshness_watch = FreshnessWatch()
+        self.database_failing = False
+        """Whether the last pass stopped at a database error (the owner is told on changes)."""
+        self.metrics: Metrics | None = None
+        """The Prometheus metrics, when HABICHT_METRICS_PORT is set."""
 
     def configure(
         self,
@@ -123,9 +133,15 @@ class BotServices:
             transport=self._willhaben_transport,
         ).open()
         self._bot = bot
+        if settings.metrics_port:
+            self.metrics = Metrics(since=self.clock())
+            self.metrics.serve(host=settings.metrics_host, port=settings.metrics_port)
 
     async def close(self) -> None:
         """Close what `open` opened; safe to call when it never opened, or twice."""
+        if self.metrics is not None:
+            self.metrics.close()
+            self.metrics = None
         if self._client is not None:
             await self._client.close()
         if self._db is not None:

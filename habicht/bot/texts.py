@@ -187,6 +187,12 @@ class Catalog:
     alert_unblocked: str
     alert_stopped: str
     alert_error: str
+    alert_database: str
+    alert_database_ok: str
+    alert_behind: str
+    alert_fresh_again: str
+    advice_gap: str
+    advice_interval: str
     never: str
 
 
@@ -304,6 +310,7 @@ GERMAN = Catalog(
         "Suchen: {watches} (aktiv: {active_watches}), eindeutige URLs: {searches}\n"
         "Anzeigen bekannt: {listings}\n"
         "letzter Durchlauf: {last_cycle}\n"
+        "Aktualität: älteste Suche vor {stalest}, 95 % vor {p95} (Ziel: alle {interval})\n"
         "fehlerhafte Suchen: {failing}"
     ),
     cycle="vor {age}, Dauer {took}",
@@ -315,6 +322,16 @@ GERMAN = Catalog(
     alert_unblocked="✅ willhaben antwortet wieder.",
     alert_stopped="🛑 Zustellung gestoppt: {reason}",
     alert_error="🐞 Fehler: <code>{error}</code>",
+    alert_database="🗄 Datenbankfehler, der Durchlauf hält an: <code>{error}</code>",
+    alert_database_ok="✅ Die Datenbank arbeitet wieder.",
+    alert_behind=(
+        "🐢 Die Suchen hinken nach: die älteste von {searches} wurde vor {stalest} gelesen,"
+        " Ziel ist alle {interval}. Bei {per_search} s pro Suche passen {fits} Suchen in ein"
+        " Intervall; {advice}."
+    ),
+    alert_fresh_again="✅ Die Suchen sind wieder aktuell (älteste vor {stalest}).",
+    advice_gap="HABICHT_FETCH_GAP={gap} oder HABICHT_SCRAPE_INTERVAL ≥ {interval} würde reichen",
+    advice_interval="HABICHT_SCRAPE_INTERVAL ≥ {interval} würde reichen",
     never="nie",
 )
 
@@ -429,6 +446,7 @@ ENGLISH = Catalog(
         "watches: {watches} (active: {active_watches}), unique searches: {searches}\n"
         "listings known: {listings}\n"
         "last cycle: {last_cycle}\n"
+        "freshness: stalest {stalest} ago, 95 % {p95} ago (target: every {interval})\n"
         "failing searches: {failing}"
     ),
     cycle="{age} ago, took {took}",
@@ -440,6 +458,16 @@ ENGLISH = Catalog(
     alert_unblocked="✅ willhaben answers again.",
     alert_stopped="🛑 Delivery stopped: {reason}",
     alert_error="🐞 Error: <code>{error}</code>",
+    alert_database="🗄 Database error, the pass stops: <code>{error}</code>",
+    alert_database_ok="✅ The database works again.",
+    alert_behind=(
+        "🐢 Searches fall behind: the stalest of {searches} was read {stalest} ago, the"
+        " target is every {interval}. At {per_search} s per search, {fits} searches fit in"
+        " an interval; {advice}."
+    ),
+    alert_fresh_again="✅ Searches are fresh again (stalest read {stalest} ago).",
+    advice_gap="HABICHT_FETCH_GAP={gap} or HABICHT_SCRAPE_INTERVAL ≥ {interval} would fit",
+    advice_interval="HABICHT_SCRAPE_INTERVAL ≥ {interval} would fit",
     never="never",
 )
 

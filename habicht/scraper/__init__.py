@@ -20,6 +20,15 @@ from habicht.scraper.errors import (
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
 from habicht.scraper.scan import FAILING_AFTER, Renderer, ScanSummary, SearchFailure, scan
+from habicht.scraper.schedule import (
+    BEHIND_FACTOR,
+    Capacity,
+    Freshness,
+    FreshnessWatch,
+    capacity,
+    freshness,
+    run_pass,
+)
 from habicht.scraper.subscriptions import Overview, SearchHealth, Subscriptions, WatchInfo
 from habicht.scraper.urls import (
     Search,
@@ -30,13 +39,17 @@ from habicht.scraper.urls import (
 )
 
 __all__ = [
+    "BEHIND_FACTOR",
     "FAILING_AFTER",
     "PUBLISHED_SLACK",
     "Blocked",
+    "Capacity",
     "DuplicateWatch",
     "ErrorKind",
     "Event",
     "FetchError",
+    "Freshness",
+    "FreshnessWatch",
     "InvalidReason",
     "InvalidSearch",
     "LayoutError",
@@ -56,11 +69,14 @@ __all__ = [
     "WatchError",
     "WatchInfo",
     "WillhabenClient",
+    "capacity",
     "diff",
+    "freshness",
     "keyword_search",
     "normalise_search_url",
     "parse_search_page",
     "parse_watch_argument",
     "request_url",
+    "run_pass",
     "scan",
 ]

@@ -37,7 +37,10 @@ __all__ = [
     "WatchError",
 ]
 
-ErrorKind = Literal["fetch", "blocked", "layout"]
+ErrorKind = Literal["fetch", "blocked", "layout", "database"]
+"""What `searches.last_error_kind` records: a `ScrapeError`'s kind, or "database" when
+SQLite failed while a scan recorded its page (locked past the busy timeout, disk full) —
+never the page's fault, so never "layout"."""
 
 
 class ScrapeError(Exception):

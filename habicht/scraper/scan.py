@@ -13,7 +13,12 @@ While willhaben's block backoff lasts, the remaining searches are skipped, not f
 Any other exception while scanning one search (a bug, a renderer that raises, a page we
 cannot handle) is logged with its traceback and counted as a "layout" failure of that search
 — its transaction rolls back, so it changes nothing else — and the cycle goes on with the
-next search: one bad search never stops the others.
+next search: one bad search never stops the others. A database error (locked past the busy
+timeout, disk full) is the database's fault, not the page's: it is counted as a "database"
+failure, and the scan stops cleanly — the next searches would only fail the same way.
+
+`scan_search` is the scan of one search; `scan` runs it over every watched search in id
+order (`habicht.scraper.schedule` runs it by due time instead).
 """
 
 from __future__ import annotations
@@ -29,14 +34,22 @@ from typing import Protocol
 import aiosqlite
 
 from habicht.clock import Clock
-from habicht.db import Database
+from habicht.db import Database, DatabaseError
 from habicht.queue import Outgoing, enqueue_within
 from habicht.scraper.diff import NewListing, diff
 from habicht.scraper.errors import ErrorKind, ScrapeError
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.parse import Listing, SearchPage
 
-__all__ = ["FAILING_AFTER", "Renderer", "ScanSummary", "SearchFailure", "scan"]
+__all__ = [
+    "FAILING_AFTER",
+    "Renderer",
+    "ScanSummary",
+    "SearchFailure",
+    "Tally",
+    "scan",
+    "scan_search",
+]
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +88,8 @@ class ScanSummary:
     as the database holds it when this scan writes it, so a baseline scan of the same search
     running beside a cycle neither hides nor repeats a crossing: exactly one scan sees it.
     `paused_until` is set while the site-wide block backoff lasts; `skipped` searches were
-    not tried because of it.
+    not tried because of it (or because a database error stopped the scan, which
+    `database_error` then describes).
     """
 
     scanned: int = 0
@@ -89,6 +103,7 @@ class ScanSummary:
     newly_failing: list[SearchFailure] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)
     paused_until: float | None = None
+    database_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,58 +157,117 @@ async def scan(
     if search_ids is not None:
         wanted = set(search_ids)
         searches = [search for search in searches if search.id in wanted]
-    scanned = skipped = 0
-    counts = _Counts()
-    failed: list[SearchFailure] = []
-    recovered: list[str] = []
+    tally = Tally()
     for search in searches:
         if client.paused_until is not None:
-            skipped += 1
+            tally.skipped += 1
             continue
-        found = _Counts()  # added to the cycle's counts only once the transaction commits
         try:
-            page = await client.search(search.url)
-            async with db.transaction() as conn:
-                streak = await _record_page(
-                    conn,
-                    search,
-                    page,
-                    renderer=renderer,
-                    counts=found,
-                    now=clock(),
-                    max_attempts=max_attempts,
-                )
-        except ScrapeError as exc:
-            log.warning("search %d failed (%s): %s", search.id, exc.kind, exc)
-            failed.append(await _record_failure(db, search, exc.kind, str(exc), now=clock()))
-            continue
-        except Exception as exc:  # a bug or a page we cannot handle: the next search still runs
-            log.exception("search %d: unexpected error, counted as a layout failure", search.id)
-            message = f"unexpected {type(exc).__name__}: {exc}"
-            failed.append(await _record_failure(db, search, "layout", message, now=clock()))
-            continue
+            await scan_search(
+                db, client, renderer, search, clock=clock, max_attempts=max_attempts, tally=tally
+            )
         finally:
             if progress is not None:
                 progress()
-        counts.add(found)
-        scanned += 1
-        if streak >= FAILING_AFTER:
-            recovered.append(search.url)
-    failing = [f for f in failed if f.consecutive_failures >= FAILING_AFTER]
-    return ScanSummary(
-        scanned=scanned,
-        failed=failed,
-        skipped=skipped,
-        new=counts.new,
-        drops=counts.drops,
-        baselines=counts.baselines,
-        duration=clock() - started,
-        failing=failing,
-        # The streak grows by one per failed scan, so exactly one scan crosses the mark.
-        newly_failing=[f for f in failing if f.consecutive_failures == FAILING_AFTER],
-        recovered=recovered,
-        paused_until=client.paused_until,
-    )
+        if tally.database_error is not None:
+            tally.skipped += len(searches) - tally.tried
+            break
+    return tally.summary(duration=clock() - started, paused_until=client.paused_until)
+
+
+@dataclass(slots=True)
+class Tally:
+    """What the scans of one cycle or scheduler pass did so far; `summary()` freezes it."""
+
+    scanned: int = 0
+    skipped: int = 0
+    counts: _Counts = field(default_factory=_Counts)
+    failed: list[SearchFailure] = field(default_factory=list)
+    recovered: list[str] = field(default_factory=list)
+    database_error: str | None = None
+
+    @property
+    def tried(self) -> int:
+        return self.scanned + len(self.failed)
+
+    def summary(self, *, duration: float, paused_until: float | None) -> ScanSummary:
+        failing = [f for f in self.failed if f.consecutive_failures >= FAILING_AFTER]
+        return ScanSummary(
+            scanned=self.scanned,
+            failed=self.failed,
+            skipped=self.skipped,
+            new=self.counts.new,
+            drops=self.counts.drops,
+            baselines=self.counts.baselines,
+            duration=duration,
+            failing=failing,
+            # The streak grows by one per failed scan, so exactly one scan crosses the mark.
+            newly_failing=[f for f in failing if f.consecutive_failures == FAILING_AFTER],
+            recovered=self.recovered,
+            paused_until=paused_until,
+            database_error=self.database_error,
+        )
+
+
+_DATABASE_ERRORS = (sqlite3.Error, DatabaseError)
+"""Locked past the busy timeout, disk full, closed: the database's fault, not the page's."""
+
+
+async def scan_search(
+    db: Database,
+    client: WillhabenClient,
+    renderer: Renderer,
+    search: _Search,
+    *,
+    clock: Clock,
+    max_attempts: int,
+    tally: Tally,
+) -> ErrorKind | None:
+    """Fetch one search and record what changed (see the module docstring); the kind of its
+    failure, or None. A database error also sets `tally.database_error`: the caller stops."""
+    found = _Counts()  # added to the tally only once the transaction commits
+    try:
+        page = await client.search(search.url)
+        async with db.transaction() as conn:
+            streak = await _record_page(
+                conn,
+                search,
+                page,
+                renderer=renderer,
+                counts=found,
+                now=clock(),
+                max_attempts=max_attempts,
+            )
+    except ScrapeError as exc:
+        log.warning("search %d failed (%s): %s", search.id, exc.kind, exc)
+        return await _failed(db, search, exc.kind, str(exc), clock=clock, tally=tally)
+    except _DATABASE_ERRORS as exc:
+        log.error("search %d: database error: %s", search.id, exc, exc_info=True)
+        tally.database_error = f"{type(exc).__name__}: {exc}"
+        return await _failed(db, search, "database", tally.database_error, clock=clock, tally=tally)
+    except Exception as exc:  # a bug or a page we cannot handle: the next search still runs
+        log.exception("search %d: unexpected error, counted as a layout failure", search.id)
+        message = f"unexpected {type(exc).__name__}: {exc}"
+        return await _failed(db, search, "layout", message, clock=clock, tally=tally)
+    tally.counts.add(found)
+    tally.scanned += 1
+    if streak >= FAILING_AFTER:
+        tally.recovered.append(search.url)
+    return None
+
+
+async def _failed(
+    db: Database, search: _Search, kind: ErrorKind, message: str, *, clock: Clock, tally: Tally
+) -> ErrorKind:
+    """Count the failure in `tally` and, if the database lets us, in the search's health."""
+    try:
+        failure = await _record_failure(db, search, kind, message, now=clock())
+    except _DATABASE_ERRORS as exc:
+        log.error("search %d: its failure could not be recorded: %s", search.id, exc)
+        tally.database_error = tally.database_error or f"{type(exc).__name__}: {exc}"
+        failure = SearchFailure(search.id, search.url, kind, message, search.consecutive_failures)
+    tally.failed.append(failure)
+    return kind
 
 
 async def _record_failure(

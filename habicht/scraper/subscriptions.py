@@ -7,6 +7,11 @@ and `/unwatch 2` means.
 A watch that was not scanned for its chat for a while (paused, or its chat blocked the bot)
 starts over with a silent baseline when it becomes active again: otherwise everything that
 appeared meanwhile would arrive at once as "new".
+
+A change that needs a scan (a new watch, a resume, a chat back from a block) asks the
+scheduler for one by setting its search's `scan_requested_at`, in the same transaction and
+only for watches whose state it changed: asking again while the scan is pending sets the
+same column again, so repeating a command queues no second fetch.
 """
 
 from __future__ import annotations
@@ -71,6 +76,11 @@ class Overview:
     listings: int
     failing: list[SearchHealth]
 
+
+_REQUEST_SCAN = (
+    "UPDATE searches SET scan_requested_at = coalesce(scan_requested_at, ?) WHERE id = ?"
+)
+"""A pending request keeps its time: the scheduler serves requests oldest first."""
 
 _WATCHES = """
 SELECT w.id, w.chat_id, w.search_id, s.url, w.label, w.status, w.baseline_at,
@@ -148,6 +158,10 @@ class Subscriptions:
             await conn.execute(
                 "UPDATE watches SET baseline_at = NULL WHERE chat_id = ?", (chat_id,)
             )
+            watches = await _watch_list(_on(conn), chat_id)
+            await conn.executemany(
+                _REQUEST_SCAN, [(now, w.search_id) for w in watches if not w.paused]
+            )
             return True
 
     async def block_chat(self, chat_id: int) -> None:
@@ -213,7 +227,9 @@ class Subscriptions:
                 (chat_id, search.label, now, search.url),
             ) as cursor:
                 watch_id = cursor.lastrowid
-            return next(w for w in await _watch_list(fetch, chat_id) if w.id == watch_id)
+            added = next(w for w in await _watch_list(fetch, chat_id) if w.id == watch_id)
+            await conn.execute(_REQUEST_SCAN, (now, added.search_id))
+            return added
 
     async def watches(self, chat_id: int) -> list[WatchInfo]:
         """The chat's watches in creation order; `number` is the position, from 1."""
@@ -242,8 +258,10 @@ class Subscriptions:
         """Pause or resume watch `number`, or all of the chat's watches when it is None.
 
         Returns the addressed watches as they are now; empty if there is no such watch.
-        A resumed watch starts over with a silent baseline.
+        A resumed watch starts over with a silent baseline, and asks for a scan; one that
+        was active already changes nothing.
         """
+        now = self._clock()
         async with self._db.transaction() as conn:
             fetch = _on(conn)
             watches = await _watch_list(fetch, chat_id)
@@ -252,12 +270,13 @@ class Subscriptions:
             else:
                 target = _numbered(watches, number)
                 targets = [] if target is None else [target]
-            changed = [(w.id,) for w in targets if w.paused != paused]
+            changed = [w for w in targets if w.paused != paused]
             if paused:
                 sql = "UPDATE watches SET status = 'paused' WHERE id = ?"
             else:
                 sql = "UPDATE watches SET status = 'active', baseline_at = NULL WHERE id = ?"
-            await conn.executemany(sql, changed)
+                await conn.executemany(_REQUEST_SCAN, [(now, w.search_id) for w in changed])
+            await conn.executemany(sql, [(w.id,) for w in changed])
             ids = {w.id for w in targets}
             return [w for w in await _watch_list(fetch, chat_id) if w.id in ids]
 
