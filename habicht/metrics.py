@@ -50,10 +50,13 @@ _OUTCOMES: dict[type[Outcome], str] = {
 
 _QUEUE = "SELECT status, count(*) FROM notifications GROUP BY status"
 _STATUSES = ("pending", "sending", "sent", "dead")
-_DELIVERED = (
-    "SELECT sent_at - created_at, sent_at FROM notifications"
-    " WHERE status = 'sent' AND sent_at > ? ORDER BY sent_at"
-)
+_DELIVERED = """
+SELECT sent_at - created_at, sent_at, id FROM notifications
+WHERE status = 'sent' AND sent_at >= :at AND (sent_at > :at OR id > :id)
+ORDER BY sent_at, id
+"""
+"""Rows sent after the last one observed, in (sent_at, id) order: two rows sent at the same
+clock reading are told apart by their id."""
 
 
 class Metrics:
@@ -93,7 +96,8 @@ class Metrics:
             buckets=DELIVERY_BUCKETS,
             registry=self.registry,
         )
-        self._delivered_up_to = since
+        self._observed: tuple[float, int] = (since, 0)
+        """(sent_at, id) of the last sent row the histogram has seen."""
         self._server: tuple[WSGIServer, Thread] | None = None
 
     def sending(self, send: Send) -> Send:
@@ -122,9 +126,10 @@ class Metrics:
         self.searches.set(fresh.searches)
         self.staleness.labels("max").set(fresh.stalest or 0.0)
         self.staleness.labels("0.95").set(fresh.p95 or 0.0)
-        for took, sent_at in await db.fetchall(_DELIVERED, (self._delivered_up_to,)):
+        at, last_id = self._observed
+        for took, sent_at, row_id in await db.fetchall(_DELIVERED, {"at": at, "id": last_id}):
             self.delivery.observe(max(0.0, took))
-            self._delivered_up_to = sent_at
+            self._observed = (sent_at, row_id)
 
     def serve(self, *, host: str, port: int) -> int:
         """Start the endpoint on `host`:`port` (0: any free port); the port it listens on."""

@@ -226,7 +226,22 @@ async def test_cli_exit_codes_and_json(env: Path, capsys: pytest.CaptureFixture[
     assert await _main_in_thread(["health"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["status"] == "healthy"
-    assert set(data) == {"status", "reason", "checked_at", "jobs", "queue", "failing_searches"}
+    assert set(data) == {
+        "status",
+        "reason",
+        "checked_at",
+        "jobs",
+        "queue",
+        "failing_searches",
+        "freshness",
+    }
+    assert data["freshness"] == {
+        "searches": 0,
+        "stalest_seconds": None,
+        "p95_seconds": None,
+        "interval_seconds": 300.0,
+        "behind": False,
+    }
 
 
 async def _main_in_thread(argv: list[str]) -> int:
