@@ -2,8 +2,9 @@
 `habicht health`.
 
 The bot's jobs record each run of `scrape` (a scheduler pass, at least every tick) and
-`drain` in `heartbeats` (`heartbeat()` does both ends). `habicht health` — the container's HEALTHCHECK — runs in a separate process, so
-the database is the only place it can read liveness from.
+`drain` in `heartbeats` (`heartbeat()` does both ends). `habicht health` — the container's
+HEALTHCHECK — runs in a separate process, so the database is the only place it can read
+liveness from.
 
 Verdict (keep in sync with README "Operations"): healthy when the database opens at the
 current schema and each job's latest heartbeat — its last finish, or while it is running its

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
+from itertools import pairwise
 from decimal import Decimal
 
 import httpx
@@ -125,7 +126,7 @@ def longest_waits(
     waits = {}
     for keyword in keywords:
         times = [start, *site.pages[keyword], end]
-        waits[keyword] = max(b - a for a, b in zip(times, times[1:], strict=False))
+        waits[keyword] = max(b - a for a, b in pairwise(times))
     return waits
 
 
