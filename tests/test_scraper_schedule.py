@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
-from itertools import pairwise
 from decimal import Decimal
+from itertools import pairwise
 
 import httpx
 import pytest
