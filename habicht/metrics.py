@@ -29,6 +29,7 @@ from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
+from habicht.config import ConfigError
 from habicht.db import Database
 from habicht.queue import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, Send, classify
 from habicht.scraper import ErrorKind, freshness
@@ -132,8 +133,16 @@ class Metrics:
             self._observed = (sent_at, row_id)
 
     def serve(self, *, host: str, port: int) -> int:
-        """Start the endpoint on `host`:`port` (0: any free port); the port it listens on."""
-        server, thread = start_http_server(port, addr=host, registry=self.registry)
+        """Start the endpoint on `host`:`port` (0: any free port); the port it listens on.
+
+        A port in use or an address that is not this machine's is bad configuration: it
+        stops the startup with one line (`ConfigError`)."""
+        try:
+            server, thread = start_http_server(port, addr=host, registry=self.registry)
+        except OSError as exc:
+            raise ConfigError(
+                f"HABICHT_METRICS_HOST/HABICHT_METRICS_PORT {host}:{port} cannot be served: {exc}"
+            ) from exc
         self._server = (server, thread)
         log.info("metrics at http://%s:%d/metrics", host, server.server_port)
         return int(server.server_port)

@@ -15,6 +15,7 @@ from botkit import ALICE, BOB, OWNER, SEARCH, Bot, running
 
 from habicht.bot import RETENTION, SCRAPE, run_jobs_now
 from habicht.bot.alerts import alert_scan
+from habicht.config import ConfigError
 from habicht.db import Database, latest_version, migrations
 from habicht.fakes import FakeAdvert
 from habicht.health import check_health
@@ -175,3 +176,14 @@ async def test_the_scheduler_migration_keeps_old_searches(tmp_path: Path) -> Non
         )
         assert row is not None
         assert tuple(row) == ("u", 2, None)
+
+
+async def test_a_metrics_port_in_use_stops_the_startup_with_one_line(tmp_path: Path) -> None:
+    """A port another program holds is a configuration error naming both settings."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        with pytest.raises(ConfigError, match="HABICHT_METRICS_PORT"):
+            async with running(tmp_path, metrics_port=port):
+                pass

@@ -114,8 +114,13 @@ class BotServices:
         self._willhaben_transport = willhaben_transport
 
     async def open(self, bot: Bot) -> None:
-        """Open the database (migrating it) and the willhaben client; build what uses them."""
+        """Start the metrics endpoint (if configured), open the database (migrating it) and
+        the willhaben client; build what uses them."""
         settings = self.settings
+        if settings.metrics_port:  # first: a port in use is refused before anything opens
+            metrics = Metrics(since=self.clock())
+            metrics.serve(host=settings.metrics_host, port=settings.metrics_port)
+            self.metrics = metrics
         db = await Database(settings.db).open()
         self._db = db
         self._subscriptions = Subscriptions(db, clock=self.clock)
@@ -133,9 +138,6 @@ class BotServices:
             transport=self._willhaben_transport,
         ).open()
         self._bot = bot
-        if settings.metrics_port:
-            self.metrics = Metrics(since=self.clock())
-            self.metrics.serve(host=settings.metrics_host, port=settings.metrics_port)
 
     async def close(self) -> None:
         """Close what `open` opened; safe to call when it never opened, or twice."""
