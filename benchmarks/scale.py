@@ -15,8 +15,12 @@ as real pages have), so nothing is cached by the benchmark.
   alert marked sent, and the daily retention (`habicht.retention.retain`, 30 days) — the
   database size every 5 days, and how big it stays.
 
-Finally the politeness-bound interval at this size: searches × (gap + fetch time), with the
+Finally the politeness-bound interval at this size: searches * (gap + fetch time), with the
 default gap of 2 s.
+
+The baseline measured in the same run: the same pass as the old cycle barrier ran it
+(`habicht.scraper.scan`, every search in id order, no due times), on one more new advert per
+search; the ratio is the scheduler's cost against it.
 
     python benchmarks/scale.py [--searches N] [--days N] [--new-per-day N]
 """
@@ -29,6 +33,7 @@ import random
 import resource
 import tempfile
 import time
+from collections.abc import Awaitable
 from decimal import Decimal
 from pathlib import Path
 
@@ -38,7 +43,7 @@ from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.queue import NotificationStore
 from habicht.retention import retain
-from habicht.scraper import Listing, WillhabenClient, capacity, run_pass
+from habicht.scraper import Listing, ScanSummary, WillhabenClient, capacity, run_pass, scan
 
 INTERVAL = 300.0
 DAY = 86400.0
@@ -149,9 +154,17 @@ async def main(searches: int, days: int, new_per_day: int) -> None:
             await populate(db, searches, clock())
             store = NotificationStore(db, clock=clock, max_attempts=5, ttl=DAY)
 
-            async def one_pass() -> tuple[float, float, int]:
+            async def measured(scanning: Awaitable[ScanSummary], name: str) -> tuple[float, float]:
                 cpu, wall = time.process_time(), time.perf_counter()
-                summary = await run_pass(
+                summary = await scanning
+                cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+                assert summary.scanned + len(summary.failed) == searches, summary
+                share = 100 * cpu / INTERVAL
+                print(f"{name:<22}{cpu:7.1f}  {share:9.1f} %  {wall:7.1f}  {summary.new:7}")
+                return cpu, wall
+
+            def one_pass() -> Awaitable[ScanSummary]:
+                return run_pass(
                     db,
                     client,
                     Renderer(),
@@ -160,23 +173,21 @@ async def main(searches: int, days: int, new_per_day: int) -> None:
                     interval=INTERVAL,
                     slack=10.0,
                 )
-                tried = summary.scanned + len(summary.failed)
-                assert tried == searches, summary
-                return time.process_time() - cpu, time.perf_counter() - wall, summary.new
+
+            async def next_interval(new: int) -> None:
+                await deliver_all(db, clock())
+                clock.offset += INTERVAL
+                site.add(new)
 
             print(f"{searches} searches, {searches * WATCHES_PER_CHAT} watches, {searches} chats")
-            print("pass                    CPU s   % of 300 s   wall s   alerts")
-            cpu, wall, new = await one_pass()
-            print(
-                f"baseline            {cpu:9.1f}   {100 * cpu / INTERVAL:8.1f} %  {wall:7.1f}  {new:7}"
-            )
-            await deliver_all(db, clock())
-            clock.offset += INTERVAL
-            site.add(1)
-            cpu, wall, new = await one_pass()
-            print(
-                f"1 new per search    {cpu:9.1f}   {100 * cpu / INTERVAL:8.1f} %  {wall:7.1f}  {new:7}"
-            )
+            print("pass                   CPU s  % of 300 s   wall s   alerts")
+            await measured(one_pass(), "baseline")
+            await next_interval(1)
+            cpu, wall = await measured(one_pass(), "1 new per search")
+            await next_interval(1)
+            old = scan(db, client, Renderer(), clock=clock, max_attempts=5)
+            old_cpu, _ = await measured(old, "  id-order cycle (old)")
+            print(f"scheduler / old cycle: {cpu / old_cpu:.2f}x CPU")
             fetch_time = wall / searches
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"peak RSS {rss:.0f} MB (goal ≤ 200 MB)")
