@@ -104,7 +104,10 @@ async def alert_scan(
 
 async def alert_freshness(services: BotServices) -> None:
     """Freshness behind for an interval (`FreshnessWatch`): once, with what would fit; and
-    once when it is back."""
+    once when it is back. Not while willhaben blocks us: that has its own alert, and no
+    fetch gap or interval would help."""
+    if services.client.paused_until is not None:
+        return
     settings, texts, now = services.settings, services.texts, services.clock()
     fresh = await freshness(services.db, now=now, interval=settings.scrape_interval)
     change = services.freshness_watch.update(fresh, now=now)
