@@ -39,12 +39,15 @@ from pathlib import Path
 
 import httpx
 
+from habicht.bot import MessageRenderer, Texts
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.queue import NotificationStore
 from habicht.retention import retain
-from habicht.scraper import Listing, ScanSummary, WillhabenClient, capacity, run_pass, scan
+from habicht.scraper import ScanSummary, WillhabenClient, capacity, run_pass, scan
 
+RENDERER = MessageRenderer(Texts("de"))
+"""The bot's own texts, so the outbox rows have their real size."""
 INTERVAL = 300.0
 DAY = 86400.0
 WATCHES_PER_CHAT = 5
@@ -52,21 +55,6 @@ PAGE = 30
 DEFAULT_GAP = 2.0
 NETWORK = 0.3
 """Assumed seconds a real willhaben request takes (the in-process transport has none)."""
-
-
-class Renderer:
-    """Texts the size of the bot's real alerts (~300 characters of HTML)."""
-
-    def new_listing(self, listing: Listing) -> str:
-        return f"🆕 <b>{listing.title}</b>\n💶 {listing.price}\n<a href='{listing.url}'>x</a>" + (
-            " " * 200
-        )
-
-    def price_drop(self, listing: Listing, old: Decimal, new: Decimal) -> str:
-        return f"📉 <b>{listing.title}</b> <s>{old}</s> → {new}" + " " * 200
-
-    def baseline(self, label: str, count: int) -> str:
-        return f"👀 {label}: {count}"
 
 
 class Site:
@@ -78,7 +66,8 @@ class Site:
 
     def _advert(self) -> FakeAdvert:
         ad_id = str(self.rand.randrange(500_000_000, 2_200_000_000))
-        return FakeAdvert(ad_id, f"Grafikkarte {ad_id}", Decimal(self.rand.randrange(50, 900)))
+        title = f"MSI GeForce RTX 3070 Gaming X Trio 8GB {ad_id}"
+        return FakeAdvert(ad_id, title, Decimal(self.rand.randrange(50, 900)))
 
     def add(self, per_search: int) -> None:
         for keyword, adverts in self.adverts.items():
@@ -167,7 +156,7 @@ async def main(searches: int, days: int, new_per_day: int) -> None:
                 return run_pass(
                     db,
                     client,
-                    Renderer(),
+                    RENDERER,
                     clock=clock,
                     max_attempts=5,
                     interval=INTERVAL,
@@ -185,7 +174,7 @@ async def main(searches: int, days: int, new_per_day: int) -> None:
             await next_interval(1)
             cpu, wall = await measured(one_pass(), "1 new per search")
             await next_interval(1)
-            old = scan(db, client, Renderer(), clock=clock, max_attempts=5)
+            old = scan(db, client, RENDERER, clock=clock, max_attempts=5)
             old_cpu, _ = await measured(old, "  id-order cycle (old)")
             print(f"scheduler / old cycle: {cpu / old_cpu:.2f}x CPU")
             fetch_time = wall / searches
