@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import socket
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
 import httpx
 import pytest
 from botkit import ALICE, BOB, OWNER, SEARCH, Bot, running
+from telegram.error import Forbidden, RetryAfter
 
 from habicht.bot import RETENTION, SCRAPE, run_jobs_now
 from habicht.bot.alerts import alert_scan
@@ -19,6 +21,7 @@ from habicht.config import ConfigError
 from habicht.db import Database, latest_version, migrations
 from habicht.fakes import FakeAdvert
 from habicht.health import check_health
+from habicht.metrics import Metrics
 from habicht.queue import Outgoing
 from habicht.retention import LISTING_DAYS
 from habicht.scraper import ScanSummary
@@ -187,3 +190,37 @@ async def test_a_metrics_port_in_use_stops_the_startup_with_one_line(tmp_path: P
         with pytest.raises(ConfigError, match="HABICHT_METRICS_PORT"):
             async with running(tmp_path, metrics_port=port):
                 pass
+
+
+async def test_sends_are_counted_by_what_their_error_meant(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The send wrapper counts a success as `sent` and a failure by its classified outcome,
+    and passes the error on to the drain unchanged."""
+    monkeypatch.setenv("PTB_TIMEDELTA", "true")  # RetryAfter with a timedelta, no warning
+    metrics = Metrics(since=0.0)
+    failures = iter(
+        [None, RetryAfter(timedelta(seconds=5)), Forbidden("bot was blocked by the user"), None]
+    )
+
+    async def send(chat_id: int, text: str) -> None:
+        failure = next(failures)
+        if failure is not None:
+            raise failure
+
+    counted = metrics.sending(send)
+    raised: list[type[Exception]] = []
+    for _ in range(4):
+        try:
+            await counted(ALICE, "x")
+        except (RetryAfter, Forbidden) as exc:
+            raised.append(type(exc))
+    assert raised == [RetryAfter, Forbidden]
+    samples = {
+        s.labels["outcome"]: s.value
+        for family in metrics.registry.collect()
+        if family.name == "habicht_sends"
+        for s in family.samples
+        if s.name == "habicht_sends_total"
+    }
+    assert samples == {"sent": 2.0, "retry_after": 1.0, "dead": 1.0}
