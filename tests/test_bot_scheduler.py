@@ -224,3 +224,21 @@ async def test_sends_are_counted_by_what_their_error_meant(
         if s.name == "habicht_sends_total"
     }
     assert samples == {"sent": 2.0, "retry_after": 1.0, "dead": 1.0}
+
+
+async def test_a_pass_with_nothing_due_still_beats(bot: Bot) -> None:
+    """The scheduler's tick records its heartbeat even when no search is due, so a quiet
+    bot stays healthy and only a stalled scheduler goes stale."""
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    await bot.baseline()
+    requests = bot.site.requests
+    bot.clock.advance(60)  # nothing is due for another 240 s
+    await run_jobs_now(bot.app, SCRAPE)
+    assert bot.site.requests == requests
+    services = bot.app.bot_data
+    report = await check_health(services.db, services.settings, now=bot.clock())
+    assert report.jobs["scrape"].finished_at == bot.clock()
+    later = bot.clock() + 3 * services.settings.scrape_interval + 1
+    stalled = await check_health(services.db, services.settings, now=later)
+    assert not stalled.healthy
+    assert "scrape" in stalled.reason
