@@ -150,40 +150,40 @@ def test_sellers() -> None:
     assert company.hidden_by(Advert("a", is_private=None)) is None  # unknown: not hidden
 
 
-def test_the_empty_filter_hides_nothing_and_takes_every_drop() -> None:
+def test_the_empty_filter_hides_nothing_and_holds_back_no_drop() -> None:
     empty = WatchFilter()
     assert empty.empty
     assert empty.hidden_by(Advert("anything", price=None)) is None
-    assert empty.drop_wanted(Decimal(500), Decimal(499), lowest_before=Decimal(10))
+    assert empty.drop_held_by(Decimal(500), Decimal(499), lowest_before=Decimal(10)) is None
 
 
 def test_drop_by_percent_or_euros() -> None:
     percent, euros = parse_rules(["drop", "10%"]), parse_rules(["drop", "50€"])
-    assert percent.drop_wanted(Decimal(500), Decimal(450), lowest_before=None)
-    assert not percent.drop_wanted(Decimal(500), Decimal(451), lowest_before=None)
-    assert euros.drop_wanted(Decimal(500), Decimal(450), lowest_before=None)
-    assert not euros.drop_wanted(Decimal(500), Decimal("450.01"), lowest_before=None)
+    assert percent.drop_held_by(Decimal(500), Decimal(450), lowest_before=None) is None
+    assert percent.drop_held_by(Decimal(500), Decimal(451), lowest_before=None) == "drop 10%"
+    assert euros.drop_held_by(Decimal(500), Decimal(450), lowest_before=None) is None
+    assert euros.drop_held_by(Decimal(500), Decimal("450.01"), lowest_before=None) == "drop 50€"
 
 
 def test_below_fires_when_the_target_is_crossed_not_on_every_drop_under_it() -> None:
     below = parse_rules(["below", "300"])
-    assert not below.drop_wanted(Decimal(400), Decimal(320), lowest_before=None)
-    assert below.drop_wanted(Decimal(320), Decimal(299), lowest_before=None)
-    assert below.drop_wanted(Decimal(300), Decimal(250), lowest_before=None)
-    assert not below.drop_wanted(Decimal(299), Decimal(250), lowest_before=None)
+    assert below.drop_held_by(Decimal(400), Decimal(320), lowest_before=None) == "below 300"
+    assert below.drop_held_by(Decimal(320), Decimal(299), lowest_before=None) is None
+    assert below.drop_held_by(Decimal(300), Decimal(250), lowest_before=None) is None
+    assert below.drop_held_by(Decimal(299), Decimal(250), lowest_before=None) is not None
 
 
 def test_lowest_wants_a_price_below_every_one_seen() -> None:
     lowest = parse_rules(["lowest"])
-    assert not lowest.drop_wanted(Decimal(450), Decimal(420), lowest_before=Decimal(400))
-    assert lowest.drop_wanted(Decimal(450), Decimal(399), lowest_before=Decimal(400))
-    assert lowest.drop_wanted(Decimal(450), Decimal(420), lowest_before=None)
+    assert lowest.drop_held_by(Decimal(450), Decimal(420), lowest_before=Decimal(400)) == "lowest"
+    assert lowest.drop_held_by(Decimal(450), Decimal(399), lowest_before=Decimal(400)) is None
+    assert lowest.drop_held_by(Decimal(450), Decimal(420), lowest_before=None) is None
 
 
 def test_several_price_rules_must_all_hold() -> None:
     both = parse_rules(["drop", "10%", "below", "300"])
-    assert not both.drop_wanted(Decimal(305), Decimal(299), lowest_before=None)  # 2 %
-    assert both.drop_wanted(Decimal(330), Decimal(290), lowest_before=None)
+    assert both.drop_held_by(Decimal(305), Decimal(299), lowest_before=None) == "drop 10%"
+    assert both.drop_held_by(Decimal(330), Decimal(290), lowest_before=None) is None
 
 
 def test_stored_form_round_trips_and_the_empty_filter_stores_nothing() -> None:

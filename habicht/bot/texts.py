@@ -47,6 +47,8 @@ LOCATION_BUDGET = 100
 ERROR_BUDGET = 300
 ECHO_BUDGET = 40
 """A subscriber's own words repeated back (a bad argument): enough to recognise them."""
+PATH_POINTS = 6
+"""Prices a drop alert's path shows at most (the latest ones, after "…")."""
 
 
 class Html(str):
@@ -158,6 +160,23 @@ class Catalog:
     offer_url: str
     button_watch: str
     offer_expired: str
+    # filters and price history
+    filter_usage: str
+    filter_show: str
+    filter_none: str
+    filter_set: str
+    filter_cleared: str
+    filter_invalid: str
+    filter_reasons: Mapping[str, str]
+    list_filter: str
+    list_hidden: str
+    list_hit: str
+    history_usage: str
+    history_unknown: str
+    history: str
+    history_line: str
+    history_none: str
+    drop_path: str
     # notifications
     new_listing: str
     price_drop: str
@@ -195,6 +214,8 @@ GERMAN = Catalog(
     menu={
         "watch": "willhaben-Suche beobachten (Link oder Begriffe)",
         "list": "deine Suchen",
+        "filter": "eine Suche filtern",
+        "history": "Preisverlauf einer Anzeige",
         "unwatch": "eine Suche löschen",
         "pause": "pausieren",
         "resume": "fortsetzen",
@@ -212,6 +233,8 @@ GERMAN = Catalog(
         "/watch <i>Link</i> — eine willhaben-Suche beobachten\n"
         "/watch <i>Begriffe</i> [max <i>Preis</i>] — nach Begriffen suchen\n"
         "/list — deine Suchen\n"
+        "/filter <i>n</i> <i>Regeln</i> — Suche n filtern (/filter zeigt die Regeln)\n"
+        "/history <i>Link</i> — Preisverlauf einer Anzeige\n"
         "/unwatch <i>n</i> — Suche Nr. n löschen\n"
         "/pause [<i>n</i>] — Suche n (oder alle) pausieren\n"
         "/resume [<i>n</i>] — wieder aufnehmen\n"
@@ -266,6 +289,49 @@ GERMAN = Catalog(
     offer_url="Soll ich diese Suche beobachten?\n<b>{label}</b>",
     button_watch="👀 Beobachten",
     offer_expired="Dieses Angebot ist abgelaufen; schick den Link bitte noch einmal.",
+    filter_usage=(
+        "<b>Filter</b> für Suche Nr. n: <code>/filter n Regeln…</code>\n"
+        "<code>+wort</code> muss vorkommen · <code>-wort</code> darf nicht vorkommen\n"
+        "<code>min 100</code> · <code>max 1.200</code> · <code>priced</code> (nur mit Preis)\n"
+        "<code>private</code> (nur privat) · <code>company</code> (nur Händler)\n"
+        "Preissenkungen nur: <code>drop 10%</code> · <code>drop 50€</code> · "
+        "<code>below 300</code> (wenn der Preis darunter fällt) · <code>lowest</code> "
+        "(neuer Tiefstpreis)\n"
+        "<code>/filter n</code> zeigt den Filter, <code>/filter n clear</code> löscht ihn."
+    ),
+    filter_show="🔎 Filter von Suche Nr. {number} (<b>{label}</b>): {rules}",
+    filter_none=(
+        "Suche Nr. {number} (<b>{label}</b>) hat keinen Filter. "
+        "Zum Beispiel: <code>/filter {number} -defekt max 400</code>"
+    ),
+    filter_set=(
+        "✅ Filter von Suche Nr. {number} (<b>{label}</b>): {rules}\n"
+        "Was er ausblendet, merke ich mir als gesehen: lockerst du ihn später, kommen keine "
+        "alten Anzeigen nach."
+    ),
+    filter_cleared="🧹 Filter von Suche Nr. {number} (<b>{label}</b>) gelöscht.",
+    filter_invalid="❌ {reason}\n/filter zeigt alle Regeln.",
+    filter_reasons={
+        "unknown_rule": "„{token}“ ist keine Regel, die ich kenne.",
+        "price": "„{token}“: da fehlt ein sinnvoller Betrag, z. B. <code>max 400</code>.",
+        "drop_unit": "„{token}“: sag <code>drop 10%</code> oder <code>drop 50€</code>.",
+        "percent": "„{token}“: der Prozentsatz muss zwischen 1 und 99 liegen.",
+        "empty_word": "„{token}“: nach + oder - fehlt das Wort.",
+        "word_too_long": "„{token}“ ist zu lang (höchstens 40 Zeichen).",
+        "too_many_words": "Höchstens {token} Wörter pro Suche.",
+        "min_above_max": "„{token}“: min ist größer als max.",
+    },
+    list_filter="    🔎 {rules}",
+    list_hidden="    🙈 ausgeblendet in den letzten 24 h: {hits}",
+    list_hit="{count} durch „{rule}“",
+    history_usage=(
+        "So geht's: <code>/history</code> und der Link einer Anzeige (oder ihr willhaben-Code)."
+    ),
+    history_unknown="Diese Anzeige ist in keiner deiner Suchen vorgekommen.",
+    history='📈 <b><a href="{url}">{title}</a></b>\n{lines}',
+    history_line="{price} — vor {age}",
+    history_none="Noch kein Preis bekannt.",
+    drop_path="📈 {path} in {age}",
     new_listing='🆕 <b><a href="{url}">{title}</a></b>\n💶 {price}\n📍 {location}',
     price_drop=(
         '📉 <b><a href="{url}">{title}</a></b>\n💶 <s>{old}</s> → <b>{new}</b> (-{percent} %)'
@@ -323,6 +389,8 @@ ENGLISH = Catalog(
     menu={
         "watch": "watch a willhaben search (link or keywords)",
         "list": "your searches",
+        "filter": "filter a search",
+        "history": "price history of a listing",
         "unwatch": "delete a search",
         "pause": "pause",
         "resume": "resume",
@@ -339,6 +407,8 @@ ENGLISH = Catalog(
         "/watch <i>link</i> — watch a willhaben search\n"
         "/watch <i>keywords</i> [max <i>price</i>] — search by keywords\n"
         "/list — your searches\n"
+        "/filter <i>n</i> <i>rules</i> — filter search n (/filter lists the rules)\n"
+        "/history <i>link</i> — price history of a listing\n"
         "/unwatch <i>n</i> — delete search no. n\n"
         "/pause [<i>n</i>] — pause search n (or all)\n"
         "/resume [<i>n</i>] — resume it\n"
@@ -391,6 +461,48 @@ ENGLISH = Catalog(
     offer_url="Shall I watch this search?\n<b>{label}</b>",
     button_watch="👀 Watch",
     offer_expired="This offer has expired; please send the link again.",
+    filter_usage=(
+        "<b>Filter</b> for search no. n: <code>/filter n rules…</code>\n"
+        "<code>+word</code> must appear · <code>-word</code> must not appear\n"
+        "<code>min 100</code> · <code>max 1.200</code> · <code>priced</code> (with a price only)\n"
+        "<code>private</code> (private sellers only) · <code>company</code> (companies only)\n"
+        "Price drops only: <code>drop 10%</code> · <code>drop 50€</code> · "
+        "<code>below 300</code> (when the price falls under it) · <code>lowest</code> "
+        "(a new lowest price)\n"
+        "<code>/filter n</code> shows the filter, <code>/filter n clear</code> removes it."
+    ),
+    filter_show="🔎 Filter of search no. {number} (<b>{label}</b>): {rules}",
+    filter_none=(
+        "Search no. {number} (<b>{label}</b>) has no filter. "
+        "For example: <code>/filter {number} -defekt max 400</code>"
+    ),
+    filter_set=(
+        "✅ Filter of search no. {number} (<b>{label}</b>): {rules}\n"
+        "What it hides still counts as seen: loosen it later and no old listings flood in."
+    ),
+    filter_cleared="🧹 Removed the filter of search no. {number} (<b>{label}</b>).",
+    filter_invalid="❌ {reason}\n/filter lists all rules.",
+    filter_reasons={
+        "unknown_rule": "“{token}” is not a rule I know.",
+        "price": "“{token}”: a sensible amount is missing, e.g. <code>max 400</code>.",
+        "drop_unit": "“{token}”: say <code>drop 10%</code> or <code>drop 50€</code>.",
+        "percent": "“{token}”: the percentage must be between 1 and 99.",
+        "empty_word": "“{token}”: the word after + or - is missing.",
+        "word_too_long": "“{token}” is too long (40 characters at most).",
+        "too_many_words": "At most {token} words per search.",
+        "min_above_max": "“{token}”: min is above max.",
+    },
+    list_filter="    🔎 {rules}",
+    list_hidden="    🙈 hidden in the last 24 h: {hits}",
+    list_hit="{count} by “{rule}”",
+    history_usage=(
+        "Like this: <code>/history</code> and the link of a listing (or its willhaben code)."
+    ),
+    history_unknown="That listing has not been in any of your searches.",
+    history='📈 <b><a href="{url}">{title}</a></b>\n{lines}',
+    history_line="{price} — {age} ago",
+    history_none="No price known yet.",
+    drop_path="📈 {path} in {age}",
     new_listing='🆕 <b><a href="{url}">{title}</a></b>\n💶 {price}\n📍 {location}',
     price_drop=(
         '📉 <b><a href="{url}">{title}</a></b>\n💶 <s>{old}</s> → <b>{new}</b> (-{percent}%)'
@@ -491,9 +603,22 @@ class Texts:
             location=shorten(location or "—", LOCATION_BUDGET),
         )
 
-    def price_drop(self, *, title: str, url: str, old: Decimal, new: Decimal) -> Html:
-        """A price drop: title as the link, old price struck through, new price, percent."""
-        return self.fill(
+    def price_drop(
+        self,
+        *,
+        title: str,
+        url: str,
+        old: Decimal,
+        new: Decimal,
+        path: Sequence[Decimal] = (),
+        path_span: float = 0.0,
+    ) -> Html:
+        """A price drop: title as the link, old price struck through, new price, percent.
+
+        `path` is every price the advert was known at, oldest first, ending with `new`, over
+        `path_span` seconds; shown when it says more than old → new (three prices or more).
+        """
+        text = self.fill(
             "price_drop",
             url=url,
             title=shorten(title, TITLE_BUDGET),
@@ -501,6 +626,16 @@ class Texts:
             new=format_price(new, self.lang),
             percent=_percent_drop(old, new),
         )
+        if len(path) < 3:
+            return text
+        return Html(f"{text}\n{self.price_path(path, path_span)}")
+
+    def price_path(self, path: Sequence[Decimal], span: float) -> Html:
+        """`€ 500 → € 450 → € 399 in 12 Tg`: the latest `PATH_POINTS` prices."""
+        shown = [format_price(price, self.lang) for price in path[-PATH_POINTS:]]
+        if len(path) > PATH_POINTS:
+            shown.insert(0, "…")
+        return self.fill("drop_path", path=" → ".join(shown), age=self.age(span))
 
     def baseline(self, label: str, count: int) -> Html:
         return self.fill("baseline", label=shorten(label, LABEL_BUDGET), count=self.listings(count))
@@ -523,6 +658,15 @@ class Texts:
         """Why a /watch argument was refused, from the scraper's reason code."""
         text = self.catalog.invalid_reasons.get(reason, self.catalog.invalid_other)
         return self.fill("watch_invalid", reason=Html(text))
+
+    def filter_invalid(self, reason: str, token: str) -> Html:
+        """Why a /filter rule was refused, from the filter's reason code and the words at fault."""
+        template = self.catalog.filter_reasons.get(reason, self.catalog.filter_usage)
+        return self.fill("filter_invalid", reason=_fill(template, token=self.echo(token)))
+
+    def rules(self, rules: Iterable[str]) -> Html:
+        """A filter's rules as `/filter` takes them, each in code style."""
+        return Html(" ".join(f"<code>{escape(self.echo(rule))}</code>" for rule in rules))
 
     def lines(self, header: str, lines: Iterable[str], *, more: str = "…") -> Html:
         """`header` and `lines` joined by newlines, stopping with `more` before Telegram's

@@ -18,9 +18,17 @@ from habicht.scraper.errors import (
     WatchError,
 )
 from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.filters import FilterReason, InvalidFilter, WatchFilter, parse_price
+from habicht.scraper.history import PricePoint
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
 from habicht.scraper.scan import FAILING_AFTER, Renderer, ScanSummary, SearchFailure, scan
-from habicht.scraper.subscriptions import Overview, SearchHealth, Subscriptions, WatchInfo
+from habicht.scraper.subscriptions import (
+    AdvertHistory,
+    Overview,
+    SearchHealth,
+    Subscriptions,
+    WatchInfo,
+)
 from habicht.scraper.urls import (
     Search,
     keyword_search,
@@ -32,11 +40,14 @@ from habicht.scraper.urls import (
 __all__ = [
     "FAILING_AFTER",
     "PUBLISHED_SLACK",
+    "AdvertHistory",
     "Blocked",
     "DuplicateWatch",
     "ErrorKind",
     "Event",
     "FetchError",
+    "FilterReason",
+    "InvalidFilter",
     "InvalidReason",
     "InvalidSearch",
     "LayoutError",
@@ -44,6 +55,7 @@ __all__ = [
     "NewListing",
     "Overview",
     "PriceDrop",
+    "PricePoint",
     "Renderer",
     "ScanSummary",
     "ScrapeError",
@@ -54,11 +66,13 @@ __all__ = [
     "Subscriptions",
     "TooManyWatches",
     "WatchError",
+    "WatchFilter",
     "WatchInfo",
     "WillhabenClient",
     "diff",
     "keyword_search",
     "normalise_search_url",
+    "parse_price",
     "parse_search_page",
     "parse_watch_argument",
     "request_url",

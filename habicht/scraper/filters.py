@@ -203,19 +203,24 @@ class WatchFilter:
             return self.seller
         return None
 
-    def drop_wanted(self, old: Decimal, new: Decimal, *, lowest_before: Decimal | None) -> bool:
-        """Whether a drop from `old` to `new` passes every price rule.
+    def drop_held_by(
+        self, old: Decimal, new: Decimal, *, lowest_before: Decimal | None
+    ) -> str | None:
+        """The first price rule (as `rules()` writes it) a drop from `old` to `new` fails, or
+        None when it passes them all.
 
         `lowest_before` is the lowest price the advert was seen at before this one (None if
         none is known): `lowest` wants `new` below it.
         """
         if self.drop_percent is not None and (old - new) * _HUNDRED < self.drop_percent * old:
-            return False
+            return f"drop {_money(self.drop_percent)}%"
         if self.drop_amount is not None and old - new < self.drop_amount:
-            return False
+            return f"drop {_money(self.drop_amount)}€"
         if self.below is not None and not new < self.below <= old:
-            return False
-        return not (self.lowest and lowest_before is not None and new >= lowest_before)
+            return f"below {_money(self.below)}"
+        if self.lowest and lowest_before is not None and new >= lowest_before:
+            return "lowest"
+        return None
 
     def to_json(self) -> str | None:
         """The filter as stored on the watch row; None for the empty filter."""
