@@ -4,7 +4,14 @@ Knows nothing of Telegram: it writes rendered texts into the outbox through a `R
 is given. Other code imports only the names listed here.
 """
 
-from habicht.scraper.diff import PUBLISHED_SLACK, Event, NewListing, PriceDrop, diff
+from habicht.scraper.diff import (
+    PUBLISHED_SLACK,
+    BumpedListing,
+    Event,
+    NewListing,
+    PriceDrop,
+    diff,
+)
 from habicht.scraper.errors import (
     Blocked,
     DuplicateWatch,
@@ -19,9 +26,17 @@ from habicht.scraper.errors import (
 )
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
-from habicht.scraper.scan import FAILING_AFTER, Renderer, ScanSummary, SearchFailure, scan
+from habicht.scraper.scan import (
+    FAILING_AFTER,
+    MAX_PAGES,
+    Renderer,
+    ScanSummary,
+    SearchFailure,
+    scan,
+)
 from habicht.scraper.subscriptions import Overview, SearchHealth, Subscriptions, WatchInfo
 from habicht.scraper.urls import (
+    PAGE_ROWS,
     Search,
     keyword_search,
     normalise_search_url,
@@ -31,8 +46,11 @@ from habicht.scraper.urls import (
 
 __all__ = [
     "FAILING_AFTER",
+    "MAX_PAGES",
+    "PAGE_ROWS",
     "PUBLISHED_SLACK",
     "Blocked",
+    "BumpedListing",
     "DuplicateWatch",
     "ErrorKind",
     "Event",
