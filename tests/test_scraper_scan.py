@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fakes import FakeClock
+from fakes import FakeClock, TextRenderer
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
@@ -27,19 +27,6 @@ from habicht.scraper import (
 BASE = "http://127.0.0.1:8099"
 RTX = parse_watch_argument("rtx")
 SOFA = parse_watch_argument("sofa")
-
-
-class TextRenderer:
-    """Plain texts that show what was rendered."""
-
-    def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
-        return f"{'bumped' if bumped else 'new'} {listing.id}"
-
-    def price_drop(self, listing: Listing, old: Decimal, new: Decimal) -> str:
-        return f"drop {listing.id} {old}->{new}"
-
-    def baseline(self, label: str, count: int) -> str:
-        return f"watching {label}: {count}"
 
 
 class FakeWillhaben:
