@@ -6,13 +6,14 @@ from __future__ import annotations
 import random
 from collections.abc import AsyncIterator, Callable
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from fakes import FakeClock, TextRenderer
 
-from habicht.db import Database
+from habicht.db import Database, migrations
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.scraper import (
@@ -289,3 +290,50 @@ async def test_keywords_in_any_case_are_one_search_and_one_fetch(
     summary = await run()
     assert (summary.scanned, summary.baselines) == (1, 2)
     assert sum(site.willhaben.hits.values()) == 1
+
+
+async def test_a_watch_from_before_the_deep_baseline_is_upgraded_keeping_what_it_saw(
+    tmp_path: Path, site: Site, client: WillhabenClient, clock: FakeClock
+) -> None:
+    """The migration keeps every watch, what it has seen and every old `drop:<ad>:<chat>:<new>`
+    key; a watch baselined before it read one page only, so it counts as incomplete: an
+    unseen bumped advert is "bumped", a seen one's drop gets the (old, new) key."""
+    version = next(v for v, name, _ in migrations() if name.endswith("_deep_baseline.sql"))
+    path = tmp_path / "old.sqlite3"
+    now = clock()
+    async with await Database(path).open(target=version - 1) as old, old.transaction() as conn:
+        await conn.execute(
+            "INSERT INTO chats (chat_id, created_at, updated_at) VALUES (1, ?, ?)", (now, now)
+        )
+        await conn.execute("INSERT INTO searches (url, created_at) VALUES (?, ?)", (FLATS.url, now))
+        await conn.execute(
+            "INSERT INTO watches (chat_id, search_id, label, baseline_at, created_at)"
+            " VALUES (1, 1, ?, ?, ?)",
+            (FLATS.label, now, now),
+        )
+        await conn.execute(
+            "INSERT INTO watch_listings (watch_id, ad_id, last_price, first_seen_at)"
+            " VALUES (1, '1871129324', '990', ?)",
+            (now,),
+        )
+        await conn.execute(
+            "INSERT INTO notifications (chat_id, kind, ad_id, text, dedupe_key, status,"
+            " max_attempts, next_attempt_at, created_at, queued_at, updated_at)"
+            " VALUES (1, 'drop', '1871129324', 'drop', 'drop:1871129324:1:990', 'sent', 5,"
+            " ?, ?, ?, ?)",
+            (now, now, now, now),
+        )
+    seen = FakeAdvert("1871129324", "U1 Oberlaa", Decimal(900))
+    beyond = FakeAdvert("826611808", "Klimatisiert", Decimal(1290), bumped=True)
+    site.willhaben.set_listings(FLATS.url, [beyond, seen])
+    async with Database(path) as db:
+        assert await db.single_value("SELECT baseline_complete FROM watches") == 0
+        clock.advance(300)
+        summary = await scan(db, client, TextRenderer(), clock=clock, max_attempts=5)
+        assert (summary.new, summary.drops) == (1, 1)
+        rows = await db.fetchall("SELECT text, dedupe_key FROM notifications ORDER BY id")
+        assert [(row["text"], row["dedupe_key"]) for row in rows] == [
+            ("drop", "drop:1871129324:1:990"),
+            ("bumped 826611808", "new:826611808:1"),
+            ("drop 1871129324 990->900", "drop:1871129324:1:990:900"),
+        ]
