@@ -261,7 +261,7 @@ async def _read_pages(
         for listing in page.listings:
             found.setdefault(listing.id, listing)
         if not page.listings or read >= page.rows_found:
-            return list(found.values()), True
+            return list(found.values()), read >= page.rows_found
         if not deep:
             open_watches -= await _bounded(db, open_watches, page.listings)
             if not open_watches:
