@@ -156,6 +156,24 @@ async def test_more_new_adverts_than_a_page_holds_are_read_from_the_next_pages(
     assert len(await alerts(db)) == 450
 
 
+async def test_beyond_the_page_cap_new_adverts_are_missed_and_the_log_says_so(
+    db: Database,
+    subs: Subscriptions,
+    site: Site,
+    run: Any,
+    make: Any,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The documented limit: more new adverts in one interval than MAX_PAGES pages hold —
+    the newest MAX_PAGES · PAGE_ROWS are alerted, the scan warns, and the rest stay unseen."""
+    await baseline(subs, site, run, make(100, age=86400))
+    site.willhaben.add(FLATS.url, *make(MAX_PAGES * PAGE_ROWS + 50))
+    site.pages_asked.clear()
+    assert (await run()).new == MAX_PAGES * PAGE_ROWS
+    assert site.pages_asked == [str(n) for n in range(1, MAX_PAGES + 1)]
+    assert "may still hide unseen adverts" in caplog.text
+
+
 async def test_a_failed_later_page_records_nothing_and_loses_nothing(
     db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
 ) -> None:

@@ -266,9 +266,11 @@ async def _read_pages(
             open_watches -= await _bounded(db, open_watches, page.listings)
             if not open_watches:
                 break
-    if deep or open_watches:
+    if open_watches and not deep:  # a baseline stopping at the cap is recorded, not a loss
         log.warning(
-            "search %d: %d pages read and more may hide unseen adverts", search.id, MAX_PAGES
+            "search %d: page %d may still hide unseen adverts, and no more pages are read",
+            search.id,
+            MAX_PAGES,
         )
     return list(found.values()), False
 
@@ -371,13 +373,17 @@ async def _record_page(
             " DO UPDATE SET last_price = COALESCE(excluded.last_price, last_price)",
             [(watch["id"], listing.id, _money(listing.price), now) for listing in active],
         )
-    for kind in ("info", "new", "drop"):
-        items = [item for item in outgoing if item.kind == kind]
-        queued = await enqueue_within(conn, items, now=now, max_attempts=max_attempts)
-        if kind == "new":
-            counts.new += queued
-        elif kind == "drop":
-            counts.drops += queued
+    queued = {
+        kind: await enqueue_within(
+            conn,
+            [item for item in outgoing if item.kind == kind],
+            now=now,
+            max_attempts=max_attempts,
+        )
+        for kind in ("info", "new", "drop")
+    }
+    counts.new += queued["new"]
+    counts.drops += queued["drop"]
     return streak
 
 
