@@ -236,7 +236,7 @@ def _status(summary: dict[str, Any], ad_id: str) -> str | None:
         return None
     value = status.get("id") if isinstance(status, dict) else None
     if not isinstance(value, str):
-        raise LayoutError(f"advert {ad_id}: advertStatus has no id string: {status!r}")
+        raise LayoutError(f"advert {ad_id}: advertStatus has no id string: {status!r:.80}")
     return value
 
 

@@ -21,7 +21,7 @@ its whitespace collapsed (willhaben's keyword search ignores case, so "RTX  3070
 Near misses are refused with the reason that says what to paste instead: a single advert
 (`/iad/<vertical>/d/…-<id>/`, `/iad/object?adId=`, an old-style link with `?adId=`, a share
 link `/iad/share/<id>`) is AD_PAGE; a Suchagent link (`/iad/searchagent/…`, from willhaben's
-alert e-mails) is SEARCH_AGENT — it names a saved search only willhaben's login can open.
+alert e-mails) is SEARCH_AGENT — it names a saved search, not the results to watch.
 """
 
 from __future__ import annotations
