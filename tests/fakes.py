@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+from habicht.scraper import Listing
+
 
 class FakeClock:
     """A clock that only moves when told; `sleep` advances it instead of waiting."""
@@ -19,3 +23,16 @@ class FakeClock:
     async def sleep(self, seconds: float) -> None:
         self.slept.append(seconds)
         self.now += max(0.0, seconds)
+
+
+class TextRenderer:
+    """The scraper's Renderer as plain texts that show what was rendered."""
+
+    def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
+        return f"{'bumped' if bumped else 'new'} {listing.id}"
+
+    def price_drop(self, listing: Listing, old: Decimal, new: Decimal) -> str:
+        return f"drop {listing.id} {old}->{new}"
+
+    def baseline(self, label: str, count: int) -> str:
+        return f"watching {label}: {count}"

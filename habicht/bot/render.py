@@ -20,14 +20,16 @@ class MessageRenderer:
     def __init__(self, texts: Texts) -> None:
         self.texts = texts
 
-    def new_listing(self, listing: Listing) -> str:
-        """Title (the link, so Telegram previews the listing), price and place."""
+    def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
+        """Title (the link, so Telegram previews the listing), price and place; a `bumped`
+        one (the watch cannot tell new from old) says "bumped to the top, not seen before"."""
         return self.texts.new_listing(
             title=listing.title,
             url=listing.url,
             price=listing.price,
             price_display=listing.price_display,
             location=listing.location,
+            bumped=bumped,
         )
 
     def price_drop(self, listing: Listing, old: Decimal, new: Decimal) -> str:

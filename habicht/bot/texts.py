@@ -44,6 +44,8 @@ MAX_MESSAGE = 4096
 TITLE_BUDGET = 200
 LABEL_BUDGET = 80
 LOCATION_BUDGET = 100
+PRICE_BUDGET = 40
+"""willhaben's own price wording (`PRICE_FOR_DISPLAY`: "VB", "auf Anfrage") of a price-less one."""
 ERROR_BUDGET = 300
 ECHO_BUDGET = 40
 """A subscriber's own words repeated back (a bad argument): enough to recognise them."""
@@ -179,6 +181,8 @@ class Catalog:
     drop_path: str
     # notifications
     new_listing: str
+    bumped_listing: str
+    """An advert the watch cannot tell new from old: bumped to the top, never seen before."""
     price_drop: str
     no_price: str
     listings_one: str
@@ -263,6 +267,10 @@ GERMAN = Catalog(
         "scheme": "Nur http(s)-Links gehen.",
         "host": "Das ist kein Link zu willhaben.at.",
         "ad_page": "Das ist eine einzelne Anzeige, keine Suche; schick den Link der Ergebnisse.",
+        "search_agent": (
+            "Das ist ein Suchagent-Link. Öffne ihn im Browser und schick mir die Adresse der "
+            "Ergebnisseite, die er zeigt."
+        ),
         "not_search": "Diese willhaben-Seite ist keine Suche.",
         "price": "Der Höchstpreis nach <code>max</code> ist kein sinnvoller Betrag.",
     },
@@ -333,6 +341,10 @@ GERMAN = Catalog(
     history_none="Noch kein Preis bekannt.",
     drop_path="📈 {path} in {age}",
     new_listing='🆕 <b><a href="{url}">{title}</a></b>\n💶 {price}\n📍 {location}',
+    bumped_listing=(
+        '🔝 <b><a href="{url}">{title}</a></b>\n💶 {price}\n📍 {location}\n'
+        "<i>Nach oben geschoben; diese Suche kannte die Anzeige noch nicht: neu oder älter.</i>"
+    ),
     price_drop=(
         '📉 <b><a href="{url}">{title}</a></b>\n💶 <s>{old}</s> → <b>{new}</b> (-{percent} %)'
     ),
@@ -435,6 +447,10 @@ ENGLISH = Catalog(
         "scheme": "Only http(s) links work.",
         "host": "That is not a willhaben.at link.",
         "ad_page": "That is a single listing, not a search. Send the link of the search results.",
+        "search_agent": (
+            "That is a Suchagent (saved search alert) link. Open it in your browser and send me "
+            "the address of the results page it shows."
+        ),
         "not_search": "That willhaben page is not a search.",
         "price": "The price after <code>max</code> is not a sensible amount.",
     },
@@ -504,6 +520,10 @@ ENGLISH = Catalog(
     history_none="No price known yet.",
     drop_path="📈 {path} in {age}",
     new_listing='🆕 <b><a href="{url}">{title}</a></b>\n💶 {price}\n📍 {location}',
+    bumped_listing=(
+        '🔝 <b><a href="{url}">{title}</a></b>\n💶 {price}\n📍 {location}\n'
+        "<i>Bumped to the top, not seen by this watch before: new, or an older listing.</i>"
+    ),
     price_drop=(
         '📉 <b><a href="{url}">{title}</a></b>\n💶 <s>{old}</s> → <b>{new}</b> (-{percent}%)'
     ),
@@ -571,10 +591,11 @@ class Texts:
         return _fill(template, **values)
 
     def price(self, price: Decimal | None, display: str | None = None) -> str:
-        """A listing's price as text: formatted, else willhaben's own wording, else a note."""
+        """A listing's price as text: formatted, else willhaben's own wording (shortened to
+        `PRICE_BUDGET`), else a note."""
         if price is not None:
             return format_price(price, self.lang)
-        return display or self.catalog.no_price
+        return shorten(display, PRICE_BUDGET) if display else self.catalog.no_price
 
     def age(self, seconds: float) -> str:
         return _age(seconds, self.lang)
@@ -593,10 +614,15 @@ class Texts:
         price: Decimal | None,
         price_display: str | None,
         location: str | None,
+        bumped: bool = False,
     ) -> Html:
-        """A new listing: title as the link (its preview shows the listing), price, place."""
+        """A new listing: title as the link (its preview shows the listing), price, place.
+
+        `bumped`: the watch cannot tell whether it is new (see the scraper's `BumpedListing`),
+        and the text says so.
+        """
         return self.fill(
-            "new_listing",
+            "bumped_listing" if bumped else "new_listing",
             url=url,
             title=shorten(title, TITLE_BUDGET),
             price=self.price(price, price_display),

@@ -4,7 +4,14 @@ Knows nothing of Telegram: it writes rendered texts into the outbox through a `R
 is given. Other code imports only the names listed here.
 """
 
-from habicht.scraper.diff import PUBLISHED_SLACK, Event, NewListing, PriceDrop, diff
+from habicht.scraper.diff import (
+    PUBLISHED_SLACK,
+    BumpedListing,
+    Event,
+    NewListing,
+    PriceDrop,
+    diff,
+)
 from habicht.scraper.errors import (
     Blocked,
     DuplicateWatch,
@@ -21,7 +28,14 @@ from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.filters import FilterReason, InvalidFilter, WatchFilter, parse_price
 from habicht.scraper.history import PricePoint
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
-from habicht.scraper.scan import FAILING_AFTER, Renderer, ScanSummary, SearchFailure, scan
+from habicht.scraper.scan import (
+    FAILING_AFTER,
+    MAX_PAGES,
+    Renderer,
+    ScanSummary,
+    SearchFailure,
+    scan,
+)
 from habicht.scraper.subscriptions import (
     AdvertHistory,
     Overview,
@@ -30,6 +44,7 @@ from habicht.scraper.subscriptions import (
     WatchInfo,
 )
 from habicht.scraper.urls import (
+    PAGE_ROWS,
     Search,
     keyword_search,
     normalise_search_url,
@@ -39,9 +54,12 @@ from habicht.scraper.urls import (
 
 __all__ = [
     "FAILING_AFTER",
+    "MAX_PAGES",
+    "PAGE_ROWS",
     "PUBLISHED_SLACK",
     "AdvertHistory",
     "Blocked",
+    "BumpedListing",
     "DuplicateWatch",
     "ErrorKind",
     "Event",
