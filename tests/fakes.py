@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 
-from habicht.scraper import Listing
+from habicht.scraper import Listing, PricePoint
 
 
 class FakeClock:
@@ -31,8 +32,11 @@ class TextRenderer:
     def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
         return f"{'bumped' if bumped else 'new'} {listing.id}"
 
-    def price_drop(self, listing: Listing, old: Decimal, new: Decimal) -> str:
-        return f"drop {listing.id} {old}->{new}"
+    def price_drop(
+        self, listing: Listing, old: Decimal, new: Decimal, *, path: Sequence[PricePoint] = ()
+    ) -> str:
+        way = "->".join(str(point.price) for point in path)
+        return f"drop {listing.id} {old}->{new}" + (f" path {way}" if len(path) > 2 else "")
 
     def baseline(self, label: str, count: int) -> str:
         return f"watching {label}: {count}"

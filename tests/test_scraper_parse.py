@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -33,6 +34,8 @@ def test_the_real_page_parses_to_its_25_listings() -> None:
         image_url="https://cache.willhaben.at/mmo/4/528/603/014_-437128259.jpg",
         published_at=1640035260.0,
         bumped=False,
+        body="Verkaufe meine Ersatzkarte da ich upgrade.",
+        is_private=True,
     )
     last = page.listings[-1]
     assert (last.id, last.title, last.price) == (
@@ -57,7 +60,9 @@ def test_the_real_2026_page_parses_completely_with_its_reserved_and_bumped_adver
     its plain title, 20 bumped, and every id, price and link as the page has them."""
     page = parse_search_page(FLATS_PAGE)
     assert (page.rows_found, len(page.listings)) == (4864, 30)
-    assert page.listings[0] == Listing(
+    first = page.listings[0]
+    assert (first.body or "").startswith("Traumhafte Loftwohnung beim Rudolf Bednar Park")
+    assert replace(first, body=None) == Listing(
         id="978586977",
         title="Exklusives Loft - Wo Design und Einzigartigkeit verschmelzen",
         price=Decimal(3500),
@@ -70,7 +75,10 @@ def test_the_real_2026_page_parses_completely_with_its_reserved_and_bumped_adver
         published_at=1787407800.0,
         bumped=True,
         reserved=False,
+        is_private=False,
     )
+    assert sum(listing.is_private is False for listing in page.listings) == 20
+    assert all(listing.body for listing in page.listings)
     reserved = [listing for listing in page.listings if listing.reserved]
     assert [(r.id, r.title, r.price) for r in reserved] == [
         ("1622906706", "Helle 3 Zimmer Wohnung nahe Friedensbrücke", Decimal(1099))

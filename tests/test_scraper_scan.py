@@ -139,7 +139,7 @@ async def test_new_listings_and_drops_are_enqueued_with_their_keys(
     assert (await outbox(db))[1:] == [
         (1, "new", "new 102", "new:102:1"),
         (1, "drop", "drop 101 400->350", "drop:101:1:400:350"),
-        (1, "drop", "drop 101 350->300", "drop:101:1:350:300"),
+        (1, "drop", "drop 101 350->300 path 400->350->300", "drop:101:1:350:300"),
     ]
 
 
@@ -154,7 +154,7 @@ async def test_a_rise_is_recorded_and_the_next_drop_starts_from_it(
     assert (await run()).drops == 0
     site.set_price("rtx", "101", "360")
     await run()
-    assert [row[2] for row in await outbox(db)][1:] == ["drop 101 380->360"]
+    assert [row[2] for row in await outbox(db)][1:] == ["drop 101 380->360 path 350->380->360"]
 
 
 async def test_scanning_the_same_page_again_enqueues_nothing(

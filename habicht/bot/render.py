@@ -6,10 +6,11 @@ outbox is final: a retry never re-renders, and a restart never changes what was 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 
 from habicht.bot.texts import Texts
-from habicht.scraper import Listing
+from habicht.scraper import Listing, PricePoint
 
 __all__ = ["MessageRenderer"]
 
@@ -32,9 +33,20 @@ class MessageRenderer:
             bumped=bumped,
         )
 
-    def price_drop(self, listing: Listing, old: Decimal, new: Decimal) -> str:
-        """Title, the old price struck through, the new one, and how many percent less."""
-        return self.texts.price_drop(title=listing.title, url=listing.url, old=old, new=new)
+    def price_drop(
+        self, listing: Listing, old: Decimal, new: Decimal, *, path: Sequence[PricePoint] = ()
+    ) -> str:
+        """Title, the old price struck through, the new one, how many percent less, and the
+        way the price went when that says more ("€ 500 → € 450 → € 399 in 12 Tg")."""
+        span = path[-1].seen_at - path[0].seen_at if path else 0.0
+        return self.texts.price_drop(
+            title=listing.title,
+            url=listing.url,
+            old=old,
+            new=new,
+            path=[point.price for point in path],
+            path_span=span,
+        )
 
     def baseline(self, label: str, count: int) -> str:
         """A new watch's first scan: how many listings it now watches, silently."""

@@ -36,6 +36,8 @@ class FakeAdvert:
     out: the publish time is then unknown and only the id decides whether an advert is new —
     a fixed default date would make every advert look older than any watch started later,
     which the scan records silently as a slide-in.
+    `body` is the description snippet (`BODY_DYN`; by default one made from the title), and
+    `private` whether a private person sells it (`ISPRIVATE` "1") or a company ("0").
     """
 
     id: str
@@ -48,6 +50,8 @@ class FakeAdvert:
     price_display: str | None = None
     state: str = "Wien"
     reserved: bool = False
+    body: str | None = None
+    private: bool = True
 
     @property
     def seo_url(self) -> str:
@@ -75,7 +79,7 @@ def _attributes(advert: FakeAdvert) -> list[dict[str, Any]]:
         "LOCATION": advert.location,
         "p2penabled": "true",
         "POSTCODE": advert.postcode,
-        "BODY_DYN": f"Verkaufe {advert.title}. Abholung oder Versand.",
+        "BODY_DYN": advert.body or f"Verkaufe {advert.title}. Abholung oder Versand.",
         "STATE": advert.state,
         "HEADING": advert.title,
         "COUNTRY": "Österreich",
@@ -83,7 +87,7 @@ def _attributes(advert: FakeAdvert) -> list[dict[str, Any]]:
         "ADID": advert.id,
         "SEO_URL": advert.seo_url,
         "ALL_IMAGE_URLS": advert.image_path,
-        "ISPRIVATE": "1",
+        "ISPRIVATE": "1" if advert.private else "0",
         "categorytreeids": "5824;5878;5882",
         "PRODUCT_ID": "67",
         "MMO": advert.image_path,

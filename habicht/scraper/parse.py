@@ -61,7 +61,9 @@ class Listing:
     `published_at` is epoch seconds from `PUBLISHED` (bumping refreshes it, so it is no
     measure of "new"); `bumped` marks bumped or promoted adverts shown on top; `reserved`
     one a seller has marked reserved (`advertStatus.id`), whose title then loses willhaben's
-    "(reserviert) " prefix so that it reads the same once the advert is active again.
+    "(reserviert) " prefix so that it reads the same once the advert is active again;
+    `body` the start of its description (`BODY_DYN`) where the page has it; `is_private`
+    whether a private person (True) or a company (False) sells it, None if the page says not.
     """
 
     id: str
@@ -75,6 +77,8 @@ class Listing:
     published_at: float | None
     bumped: bool
     reserved: bool = False
+    body: str | None = None
+    is_private: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +226,14 @@ def _listing(summary: Any) -> Listing | None:
         bumped=_flag(attributes.get("IS_BUMPED"))
         or _flag(attributes.get("UPSELLING_AD_SEARCHRESULT")),
         reserved=reserved,
+        body=attributes.get("BODY_DYN"),
+        is_private=_seller(attributes.get("ISPRIVATE")),
     )
+
+
+def _seller(value: str | None) -> bool | None:
+    """`ISPRIVATE` "1" (a private person) or "0" (a company); anything else is not known."""
+    return {"1": True, "0": False}.get(value or "")
 
 
 def _status(summary: dict[str, Any], ad_id: str) -> str | None:

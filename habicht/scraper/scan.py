@@ -43,9 +43,17 @@ import aiosqlite
 from habicht.clock import Clock
 from habicht.db import Database
 from habicht.queue import Outgoing, enqueue_within
-from habicht.scraper.diff import BumpedListing, NewListing, diff
+from habicht.scraper.diff import BumpedListing, NewListing, PriceDrop, diff
 from habicht.scraper.errors import ErrorKind, ScrapeError
 from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.filters import WatchFilter
+from habicht.scraper.history import (
+    PricePoint,
+    lowest_prices,
+    price_paths,
+    record_hits,
+    record_prices,
+)
 from habicht.scraper.parse import Listing
 
 __all__ = ["FAILING_AFTER", "MAX_PAGES", "Renderer", "ScanSummary", "SearchFailure", "scan"]
@@ -68,7 +76,11 @@ class Renderer(Protocol):
         """`bumped`: a `BumpedListing`, which the text must not call new."""
         ...
 
-    def price_drop(self, listing: Listing, old: Decimal, new: Decimal) -> str: ...
+    def price_drop(
+        self, listing: Listing, old: Decimal, new: Decimal, *, path: Sequence[PricePoint] = ()
+    ) -> str:
+        """`path`: every price the advert was known at, oldest first, ending with `new`."""
+        ...
 
     def baseline(self, label: str, count: int) -> str: ...
 
@@ -239,7 +251,8 @@ async def scan_search(
 
 
 _ACTIVE_WATCHES = (
-    "SELECT w.id, w.chat_id, w.label, w.baseline_at, w.baseline_complete FROM watches w"
+    "SELECT w.id, w.chat_id, w.label, w.baseline_at, w.baseline_complete, w.filters"
+    " FROM watches w"
     " JOIN chats c ON c.chat_id = w.chat_id"
     " WHERE w.search_id = ? AND w.status = 'active' AND c.status = 'active' ORDER BY w.id"
 )
@@ -341,6 +354,8 @@ async def _record_page(
     """
     await _upsert_listings(conn, listings, now)
     active = [listing for listing in listings if not listing.reserved]
+    priced = [(listing.id, _money(listing.price)) for listing in active]
+    await record_prices(conn, [(ad_id, price) for ad_id, price in priced if price], now=now)
     async with conn.execute(
         "SELECT consecutive_failures FROM searches WHERE id = ?", (search.id,)
     ) as cursor:
@@ -366,7 +381,7 @@ async def _record_page(
                 (now, complete, watch["id"]),
             )
         else:
-            outgoing.extend(await _events(conn, watch, active, renderer=renderer))
+            outgoing.extend(await _events(conn, watch, active, renderer=renderer, now=now))
         await conn.executemany(
             "INSERT INTO watch_listings (watch_id, ad_id, last_price, first_seen_at)"
             " VALUES (?, ?, ?, ?) ON CONFLICT (watch_id, ad_id)"
@@ -393,11 +408,15 @@ async def _events(
     listings: list[Listing],
     *,
     renderer: Renderer,
+    now: float,
 ) -> list[Outgoing]:
-    """The rendered alerts of one watch for the pages read (reserved adverts left out).
+    """The rendered alerts of one watch for the pages read (reserved adverts left out),
+    through the watch's own filter.
 
     A drop's dedupe key holds both prices: each distinct (old, new) drop of an advert is one
-    alert per chat, and the same pair is never sent twice.
+    alert per chat, and the same pair is never sent twice. What the filter holds back is
+    noted as a hit of the rule that held it (for /list); the caller records it as seen like
+    everything else on the pages, so loosening the filter later sends none of it.
     """
     watch_id, chat_id = watch["id"], watch["chat_id"]
     page_ids = json.dumps([listing.id for listing in listings])
@@ -416,17 +435,30 @@ async def _events(
         baseline_at=watch["baseline_at"],
         baseline_complete=bool(watch["baseline_complete"]),
     )
+    watch_filter = WatchFilter.from_json(watch["filters"])
+    drops = [event.listing.id for event in events if isinstance(event, PriceDrop)]
+    lowest = await lowest_prices(conn, drops, before=now) if watch_filter.lowest else {}
+    paths = await price_paths(conn, drops) if drops else {}
     outgoing: list[Outgoing] = []
+    hits: list[tuple[str, str]] = []
     for event in events:
-        ad_id = event.listing.id
-        if isinstance(event, NewListing | BumpedListing):
+        listing = event.listing
+        ad_id = listing.id
+        held = watch_filter.hidden_by(listing)
+        if held is None and isinstance(event, PriceDrop):
+            held = watch_filter.drop_held_by(event.old, event.new, lowest_before=lowest.get(ad_id))
+        if held is not None:
+            hits.append((ad_id, held))
+        elif isinstance(event, NewListing | BumpedListing):
             bumped = isinstance(event, BumpedListing)
-            text = renderer.new_listing(event.listing, bumped=bumped)
+            text = renderer.new_listing(listing, bumped=bumped)
             outgoing.append(Outgoing(chat_id, "new", text, f"new:{ad_id}:{chat_id}", ad_id))
         else:
-            text = renderer.price_drop(event.listing, event.old, event.new)
+            text = renderer.price_drop(listing, event.old, event.new, path=paths[ad_id])
             key = f"drop:{ad_id}:{chat_id}:{_money(event.old)}:{_money(event.new)}"
             outgoing.append(Outgoing(chat_id, "drop", text, key, ad_id))
+    if hits:
+        await record_hits(conn, watch_id, hits, now=now)
     return outgoing
 
 
