@@ -171,7 +171,7 @@ def test_markup_the_fast_path_misses_falls_back_to_a_full_parse(template: str) -
     parser (review of issue 3: the fallback must really run)."""
     data = {"props": {"pageProps": {"searchResult": {"rowsFound": 0}}}}
     page = template.format(json.dumps(data))
-    assert _next_data_span(page) is None  # the fast path gives up on this page ...
+    assert _next_data_span(page.encode()) is None  # the fast path gives up on this page ...
     assert parse_search_page(page).rows_found == 0  # ... so the result is BeautifulSoup's
 
 

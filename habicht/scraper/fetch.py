@@ -154,7 +154,7 @@ class WillhabenClient:
         grown = self._block_base * 2.0 ** min(self._blocks_in_a_row - 1, 32)
         self._paused_until = self._clock() + min(self._block_cap, max(retry_after or 0.0, grown))
 
-    async def _fetch(self, url: str) -> str:
+    async def _fetch(self, url: str) -> bytes:
         """The page body, after at most `attempts` tries; the last error if all fail."""
         for attempt in range(1, self._attempts + 1):
             try:
@@ -176,7 +176,7 @@ class WillhabenClient:
             if wait > 0:
                 await self._sleep(wait)
 
-    async def _get(self, url: str) -> str:
+    async def _get(self, url: str) -> bytes:
         """One GET, following redirects to our own origin only, each hop after the gap."""
         if self._http is None:
             state = "was closed" if self._closed else "is not open yet"
@@ -204,7 +204,7 @@ class WillhabenClient:
         finally:
             self._last_request_end = self._clock()
 
-    def _body(self, response: httpx.Response) -> str:
+    def _body(self, response: httpx.Response) -> bytes:
         status = response.status_code
         if status == 429:
             retry_after = _retry_after(response.headers.get("Retry-After"), self._clock())
@@ -215,7 +215,7 @@ class WillhabenClient:
             raise FetchError(f"willhaben answered {status}")
         if status != 200:
             raise FetchError(f"willhaben answered {status}", retryable=False)
-        return response.text
+        return response.content  # the parser reads bytes; text would only be encoded back
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
