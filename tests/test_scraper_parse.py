@@ -212,11 +212,14 @@ def one_advert_page(advert: object) -> str:
         {"id": ["1"]},
         "an advert",
         {"id": "1" * 41},
+        {"id": int("1" * 41)},
+        {"id": True},
         {"id": "1", "advertStatus": "reserved"},
         {"id": "1", "advertStatus": {"id": 55}},
     ],
     ids=["attributes-list", "attributes-text", "attribute-number", "attribute-object",
-         "id-float", "id-list", "entry-text", "id-too-long", "status-text", "status-number"],
+         "id-float", "id-list", "entry-text", "id-too-long", "id-number-too-long", "id-bool",
+         "status-text", "status-number"],
 )  # fmt: skip
 def test_an_advert_of_unknown_shape_makes_the_page_a_layout_error(advert: object) -> None:
     """A malformed advert raises LayoutError, never a crash nor a silently shorter page, so it
@@ -303,9 +306,9 @@ def test_adverts_outside_search_result_are_never_read_as_its_own(
     assert [listing.id for listing in page.listings] == ["1"] * result["rowsFound"]
 
 
-def test_more_adverts_than_rows_found_are_read_from_the_whole_script() -> None:
-    """A list longer than rowsFound is not trusted in place; the full decode decides (here a
-    repeated key, whose last value is what JSON means)."""
+def test_a_repeated_key_counts_with_its_last_value() -> None:
+    """Of a key repeated in searchResult the last value counts, as JSON means it: an earlier
+    list of adverts is no part of the page."""
     stale = json.dumps({"advertSummary": [advert_json("666")]}, separators=(",", ":"))
     result = f'{{"rowsFound":0,"advertSummaryList":{stale},"advertSummaryList":{{}}}}'
     page = parse_search_page(
@@ -313,3 +316,50 @@ def test_more_adverts_than_rows_found_are_read_from_the_whole_script() -> None:
         "</script>"
     )
     assert (page.rows_found, page.listings) == (0, [])
+
+
+def test_the_search_s_own_keys_elsewhere_in_the_script_are_not_read() -> None:
+    """`rowsFound`, `advertSummaryList` and a whole `searchResult` outside
+    `props.pageProps.searchResult` — first in the script, at other depths, inside an advert, or
+    in a string — change nothing: only the search's own members are read."""
+    decoy = {"rowsFound": 9, "advertSummaryList": {"advertSummary": [advert_json("666")]}}
+    advert = {**advert_json("1"), "advertSummaryList": decoy["advertSummaryList"]}
+    data = {
+        "searchResult": decoy,
+        "props": {
+            "rowsFound": 9,
+            "pageProps": {
+                "advertSummaryList": decoy["advertSummaryList"],
+                "teaser": {"searchResult": decoy},
+                "note": json.dumps({"searchResult": decoy}),
+                "searchResult": {
+                    "pagingLinksList": [decoy],
+                    "rowsFound": 1,
+                    "advertSummaryList": {"advertSummary": [advert]},
+                },
+            },
+        },
+    }
+    page = parse_search_page(f'<script id="__NEXT_DATA__">{json.dumps(data)}</script>')
+    assert (page.rows_found, [listing.id for listing in page.listings]) == (1, ["1"])
+
+
+def test_an_integer_id_reads_as_its_digits() -> None:
+    """An id the page writes as a number is the same advert as its string form."""
+    (listing,) = parse_search_page(one_advert_page({"id": 1622906706})).listings
+    assert listing.id == "1622906706"
+
+
+def test_the_body_as_bytes_parses_like_its_text() -> None:
+    """The client hands on the body as received, UTF-8 bytes: they parse to exactly what the
+    decoded text does, non-ASCII titles and prices included."""
+    for text in (REAL_PAGE, FLATS_PAGE):
+        assert parse_search_page(text.encode()) == parse_search_page(text)
+    built = render_search_page([FakeAdvert("1", "Küche „neu“ für 5 €", Decimal(5))])
+    assert parse_search_page(built.encode()).listings[0].title == "Küche „neu“ für 5 €"
+
+
+def test_a_layout_error_says_where_on_the_page_the_shape_is_wrong() -> None:
+    """The decoder's message names the member that does not fit, so a changed page is found."""
+    with pytest.raises(LayoutError, match=r"advertSummary\[0\]\.advertStatus\.id`"):
+        parse_search_page(one_advert_page({"id": "1", "advertStatus": {"id": 55}}))

@@ -12,7 +12,8 @@ is blocked, otherwise a `LayoutError`. `rowsFound: 0` is a valid empty result.
 The decoder's schema (`_NextData` down to `_Attribute`) names only what habicht reads, so
 everything else — navigators, tracking, recommended adverts, even keys of the same name in
 other objects — is skipped unbuilt, and `rowsFound` and `advertSummaryList` count only as
-direct members of `searchResult`. It type-checks every value before use: an advert entry of
+direct members of `searchResult` (of a key repeated there, the last value, as JSON means
+it). It type-checks every value before use: an advert entry of
 an unknown shape (attributes that are not an object, an id that is not a string or integer,
 a status without an id string) makes the whole page a `LayoutError`, whose message says
 where, rather than being skipped. Skipping would be unsafe: the skipped advert would be
