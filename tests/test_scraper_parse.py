@@ -363,3 +363,11 @@ def test_a_layout_error_says_where_on_the_page_the_shape_is_wrong() -> None:
     """The decoder's message names the member that does not fit, so a changed page is found."""
     with pytest.raises(LayoutError, match=r"advertSummary\[0\]\.advertStatus\.id`"):
         parse_search_page(one_advert_page({"id": "1", "advertStatus": {"id": 55}}))
+
+
+def test_a_byte_that_is_no_utf_8_reads_as_a_replacement_character() -> None:
+    """Invalid UTF-8 in the bytes costs the one character, as in a decode into text, not the
+    page."""
+    page = render_search_page([FakeAdvert("1", "Sofa", Decimal(5)), FakeAdvert("2", "Bett")])
+    (sofa, bett) = parse_search_page(page.encode().replace(b"Sofa", b"So\xfffa")).listings
+    assert (sofa.title, sofa.price, bett.title) == ("So\ufffdfa", Decimal(5), "Bett")

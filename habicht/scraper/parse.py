@@ -174,13 +174,24 @@ def parse_search_page(page: bytes | str) -> SearchPage:
                 raise Blocked("willhaben answered with its block page")
             raise LayoutError("the page has no __NEXT_DATA__ script")
         script = text.encode("utf-8", "replace")
+    return _search_page(_decode(script).props.page_props.search_result)
+
+
+def _decode(script: bytes | memoryview) -> _NextData:
+    """The script by the schema; `LayoutError` if it is no JSON or not of the schema's shape.
+
+    Invalid UTF-8 is replaced, as decoding the page into text would have done, and the
+    script decoded again: one bad byte in some title must not make the whole page unreadable.
+    """
     try:
-        data = _DECODER.decode(script)
+        return _DECODER.decode(script)
     except msgspec.ValidationError as exc:
         raise LayoutError(f"__NEXT_DATA__ is not a search result: {exc}") from exc
     except (msgspec.DecodeError, RecursionError) as exc:
-        raise LayoutError(f"__NEXT_DATA__ is not valid JSON: {exc}") from exc
-    return _search_page(data.props.page_props.search_result)
+        repaired = bytes(script).decode("utf-8", "replace").encode()
+        if repaired == script:
+            raise LayoutError(f"__NEXT_DATA__ is not valid JSON: {exc}") from exc
+        return _decode(repaired)
 
 
 def _next_data_span(page: bytes) -> tuple[int, int] | None:
