@@ -32,6 +32,9 @@ SOFA = parse_watch_argument("sofa")
 class TextRenderer:
     """Plain texts that show what was rendered."""
 
+    def for_chat(self, chat_id: int) -> TextRenderer:
+        return self
+
     def new_listing(self, listing: Listing) -> str:
         return f"new {listing.id}"
 

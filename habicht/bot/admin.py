@@ -2,6 +2,8 @@
 
 Anyone else who tries gets exactly what an unknown command gets (the hint in a private
 chat, silence in a group), so the refusal reveals nothing about the bot's owner commands.
+They answer only in a private chat: in a group, even an owner's `/queue dead` would show
+every member other chats' ids and errors, so there they get no answer at all.
 """
 
 from __future__ import annotations
@@ -30,15 +32,18 @@ FAILING_SHOWN = 5
 
 
 def owner_only(handler: Handler) -> Handler:
-    """Run `handler` for the owners; answer anyone else as if the command did not exist."""
+    """Run `handler` for the owners in a private chat; answer anyone else there as if the
+    command did not exist, and nobody in a group."""
 
     @wraps(handler)
     async def guarded(update: Update, context: Context) -> None:
-        user = update.effective_user
+        user, chat = update.effective_user, update.effective_chat
+        if chat is None or chat.type != ChatType.PRIVATE:
+            return
         if context.bot_data.is_admin(user.id if user else None):
             await handler(update, context)
-        elif update.effective_chat is not None and update.effective_chat.type == ChatType.PRIVATE:
-            await unknown_command(update, context)  # as `app` registers it: private chats only
+        else:
+            await unknown_command(update, context)
 
     return guarded
 

@@ -54,8 +54,10 @@ from telegram.ext import (
 from telegram.request import HTTPXRequest
 
 from habicht.bot import admin, commands
+from habicht.bot import settings as chat_settings
 from habicht.bot.alerts import report_error
 from habicht.bot.jobs import DRAIN, SCRAPE, drain_job, scrape_job
+from habicht.bot.presence import note_chat
 from habicht.bot.services import BotServices, Context
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
@@ -174,6 +176,9 @@ def build_application(
     # Only new messages: PTB's defaults also match an edited one, which would run its
     # command (another /watch, say) a second time.
     new = filters.UpdateType.MESSAGE
+    # First, in a group of its own, every new message: the chat, its language, and whether
+    # it is back after blocking the bot. Then the one handler that matches it.
+    application.add_handler(MessageHandler(new, note_chat), group=-1)
     application.add_handlers(
         [
             CommandHandler("start", commands.start, filters=new),
@@ -183,8 +188,12 @@ def build_application(
             CommandHandler("unwatch", commands.unwatch_command, filters=new),
             CommandHandler("pause", commands.pause_command, filters=new),
             CommandHandler("resume", commands.resume_command, filters=new),
+            CommandHandler("settings", chat_settings.settings_command, filters=new),
             CommandHandler("queue", admin.queue_command, filters=new),
             CommandHandler("stats", admin.stats_command, filters=new),
+            CallbackQueryHandler(
+                chat_settings.on_settings_button, pattern=f"^{chat_settings.PREFIX}"
+            ),
             CallbackQueryHandler(commands.on_button),
             # Hints only in private chats: in a group, other bots' commands and people's
             # chatter are none of habicht's business.

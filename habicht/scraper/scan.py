@@ -45,7 +45,13 @@ FAILING_AFTER = 3
 
 
 class Renderer(Protocol):
-    """Turns events into message texts; the bot's implementation writes escaped HTML."""
+    """Turns events into message texts; the bot's implementation writes escaped HTML.
+
+    `for_chat` gives the renderer of one chat's texts (its language, its alert style); the
+    scan asks for it per watch, so each alert is written as its chat wants it.
+    """
+
+    def for_chat(self, chat_id: int) -> Renderer: ...
 
     def new_listing(self, listing: Listing) -> str: ...
 
@@ -260,9 +266,10 @@ async def _record_page(
         watches = list(await cursor.fetchall())
     outgoing: list[Outgoing] = []
     for watch in watches:
+        chat_renderer = renderer.for_chat(watch["chat_id"])
         if watch["baseline_at"] is None:
             counts.baselines += 1
-            text = renderer.baseline(watch["label"], len(page.listings))
+            text = chat_renderer.baseline(watch["label"], len(page.listings))
             # One note per baseline: a resumed watch is baselined (and told) again.
             key = f"baseline:{watch['id']}:{now:.3f}"
             outgoing.append(Outgoing(watch["chat_id"], "info", text, key))
@@ -270,7 +277,7 @@ async def _record_page(
                 "UPDATE watches SET baseline_at = ? WHERE id = ?", (now, watch["id"])
             )
         else:
-            outgoing.extend(await _events(conn, watch, page, renderer=renderer, counts=counts))
+            outgoing.extend(await _events(conn, watch, page, renderer=chat_renderer, counts=counts))
         await conn.executemany(
             "INSERT INTO watch_listings (watch_id, ad_id, last_price, first_seen_at)"
             " VALUES (?, ?, ?, ?)"
