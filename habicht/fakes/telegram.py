@@ -62,6 +62,7 @@ _HTML_ENTITIES = frozenset({"lt", "gt", "amp", "quot"})
 
 Params = Mapping[str, Any]
 Payload = dict[str, Any]
+MemberStatus = Literal["creator", "administrator", "member", "left"]
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,8 @@ class SentMessage:
     parse_mode: str | None
     at: float
     reply_markup: Payload | None = None
+    thread_id: int | None = None
+    """The forum topic (`message_thread_id`) it went to, if any."""
     params: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -160,6 +163,25 @@ def _json_param(params: Params, name: str) -> Any:
 
 def _user(user_id: int) -> Payload:
     return {"id": user_id, "is_bot": False, "first_name": f"User {user_id}", "language_code": "de"}
+
+
+def _thread_id(params: Params) -> int | None:
+    value = params.get("message_thread_id")
+    return None if value is None else int(value)
+
+
+def _member(user_id: int, status: MemberStatus) -> Payload:
+    """A `ChatMember` of `status` with the fields python-telegram-bot requires for it."""
+    payload: Payload = {"status": status, "user": _user(user_id)}
+    if status == "creator":
+        payload["is_anonymous"] = False
+    elif status == "administrator":
+        rights = ("can_be_edited", "can_manage_chat", "can_delete_messages")
+        rights += ("can_manage_video_chats", "can_restrict_members", "can_promote_members")
+        rights += ("can_change_info", "can_invite_users", "can_post_stories")
+        rights += ("can_edit_stories", "can_delete_stories")
+        payload |= {"is_anonymous": False} | dict.fromkeys(rights, False)
+    return payload
 
 
 def _chat(chat_id: int) -> Payload:
@@ -253,6 +275,7 @@ class FakeBotAPI(Observable):
         self._recent: deque[float] = deque()
         self._last_to_chat: dict[int, float] = {}
         self._blocked: set[int] = set()
+        self._members: dict[tuple[int, int], MemberStatus] = {}
         self._faults: FaultScript[int, Fault] = FaultScript()
         self._executor: ThreadPoolExecutor | None = None
         self.calls: Counter[str] = Counter()
@@ -360,6 +383,11 @@ class FakeBotAPI(Observable):
             return self._send_message(params)
         if name == "editmessagetext":
             return self._edit_message_text(params)
+        if name == "getchatmember":
+            user_id = int(params["user_id"])
+            with self._cond:
+                status = self._members.get((int(params["chat_id"]), user_id), "member")
+            return _ok(_member(user_id, status))
         if name == "answercallbackquery":
             with self._cond:
                 self.callback_answers.append(dict(params))
@@ -412,6 +440,7 @@ class FakeBotAPI(Observable):
                 parse_mode=params.get("parse_mode"),
                 at=at,
                 reply_markup=_json_param(params, "reply_markup"),
+                thread_id=_thread_id(params),
                 params=dict(params),
             )
             self._messages.append(sent)
@@ -523,6 +552,11 @@ class FakeBotAPI(Observable):
         """The user blocks the bot: every later send to the chat gets 403 until `unblock`."""
         with self._cond:
             self._blocked.add(chat_id)
+
+    def set_member(self, chat_id: int, user_id: int, status: MemberStatus) -> None:
+        """What getChatMember answers for this user in this chat (unset: "member")."""
+        with self._cond:
+            self._members[(chat_id, user_id)] = status
 
     def unblock(self, chat_id: int) -> None:
         with self._cond:
