@@ -165,6 +165,14 @@ def _user(user_id: int) -> Payload:
     return {"id": user_id, "is_bot": False, "first_name": f"User {user_id}", "language_code": "de"}
 
 
+_ADMIN_RIGHTS = (
+    *("can_be_edited", "can_manage_chat", "can_delete_messages", "can_manage_video_chats"),
+    *("can_restrict_members", "can_promote_members", "can_change_info", "can_invite_users"),
+    *("can_post_stories", "can_edit_stories", "can_delete_stories"),
+)
+"""The rights an administrator's `ChatMember` must list (all False: the fake grants none)."""
+
+
 def _thread_id(params: Params) -> int | None:
     value = params.get("message_thread_id")
     return None if value is None else int(value)
@@ -176,11 +184,7 @@ def _member(user_id: int, status: MemberStatus) -> Payload:
     if status == "creator":
         payload["is_anonymous"] = False
     elif status == "administrator":
-        rights = ("can_be_edited", "can_manage_chat", "can_delete_messages")
-        rights += ("can_manage_video_chats", "can_restrict_members", "can_promote_members")
-        rights += ("can_change_info", "can_invite_users", "can_post_stories")
-        rights += ("can_edit_stories", "can_delete_stories")
-        payload |= {"is_anonymous": False} | dict.fromkeys(rights, False)
+        payload |= {"is_anonymous": False} | dict.fromkeys(_ADMIN_RIGHTS, False)
     return payload
 
 
