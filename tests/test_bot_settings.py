@@ -6,8 +6,9 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
-from botkit import ALICE, BOB, SEARCH, Bot, running
+from botkit import ALICE, BOB, OWNER, SEARCH, Bot, running
 
+from habicht.bot import deliver
 from habicht.bot.preferences import Preferences, language_of
 from habicht.clock import system_clock
 from habicht.db import Database, latest_version, migrations
@@ -167,3 +168,17 @@ async def test_settings_survive_the_upgrade_from_the_previous_schema(tmp_path: P
         assert await upgraded.single_value("SELECT alert_style FROM chats WHERE chat_id = 2") == (
             "compact"
         )
+
+
+async def test_an_owner_gets_replies_and_alerts_in_their_chats_language(bot: Bot) -> None:
+    """An owner whose chat is English gets /queue and the dead-message alert in English,
+    while the subscribers' default stays German."""
+    await bot.say(OWNER, "/start", lang="en")
+    await bot.say(OWNER, "/queue")
+    assert "pending: 0" in bot.last(OWNER)
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    assert "Suche Nr. 1" in bot.last(ALICE)
+    bot.api.block(ALICE)
+    await bot.baseline()
+    await deliver(bot.app.bot_data)  # the alert about a drain's dead rows goes out next drain
+    assert "Dead messages: 1 (blocked: 1)" in bot.last(OWNER)

@@ -57,7 +57,7 @@ from habicht.bot import admin, commands
 from habicht.bot import settings as chat_settings
 from habicht.bot.alerts import report_error
 from habicht.bot.jobs import DRAIN, SCRAPE, drain_job, scrape_job
-from habicht.bot.presence import note_chat
+from habicht.bot.presence import HANDLER_GROUP, note_chat
 from habicht.bot.services import BotServices, Context
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
@@ -178,7 +178,7 @@ def build_application(
     new = filters.UpdateType.MESSAGE
     # First, in a group of its own, every new message: the chat, its language, and whether
     # it is back after blocking the bot. Then the one handler that matches it.
-    application.add_handler(MessageHandler(new, note_chat), group=-1)
+    application.add_handler(MessageHandler(new, note_chat), group=HANDLER_GROUP)
     application.add_handlers(
         [
             CommandHandler("start", commands.start, filters=new),

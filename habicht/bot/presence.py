@@ -21,7 +21,11 @@ from habicht.bot.jobs import scan_now
 from habicht.bot.preferences import language_of
 from habicht.bot.services import Context
 
-__all__ = ["note_chat", "reactivate"]
+__all__ = ["HANDLER_GROUP", "note_chat", "reactivate"]
+
+HANDLER_GROUP = -100
+"""`note_chat`'s handler group. PTB runs the groups in ascending order and, within one, only
+the first handler that matches; far below 0, it leaves the groups near 0 to other handlers."""
 
 
 def _is_start(message: Message) -> bool:
