@@ -91,8 +91,11 @@ async def test_pressing_the_current_choice_changes_nothing(bot: Bot) -> None:
 
 async def test_the_language_comes_from_the_users_telegram(tmp_path: Path) -> None:
     """A chat's first message sets its language from the sender's `language_code`, HABICHT_LANG
-    applies to other languages, and a language chosen in /settings is kept."""
+    applies to other languages, and a language once known is kept; the command menu is there
+    in each language."""
     async with running(tmp_path, lang="de") as bot:
+        assert bot.api.commands_by_lang["en"][0]["description"].startswith("watch a")
+        assert bot.api.commands[0]["description"].startswith("willhaben-Suche")
         await bot.say(ALICE, "/start", lang="en-GB")
         assert bot.last(ALICE).startswith("👋 Hi!")
         await bot.say(ALICE, "/help", lang="de")  # known already: stays English

@@ -59,6 +59,7 @@ from habicht.bot.alerts import report_error
 from habicht.bot.jobs import DRAIN, SCRAPE, drain_job, scrape_job
 from habicht.bot.presence import HANDLER_GROUP, note_chat
 from habicht.bot.services import BotServices, Context
+from habicht.bot.texts import CATALOGS, Catalog
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
 from habicht.db import DatabaseError
@@ -225,11 +226,17 @@ def build_application(
 
 
 async def _post_init(application: BotApplication) -> None:
-    """Open the database and the willhaben client; publish the command menu."""
-    services = application.bot_data
-    await services.open(application.bot)
-    menu = services.texts.catalog.menu
-    await application.bot.set_my_commands([BotCommand(c, d) for c, d in menu.items()])
+    """Open the database and the willhaben client; publish the command menu: in each
+    language for the users whose app is set to it, in `HABICHT_LANG` for everyone else."""
+    services, bot = application.bot_data, application.bot
+    await services.open(bot)
+    for catalog in CATALOGS.values():
+        await bot.set_my_commands(_menu(catalog), language_code=catalog.lang)
+    await bot.set_my_commands(_menu(services.texts.catalog))
+
+
+def _menu(catalog: Catalog) -> list[BotCommand]:
+    return [BotCommand(command, about) for command, about in catalog.menu.items()]
 
 
 async def _post_shutdown(application: BotApplication) -> None:

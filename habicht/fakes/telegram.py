@@ -161,8 +161,13 @@ def _json_param(params: Params, name: str) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _user(user_id: int) -> Payload:
-    return {"id": user_id, "is_bot": False, "first_name": f"User {user_id}", "language_code": "de"}
+def _user(user_id: int, lang: str | None = None) -> Payload:
+    """A user; `lang` is their app's `language_code` (Telegram may leave it out, and then
+    the bot's default language applies)."""
+    user: Payload = {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"}
+    if lang is not None:
+        user["language_code"] = lang
+    return user
 
 
 _ADMIN_RIGHTS = (
@@ -292,6 +297,9 @@ class FakeBotAPI(Observable):
         self.edits: list[SentMessage] = []
         self.callback_answers: list[Payload] = []
         self.commands: list[Payload] = []
+        """The command menu for users of any language…"""
+        self.commands_by_lang: dict[str, list[Payload]] = {}
+        """… and for those whose app is set to one language (`language_code`)."""
 
     # ----------------------------------------------------------------- lifecycle and adapters
 
@@ -397,8 +405,12 @@ class FakeBotAPI(Observable):
                 self.callback_answers.append(dict(params))
             return _ok(True)
         if name == "setmycommands":
+            commands = list(_json_param(params, "commands") or [])
             with self._cond:
-                self.commands = list(_json_param(params, "commands") or [])
+                if params.get("language_code"):
+                    self.commands_by_lang[str(params["language_code"])] = commands
+                else:
+                    self.commands = commands
             return _ok(True)
         return _ok(True)  # deleteWebhook, sendChatAction, close, …: accepted
 
@@ -500,11 +512,14 @@ class FakeBotAPI(Observable):
 
     # ----------------------------------------------------------------- driving it from a test
 
-    def push_message(self, chat_id: int, user_id: int, text: str) -> int:
-        """Queue a user's text message (a command gets its `bot_command` entity); its update id."""
+    def push_message(
+        self, chat_id: int, user_id: int, text: str, *, lang: str | None = None
+    ) -> int:
+        """Queue a user's text message (a command gets its `bot_command` entity), written in
+        an app set to `lang`; its update id."""
         message: Payload = {
             "message_id": next(self._ids),
-            "from": _user(user_id),
+            "from": _user(user_id, lang),
             "chat": _chat(chat_id),
             "date": int(self._clock()),
             "text": text,
