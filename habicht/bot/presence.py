@@ -29,8 +29,9 @@ the first handler that matches; far below 0, it leaves the groups near 0 to othe
 
 
 def _is_start(message: Message) -> bool:
-    command = (message.text or "").split(maxsplit=1)[0] if message.text else ""
-    return command.split("@", 1)[0] == "/start"
+    """Whether the message is `/start` (or `/start@bot …`), which does its own welcome."""
+    words = (message.text or "").split(maxsplit=1)
+    return bool(words) and words[0].split("@", 1)[0] == "/start"
 
 
 async def note_chat(update: Update, context: Context) -> None:
