@@ -3,10 +3,14 @@ and settings, everyone may read, owner commands stay silent, topics get their an
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from botkit import ALICE, BOB, OWNER, SEARCH, Bot
 
 from habicht.bot.permissions import ADMIN_TTL
+from habicht.fakes import FakeAdvert
+from habicht.fakes.telegram import Fault
 
 GROUP = -1005001
 
@@ -119,3 +123,21 @@ async def test_a_forum_topic_gets_its_answers_and_the_watch_records_it(bot: Bot)
     await bot.say(ALICE, f"/watch {SEARCH}")
     (private,) = await bot.app.bot_data.subscriptions.watches(ALICE)
     assert private.thread_id is None
+
+
+async def test_a_group_that_became_a_supergroup_keeps_its_settings(bot: Bot) -> None:
+    """A group's language moves with it to its supergroup id: the first alert there, rendered
+    right after the move, is in the group's language."""
+    group, supergroup = -4001, -1004001
+    bot.api.set_member(group, ALICE, "administrator")
+    await bot.say(group, f"/watch {SEARCH}", user_id=ALICE, group=True, lang="en")
+    assert "Search no. 1" in bot.last(group)
+    await bot.baseline()
+    bot.api.fail_next(group, Fault.migrated(supergroup))
+    bot.site.adverts.insert(0, FakeAdvert("1005", "Gruppensofa", Decimal(80)))
+    await bot.scrape()  # the alert is rewritten to the new id, rendered before the move
+    assert bot.app.bot_data.preferences.lang(supergroup) == "en"
+    bot.site.adverts.insert(0, FakeAdvert("1006", "Zweites Sofa", Decimal(70)))
+    await bot.scrape()
+    assert "Zweites Sofa" in bot.last(supergroup)
+    assert "💶 €70" in bot.last(supergroup)

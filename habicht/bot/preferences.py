@@ -9,8 +9,8 @@ these columns behind its back, and a change is seen by the first alert queued af
 A chat's language is NULL until someone in it shows one habicht speaks (the `language_code`
 Telegram sends with a message): its first message with one sets it, `/settings` changes it,
 and until then `HABICHT_LANG` applies — so a changed default reaches every chat that never
-said otherwise. (A group that became a supergroup takes its row, settings included, to the
-new id; the mirror learns them at the new id's first message, or at the next start.)
+said otherwise. A group that became a supergroup takes its row, settings included, to the
+new id, and `moved` makes the mirror follow.
 """
 
 from __future__ import annotations
@@ -103,3 +103,10 @@ class Preferences:
         assert row is not None  # the row was inserted above if it was missing
         self._chats[chat_id] = prefs = ChatPrefs(row["lang"], row["alert_style"])
         return prefs
+
+    def moved(self, old: int, new: int) -> None:
+        """A group became a supergroup and its row moved: its settings follow it. (If the new
+        id had a row already, that row stayed, and so do its settings.)"""
+        prefs = self._chats.pop(old, None)
+        if prefs is not None:
+            self._chats.setdefault(new, prefs)

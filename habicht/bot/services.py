@@ -115,10 +115,11 @@ class BotServices:
         settings = self.settings
         db = await Database(settings.db).open()
         self._db = db
-        self._subscriptions = Subscriptions(db, clock=self.clock)
-        self._preferences = await Preferences(
-            db, clock=self.clock, default_lang=self.texts.lang
-        ).load()
+        preferences = await Preferences(db, clock=self.clock, default_lang=self.texts.lang).load()
+        self._preferences = preferences
+        self._subscriptions = Subscriptions(
+            db, clock=self.clock, on_chat_migrated=preferences.moved
+        )
         self._store = NotificationStore(
             db, clock=self.clock, max_attempts=settings.max_attempts, ttl=settings.message_ttl
         )

@@ -123,9 +123,18 @@ def _numbered(watches: list[WatchInfo], number: int) -> WatchInfo | None:
 class Subscriptions:
     """Chats and their watches in the database; every change is one transaction."""
 
-    def __init__(self, db: Database, *, clock: Clock) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        clock: Clock,
+        on_chat_migrated: Callable[[int, int], None] | None = None,
+    ) -> None:
+        """`on_chat_migrated(old, new)` is told after a chat's row moved to its new id (the
+        bot keeps the chat's settings in memory too)."""
         self._db = db
         self._clock = clock
+        self._on_chat_migrated = on_chat_migrated
 
     async def register_chat(self, chat_id: int) -> bool:
         """Create the chat, or re-activate it if it had blocked the bot; True if it was blocked.
@@ -183,6 +192,8 @@ class Subscriptions:
                 "UPDATE OR IGNORE watches SET chat_id = ? WHERE chat_id = ?", (new, old)
             )
             await conn.execute("DELETE FROM chats WHERE chat_id = ?", (old,))
+        if self._on_chat_migrated is not None:
+            self._on_chat_migrated(old, new)
 
     async def is_blocked(self, chat_id: int) -> bool:
         row = await self._db.fetchone("SELECT status FROM chats WHERE chat_id = ?", (chat_id,))
