@@ -35,8 +35,10 @@ class Site:
 
     adverts: list[FakeAdvert] = field(default_factory=list)
     status: int = 200
+    requests: list[httpx.URL] = field(default_factory=list)
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request.url)
         if self.status != 200:
             return httpx.Response(self.status, text="kaputt")
         return httpx.Response(200, text=render_search_page(self.adverts))

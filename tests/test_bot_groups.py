@@ -26,11 +26,12 @@ async def test_a_member_cannot_change_the_groups_watches_and_an_admin_can(bot: B
 
     await bot.say(GROUP, f"/watch {SEARCH}", user_id=ALICE, group=True)
     assert "Suche Nr. 1" in bot.last(GROUP)
-    for command in ("/pause 1", "/unwatch 1", "/resume", "/settings"):
+    for command in ("/pause 1", "/unwatch 1", "/resume", "/settings", "/filter 1 -defekt"):
         await bot.say(GROUP, command, user_id=BOB, group=True)
         assert "nur ihre Admins" in bot.last(GROUP), command
     (watch,) = await subscriptions.watches(GROUP)
     assert not watch.paused
+    assert watch.filter.empty
     await bot.say(GROUP, "/list", user_id=BOB, group=True)
     assert "Suchen</b>" in bot.last(GROUP)
     await bot.say(GROUP, "/help", user_id=BOB, group=True)

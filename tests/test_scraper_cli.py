@@ -62,7 +62,7 @@ def test_scrape_prints_the_listings(
     """The normalised search is fetched from HABICHT_WILLHABEN_URL and its listings printed."""
     url = "https://willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&utm_source=x"
     assert main(["scrape", url]) == 0
-    assert willhaben == ["/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1"]
+    assert willhaben == ["/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1&rows=200"]
     out = capsys.readouterr().out
     assert "2 listings shown of 57 found" in out
     assert "RTX 3070" in out

@@ -53,7 +53,7 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from habicht.bot import admin, commands
+from habicht.bot import admin, commands, filtering
 from habicht.bot import settings as chat_settings
 from habicht.bot.alerts import report_error
 from habicht.bot.jobs import DRAIN, SCRAPE, drain_job, scrape_job
@@ -186,6 +186,8 @@ def build_application(
             CommandHandler("help", commands.help_command, filters=new),
             CommandHandler("watch", commands.watch_command, filters=new),
             CommandHandler("list", commands.list_command, filters=new),
+            CommandHandler("filter", filtering.filter_command, filters=new),
+            CommandHandler("history", filtering.history_command, filters=new),
             CommandHandler("unwatch", commands.unwatch_command, filters=new),
             CommandHandler("pause", commands.pause_command, filters=new),
             CommandHandler("resume", commands.resume_command, filters=new),

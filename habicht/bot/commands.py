@@ -1,4 +1,5 @@
-"""What subscribers can do: /start, /help, /watch, /list, /unwatch, /pause, /resume.
+"""What subscribers can do: /start, /help, /watch, /list, /unwatch, /pause, /resume
+(/filter and /history live in `filtering`).
 
 Thin handlers: read `context.args`, answer bad input with usage and return, call
 `Subscriptions`, answer with a text from `texts` (which escapes every value). Replies to a
@@ -22,7 +23,7 @@ import secrets
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-from habicht.bot.handling import edit_in_place, reply, whole_number
+from habicht.bot.handling import chat_of, edit_in_place, reply, whole_number
 from habicht.bot.jobs import scan_now
 from habicht.bot.permissions import admins_only, admins_only_button
 from habicht.bot.presence import reactivate
@@ -57,15 +58,9 @@ OFFERS_KEPT = 10
 _WILLHABEN_LINK = re.compile(r"(?:https?://)?(?:www\.)?willhaben\.at/\S*", re.IGNORECASE)
 
 
-def _chat_id(update: Update) -> int:
-    if update.effective_chat is None:
-        raise ValueError("this update has no chat")
-    return update.effective_chat.id
-
-
 def _texts(update: Update, context: Context) -> Texts:
     """The texts of the update's chat, in its language."""
-    return context.bot_data.texts_for(_chat_id(update))
+    return context.bot_data.texts_for(chat_of(update))
 
 
 def _thread_id(update: Update) -> int | None:
@@ -87,7 +82,7 @@ async def _watch_number(update: Update, context: Context) -> int | None:
 async def start(update: Update, context: Context) -> None:
     """Greet the chat (registered by `note_chat`); after a block, re-activate it and its
     watches, whose new baselines are taken now, not next cycle."""
-    again = await reactivate(context, _chat_id(update))
+    again = await reactivate(context, chat_of(update))
     await reply(update, _texts(update, context).fill("start_again" if again else "start"))
 
 
@@ -98,7 +93,7 @@ async def help_command(update: Update, context: Context) -> None:
 async def _add_watch(update: Update, context: Context, search: Search) -> Html:
     """Add the watch, start its baseline scan at once, and say what happens next."""
     services = context.bot_data
-    chat_id = _chat_id(update)
+    chat_id = chat_of(update)
     texts = services.texts_for(chat_id)
     await services.subscriptions.register_chat(chat_id)
     try:
@@ -142,25 +137,40 @@ def _scan_state(watch: WatchInfo, context: Context) -> str:
     return texts.fill("scan_ok", age=texts.age(context.bot_data.clock() - watch.last_success_at))
 
 
-async def list_command(update: Update, context: Context) -> None:
-    """Each watch: number, label (linked), active or paused, listings known, last scan."""
-    texts = _texts(update, context)
-    watches = await context.bot_data.subscriptions.watches(_chat_id(update))
-    if not watches:
-        await reply(update, texts.fill("list_empty"))
-        return
+def _list_entry(watch: WatchInfo, context: Context) -> str:
+    """One watch in /list: its line, then its filter and what the filter hid, if any."""
+    texts = context.bot_data.texts_for(watch.chat_id)
     lines = [
         texts.fill(
             "list_line",
-            number=w.number,
-            url=w.url,
-            label=texts.label(w.label),
-            status=Html(texts.fill("status_paused" if w.paused else "status_active")),
-            known=texts.listings(w.listings_known),
-            scan=Html(_scan_state(w, context)),
+            number=watch.number,
+            url=watch.url,
+            label=texts.label(watch.label),
+            status=Html(texts.fill("status_paused" if watch.paused else "status_active")),
+            known=texts.listings(watch.listings_known),
+            scan=Html(_scan_state(watch, context)),
         )
-        for w in watches
     ]
+    if not watch.filter.empty:
+        lines.append(texts.fill("list_filter", rules=texts.rules(watch.filter.rules())))
+    if watch.hidden:
+        hits = ", ".join(
+            texts.fill("list_hit", count=count, rule=texts.echo(rule))
+            for rule, count in watch.hidden
+        )
+        lines.append(texts.fill("list_hidden", hits=Html(hits)))
+    return "\n".join(lines)
+
+
+async def list_command(update: Update, context: Context) -> None:
+    """Each watch: number, label (linked), active or paused, listings known, last scan, and
+    its filter with what it hid in the last day."""
+    texts = _texts(update, context)
+    watches = await context.bot_data.subscriptions.watches(chat_of(update), with_hits=True)
+    if not watches:
+        await reply(update, texts.fill("list_empty"))
+        return
+    lines = [_list_entry(watch, context) for watch in watches]
     await reply(update, texts.lines(texts.fill("list_header"), lines))
 
 
@@ -168,7 +178,7 @@ async def list_command(update: Update, context: Context) -> None:
 async def unwatch_command(update: Update, context: Context) -> None:
     """`/unwatch <n>`; without a number, one button per watch."""
     services = context.bot_data
-    chat_id = _chat_id(update)
+    chat_id = chat_of(update)
     texts = services.texts_for(chat_id)
     if not context.args:
         watches = await services.subscriptions.watches(chat_id)
@@ -206,7 +216,7 @@ async def _set_paused(update: Update, context: Context, *, paused: bool) -> None
         number = await _watch_number(update, context)
         if number is None:
             return
-    changed = await services.subscriptions.set_paused(_chat_id(update), number, paused=paused)
+    changed = await services.subscriptions.set_paused(chat_of(update), number, paused=paused)
     if not changed:
         key = "no_watches" if number is None else "no_such_watch"
         await reply(update, texts.fill(key, number=number))
@@ -266,7 +276,7 @@ async def on_button(update: Update, context: Context) -> None:
         return
     await query.answer()
     action, _, value = query.data.partition(":")
-    chat_id = _chat_id(update)
+    chat_id = chat_of(update)
     texts = context.bot_data.texts_for(chat_id)
     if action == "watch":
         offers = (context.chat_data or {}).get("offers", {})

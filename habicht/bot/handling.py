@@ -14,12 +14,19 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, LinkPreviewOptions, Me
 
 from habicht.bot.texts import Html
 
-__all__ = ["MAX_DIGITS", "NO_PREVIEW", "edit_in_place", "reply", "whole_number"]
+__all__ = ["MAX_DIGITS", "NO_PREVIEW", "chat_of", "edit_in_place", "reply", "whole_number"]
 
 MAX_DIGITS = 9
 """More digits than any watch number, row id or count of days needs; far from overflow."""
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+def chat_of(update: Update) -> int:
+    """The id of the chat an update came from (every handler registered here has one)."""
+    if update.effective_chat is None:
+        raise ValueError("this update has no chat")
+    return update.effective_chat.id
 
 
 def whole_number(text: str) -> int | None:

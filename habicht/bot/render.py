@@ -8,11 +8,12 @@ renderer runs synchronously inside that transaction.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 
 from habicht.bot.preferences import AlertStyle, Preferences
 from habicht.bot.texts import Texts
-from habicht.scraper import Listing
+from habicht.scraper import Listing, PricePoint
 
 __all__ = ["MessageRenderer"]
 
@@ -40,21 +41,33 @@ class MessageRenderer:
             Texts(self._chats.lang(chat_id)), style=prefs.alert_style, chats=self._chats
         )
 
-    def new_listing(self, listing: Listing) -> str:
-        """Title (the link, so Telegram previews the listing), price and place."""
+    def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
+        """Title (the link, so Telegram previews the listing), price and place; a `bumped`
+        one (the watch cannot tell new from old) says "bumped to the top, not seen before"."""
         return self.texts.new_listing(
             title=listing.title,
             url=listing.url,
             price=listing.price,
             price_display=listing.price_display,
             location=listing.location,
+            bumped=bumped,
             compact=self.style == "compact",
         )
 
-    def price_drop(self, listing: Listing, old: Decimal, new: Decimal) -> str:
-        """Title, the old price struck through, the new one, and how many percent less."""
+    def price_drop(
+        self, listing: Listing, old: Decimal, new: Decimal, *, path: Sequence[PricePoint] = ()
+    ) -> str:
+        """Title, the old price struck through, the new one, how many percent less, and the
+        way the price went when that says more ("€ 500 → € 450 → € 399 in 12 Tg")."""
+        span = path[-1].seen_at - path[0].seen_at if path else 0.0
         return self.texts.price_drop(
-            title=listing.title, url=listing.url, old=old, new=new, compact=self.style == "compact"
+            title=listing.title,
+            url=listing.url,
+            old=old,
+            new=new,
+            path=[point.price for point in path],
+            path_span=span,
+            compact=self.style == "compact",
         )
 
     def baseline(self, label: str, count: int) -> str:

@@ -128,8 +128,10 @@ class WillhabenClient:
         """When the site-wide backoff after a block ends, or None if we are not backing off."""
         return self._paused_until if self._paused_until > self._clock() else None
 
-    async def search(self, url: str) -> SearchPage:
-        """Fetch and parse the normalised search `url`; raises a `ScrapeError` on failure."""
+    async def search(self, url: str, *, page: int = 1) -> SearchPage:
+        """Fetch and parse page `page` of the normalised search `url` (`PAGE_ROWS` adverts a
+        page); raises a `ScrapeError` on failure. Each page is a request like any other: after
+        the gap, and not at all while the block backoff lasts."""
         async with self._lock:
             paused_until = self.paused_until
             if paused_until is not None:
@@ -138,12 +140,14 @@ class WillhabenClient:
                     retry_after=paused_until - self._clock(),
                 )
             try:
-                page = parse_search_page(await self._fetch(request_url(url, self._base_url)))
+                found = parse_search_page(
+                    await self._fetch(request_url(url, self._base_url, page=page))
+                )
             except Blocked as exc:
                 self._start_pause(exc.retry_after)
                 raise
             self._blocks_in_a_row = 0
-            return page
+            return found
 
     def _start_pause(self, retry_after: float | None) -> None:
         self._blocks_in_a_row += 1

@@ -13,6 +13,13 @@ are not an object, an id that is not a string or number) makes the whole page a
 `LayoutError` rather than being skipped. Skipping would be unsafe: the skipped advert would
 be missing from what a watch records, and the day it parsed again it would be sent as "new".
 An entry without any id is not an advert (willhaben interleaves other items) and is left out.
+The `children` of a building project (other units of the same advert, without `PRICE` or
+`PUBLISHED`) are not adverts of the search either: only the project itself is a listing.
+
+Ids and links are bounded here (texts are shortened where they are rendered): an id longer
+than `MAX_ID` is an unknown shape (`LayoutError`), and a link longer than `MAX_URL` is replaced
+by the advert's short `object?adId=` link, so no page can make a message or a dedupe key grow
+without limit.
 """
 
 from __future__ import annotations
@@ -38,6 +45,12 @@ _PREFIX = '{"props":{"pageProps":{"searchResult":{'
 _PRICE = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,4})?")
 _NESTING = re.compile(r"[{}\[\]]")
 _BLOCK_MARKERS = ("IP-Adresse wurde blockiert", "Zugriff verweigert", "Access denied")
+_RESERVED = "reserved"
+_RESERVED_PREFIX = "(reserviert) "
+MAX_ID = 40
+"""Characters an advert id may have (real ids have 9 or 10 digits)."""
+MAX_URL = 500
+"""Characters an advert link may have before the short `object?adId=` link replaces it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +59,11 @@ class Listing:
 
     `price` is None for price-less adverts ("zu verschenken", "VB", "auf Anfrage");
     `published_at` is epoch seconds from `PUBLISHED` (bumping refreshes it, so it is no
-    measure of "new"); `bumped` marks bumped or promoted adverts shown on top.
+    measure of "new"); `bumped` marks bumped or promoted adverts shown on top; `reserved`
+    one a seller has marked reserved (`advertStatus.id`), whose title then loses willhaben's
+    "(reserviert) " prefix so that it reads the same once the advert is active again;
+    `body` the start of its description (`BODY_DYN`) where the page has it; `is_private`
+    whether a private person (True) or a company (False) sells it, None if the page says not.
     """
 
     id: str
@@ -59,6 +76,9 @@ class Listing:
     image_url: str | None
     published_at: float | None
     bumped: bool
+    reserved: bool = False
+    body: str | None = None
+    is_private: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,12 +201,18 @@ def _listing(summary: Any) -> Listing | None:
     if isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
         raise LayoutError(f"an advert id is not a string or number: {raw_id!r}")
     ad_id = str(raw_id)
+    if len(ad_id) > MAX_ID:
+        raise LayoutError(f"an advert id is longer than {MAX_ID} characters: {ad_id[:MAX_ID]}…")
     attributes = _attributes(summary, ad_id)
     seo_url = attributes.get("SEO_URL")
     image = attributes.get("MMO")
     published = attributes.get("PUBLISHED")
     description = summary.get("description")
     title = description if isinstance(description, str) and description else None
+    reserved = _status(summary, ad_id) == _RESERVED
+    if reserved and title is not None:
+        title = title.removeprefix(_RESERVED_PREFIX)
+    url = AD_BASE + seo_url.lstrip("/") if seo_url else ""
     return Listing(
         id=ad_id,
         title=(title or attributes.get("HEADING") or "").strip(),
@@ -194,12 +220,35 @@ def _listing(summary: Any) -> Listing | None:
         price_display=attributes.get("PRICE_FOR_DISPLAY"),
         location=attributes.get("LOCATION"),
         postcode=attributes.get("POSTCODE"),
-        url=AD_BASE + seo_url.lstrip("/") if seo_url else f"{AD_BASE}object?adId={ad_id}",
+        url=url if url and len(url) <= MAX_URL else f"{AD_BASE}object?adId={ad_id}",
         image_url=IMAGE_BASE + image.lstrip("/") if image else None,
         published_at=_epoch_ms(published),
         bumped=_flag(attributes.get("IS_BUMPED"))
         or _flag(attributes.get("UPSELLING_AD_SEARCHRESULT")),
+        reserved=reserved,
+        body=attributes.get("BODY_DYN"),
+        is_private=_seller(attributes.get("ISPRIVATE")),
     )
+
+
+def _seller(value: str | None) -> bool | None:
+    """`ISPRIVATE` "1" (a private person) or "0" (a company); anything else is not known."""
+    return {"1": True, "0": False}.get(value or "")
+
+
+def _status(summary: dict[str, Any], ad_id: str) -> str | None:
+    """`advertStatus.id` ("active", "reserved"); None when the page has none (older pages).
+
+    A status of another shape is a `LayoutError`: guessing "active" could announce a
+    reserved advert, guessing "reserved" could hide a new one.
+    """
+    status = summary.get("advertStatus")
+    if status is None:
+        return None
+    value = status.get("id") if isinstance(status, dict) else None
+    if not isinstance(value, str):
+        raise LayoutError(f"advert {ad_id}: advertStatus has no id string: {status!r:.80}")
+    return value
 
 
 def _attributes(summary: dict[str, Any], ad_id: str) -> dict[str, str]:

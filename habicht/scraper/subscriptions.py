@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import aiosqlite
@@ -21,9 +22,11 @@ import aiosqlite
 from habicht.clock import Clock
 from habicht.db import Database
 from habicht.scraper.errors import DuplicateWatch, ErrorKind, TooManyWatches
+from habicht.scraper.filters import WatchFilter
+from habicht.scraper.history import HIT_WINDOW, PricePoint
 from habicht.scraper.urls import Search
 
-__all__ = ["Overview", "SearchHealth", "Subscriptions", "WatchInfo"]
+__all__ = ["AdvertHistory", "Overview", "SearchHealth", "Subscriptions", "WatchInfo"]
 
 Fetch = Callable[[str, Sequence[Any]], Awaitable[list[sqlite3.Row]]]
 
@@ -46,6 +49,21 @@ class WatchInfo:
     last_error_kind: ErrorKind | None
     thread_id: int | None
     """The forum topic the watch was created in (Telegram's `message_thread_id`), if any."""
+    filter: WatchFilter
+    hidden: tuple[tuple[str, int], ...]
+    """(rule, adverts) the filter hid in the last `HIT_WINDOW`, most first."""
+
+
+@dataclass(frozen=True, slots=True)
+class AdvertHistory:
+    """An advert one of the chat's watches has seen, with every price it was seen at."""
+
+    ad_id: str
+    title: str
+    url: str
+    price: Decimal | None
+    price_display: str | None
+    points: list[PricePoint]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +93,19 @@ class Overview:
 
 
 _WATCHES = """
-SELECT w.id, w.chat_id, w.search_id, s.url, w.label, w.status, w.baseline_at,
+SELECT w.id, w.chat_id, w.search_id, s.url, w.label, w.status, w.baseline_at, w.filters,
        (SELECT COUNT(*) FROM watch_listings wl WHERE wl.watch_id = w.id) AS listings_known,
        s.last_success_at, s.consecutive_failures, s.last_error_kind, w.thread_id
 FROM watches w JOIN searches s ON s.id = w.search_id
 WHERE w.chat_id = ?
 ORDER BY w.id
+"""
+_HITS = """
+SELECT h.watch_id, h.rule, COUNT(*) AS adverts
+FROM filter_hits h JOIN watches w ON w.id = h.watch_id
+WHERE w.chat_id = ? AND h.hit_at >= ?
+GROUP BY h.watch_id, h.rule
+ORDER BY adverts DESC, h.rule
 """
 
 
@@ -94,8 +119,14 @@ def _on(conn: aiosqlite.Connection) -> Fetch:
     return fetch
 
 
-async def _watch_list(fetch: Fetch, chat_id: int) -> list[WatchInfo]:
+async def _watch_list(
+    fetch: Fetch, chat_id: int, *, hits_since: float | None = None
+) -> list[WatchInfo]:
     rows = await fetch(_WATCHES, (chat_id,))
+    hidden: dict[int, list[tuple[str, int]]] = {}
+    if hits_since is not None:
+        for hit in await fetch(_HITS, (chat_id, hits_since)):
+            hidden.setdefault(hit["watch_id"], []).append((hit["rule"], hit["adverts"]))
     return [
         WatchInfo(
             id=row["id"],
@@ -111,6 +142,8 @@ async def _watch_list(fetch: Fetch, chat_id: int) -> list[WatchInfo]:
             consecutive_failures=row["consecutive_failures"],
             last_error_kind=row["last_error_kind"],
             thread_id=row["thread_id"],
+            filter=WatchFilter.from_json(row["filters"]),
+            hidden=tuple(hidden.get(row["id"], ())),
         )
         for number, row in enumerate(rows, start=1)
     ]
@@ -233,9 +266,13 @@ class Subscriptions:
                 watch_id = cursor.lastrowid
             return next(w for w in await _watch_list(fetch, chat_id) if w.id == watch_id)
 
-    async def watches(self, chat_id: int) -> list[WatchInfo]:
-        """The chat's watches in creation order; `number` is the position, from 1."""
-        return await _watch_list(self._db.fetchall, chat_id)
+    async def watches(self, chat_id: int, *, with_hits: bool = False) -> list[WatchInfo]:
+        """The chat's watches in creation order; `number` is the position, from 1.
+
+        `with_hits` also counts what each filter hid in the last day (for /list).
+        """
+        since = self._clock() - HIT_WINDOW if with_hits else None
+        return await _watch_list(self._db.fetchall, chat_id, hits_since=since)
 
     async def watch(self, chat_id: int, number: int) -> WatchInfo | None:
         return _numbered(await self.watches(chat_id), number)
@@ -278,6 +315,46 @@ class Subscriptions:
             await conn.executemany(sql, changed)
             ids = {w.id for w in targets}
             return [w for w in await _watch_list(fetch, chat_id) if w.id in ids]
+
+    async def set_filter(
+        self, chat_id: int, number: int, watch_filter: WatchFilter
+    ) -> WatchInfo | None:
+        """Give watch `number` this filter (the empty one clears it); None if no such watch.
+
+        Adverts the filter hides are still recorded as seen, so loosening it later never
+        floods the chat with old adverts.
+        """
+        async with self._db.transaction() as conn:
+            fetch = _on(conn)
+            watch = _numbered(await _watch_list(fetch, chat_id), number)
+            if watch is None:
+                return None
+            await conn.execute(
+                "UPDATE watches SET filters = ? WHERE id = ?", (watch_filter.to_json(), watch.id)
+            )
+            return _numbered(await _watch_list(fetch, chat_id), number)
+
+    async def history(self, chat_id: int, ad_id: str) -> AdvertHistory | None:
+        """The advert and its prices, if one of the chat's watches has seen it."""
+        row = await self._db.fetchone(
+            "SELECT l.ad_id, l.title, l.url, l.price, l.price_display FROM listings l"
+            " WHERE l.ad_id = ? AND EXISTS (SELECT 1 FROM watch_listings wl"
+            " JOIN watches w ON w.id = wl.watch_id WHERE wl.ad_id = l.ad_id AND w.chat_id = ?)",
+            (ad_id, chat_id),
+        )
+        if row is None:
+            return None
+        points = await self._db.fetchall(
+            "SELECT seen_at, price FROM price_history WHERE ad_id = ? ORDER BY seen_at", (ad_id,)
+        )
+        return AdvertHistory(
+            ad_id=row["ad_id"],
+            title=row["title"],
+            url=row["url"],
+            price=None if row["price"] is None else Decimal(row["price"]),
+            price_display=row["price_display"],
+            points=[PricePoint(p["seen_at"], Decimal(p["price"])) for p in points],
+        )
 
     async def overview(self) -> Overview:
         """Counts for /stats and the searches whose latest scans failed, worst first."""
