@@ -29,6 +29,9 @@ class FakeClock:
 class TextRenderer:
     """The scraper's Renderer as plain texts that show what was rendered."""
 
+    def for_chat(self, chat_id: int) -> TextRenderer:
+        return self
+
     def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
         return f"{'bumped' if bumped else 'new'} {listing.id}"
 

@@ -2,7 +2,8 @@
 
 `/filter <n> <rule> …` adds rules to watch n, `/filter <n>` shows them, `/filter <n> clear`
 removes them; the rules are `habicht.scraper.filters`'. A change is refused whole when one
-rule is bad, and the answer names the words at fault.
+rule is bad, and the answer names the words at fault. In a group only its admins may use
+/filter (it changes what the whole group is told); /history is for everyone.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from telegram import Update
 
 from habicht.bot.handling import chat_of, reply, whole_number
+from habicht.bot.permissions import admins_only
 from habicht.bot.services import Context
 from habicht.bot.texts import Html
 from habicht.scraper import InvalidFilter, WatchFilter
@@ -29,10 +31,12 @@ def advert_id(text: str) -> str | None:
     return matches[-1] if matches else None
 
 
+@admins_only
 async def filter_command(update: Update, context: Context) -> None:
-    """`/filter <n> [rules … | clear]`."""
+    """`/filter <n> [rules … | clear]`; in a group, for its admins (a filter changes what the
+    whole group is told)."""
     services = context.bot_data
-    texts = services.texts
+    texts = services.texts_for(chat_of(update))
     args = context.args or []
     if not args:
         await reply(update, texts.fill("filter_usage"))
@@ -71,7 +75,7 @@ async def filter_command(update: Update, context: Context) -> None:
 async def history_command(update: Update, context: Context) -> None:
     """`/history <advert link or code>`: every price the chat's watches saw it at."""
     services = context.bot_data
-    texts = services.texts
+    texts = services.texts_for(chat_of(update))
     code = advert_id(" ".join(context.args or []))
     if code is None:
         await reply(update, texts.fill("history_usage"))

@@ -1,7 +1,9 @@
-"""The scraper's `Renderer`: turns its events into message texts in the subscribers' language.
+"""The scraper's `Renderer`: turns its events into message texts in each chat's language.
 
 The scraper calls it inside the transaction that detects an event, so the text stored in the
 outbox is final: a retry never re-renders, and a restart never changes what was promised.
+`for_chat` reads the chat's settings from the in-memory mirror (`Preferences`), since the
+renderer runs synchronously inside that transaction.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
+from habicht.bot.preferences import AlertStyle, Preferences
 from habicht.bot.texts import Texts
 from habicht.scraper import Listing, PricePoint
 
@@ -16,10 +19,27 @@ __all__ = ["MessageRenderer"]
 
 
 class MessageRenderer:
-    """New listing, price drop and baseline texts for one language (Telegram HTML)."""
+    """New listing, price drop and baseline texts for one language and alert style (HTML).
 
-    def __init__(self, texts: Texts) -> None:
+    A `compact` alert is one line; a `photo` alert (until photos are sent) is the multi-line
+    text whose link preview shows the listing's picture.
+    """
+
+    def __init__(
+        self, texts: Texts, *, style: AlertStyle = "photo", chats: Preferences | None = None
+    ) -> None:
         self.texts = texts
+        self.style: AlertStyle = style
+        self._chats = chats
+
+    def for_chat(self, chat_id: int) -> MessageRenderer:
+        """The renderer of `chat_id`'s language and alert style (this one if it knows no chats)."""
+        if self._chats is None:
+            return self
+        prefs = self._chats.of(chat_id)
+        return MessageRenderer(
+            Texts(self._chats.lang(chat_id)), style=prefs.alert_style, chats=self._chats
+        )
 
     def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
         """Title (the link, so Telegram previews the listing), price and place; a `bumped`
@@ -31,6 +51,7 @@ class MessageRenderer:
             price_display=listing.price_display,
             location=listing.location,
             bumped=bumped,
+            compact=self.style == "compact",
         )
 
     def price_drop(
@@ -46,6 +67,7 @@ class MessageRenderer:
             new=new,
             path=[point.price for point in path],
             path_span=span,
+            compact=self.style == "compact",
         )
 
     def baseline(self, label: str, count: int) -> str:

@@ -25,6 +25,7 @@ __all__ = [
     "ENGLISH",
     "ERROR_BUDGET",
     "GERMAN",
+    "LANGUAGE_NAMES",
     "MAX_MESSAGE",
     "Catalog",
     "Html",
@@ -37,6 +38,9 @@ __all__ = [
 ]
 
 Lang = Literal["de", "en"]
+
+LANGUAGE_NAMES: Mapping[Lang, str] = {"de": "🇩🇪 Deutsch", "en": "🇬🇧 English"}
+"""Each language in its own words, the same in every catalog (one looks for one's own)."""
 
 MAX_MESSAGE = 4096
 """Telegram's limit on a message's text, in UTF-16 code units."""
@@ -162,6 +166,11 @@ class Catalog:
     offer_url: str
     button_watch: str
     offer_expired: str
+    not_admin: str
+    """Refuses a group member who is not its admin (also a button's answer: ≤ 200 chars)."""
+    settings: str
+    style_photo: str
+    style_compact: str
     # filters and price history
     filter_usage: str
     filter_show: str
@@ -184,6 +193,9 @@ class Catalog:
     bumped_listing: str
     """An advert the watch cannot tell new from old: bumped to the top, never seen before."""
     price_drop: str
+    new_listing_compact: str
+    bumped_listing_compact: str
+    price_drop_compact: str
     no_price: str
     listings_one: str
     listings_many: str
@@ -223,6 +235,7 @@ GERMAN = Catalog(
         "unwatch": "eine Suche löschen",
         "pause": "pausieren",
         "resume": "fortsetzen",
+        "settings": "Sprache und Alarme",
         "help": "Hilfe",
     },
     start=(
@@ -242,6 +255,7 @@ GERMAN = Catalog(
         "/unwatch <i>n</i> — Suche Nr. n löschen\n"
         "/pause [<i>n</i>] — Suche n (oder alle) pausieren\n"
         "/resume [<i>n</i>] — wieder aufnehmen\n"
+        "/settings — Sprache und Art der Alarme\n"
         "/help — diese Hilfe\n\n"
         "Eine neue Suche merkt sich zuerst, was es schon gibt; danach bekommst du nur neue "
         "Anzeigen und Preissenkungen."
@@ -297,6 +311,16 @@ GERMAN = Catalog(
     offer_url="Soll ich diese Suche beobachten?\n<b>{label}</b>",
     button_watch="👀 Beobachten",
     offer_expired="Dieses Angebot ist abgelaufen; schick den Link bitte noch einmal.",
+    not_admin="🔒 Das dürfen in dieser Gruppe nur ihre Admins.",
+    settings=(
+        "⚙️ <b>Einstellungen dieses Chats</b>\n"
+        "Sprache: {lang}\n"
+        "Alarme: {style}\n\n"
+        "<i>Foto</i>: jede Anzeige mit ihrem Bild — bis Fotos verschickt werden, als Text mit "
+        "der Linkvorschau, die das Bild zeigt. <i>Kompakt</i>: eine Zeile, ohne Vorschau."
+    ),
+    style_photo="🖼 Foto",
+    style_compact="📝 Kompakt",
     filter_usage=(
         "<b>Filter</b> für Suche Nr. n: <code>/filter n Regeln…</code>\n"
         "<code>+wort</code> muss vorkommen · <code>-wort</code> darf nicht vorkommen\n"
@@ -347,6 +371,13 @@ GERMAN = Catalog(
     ),
     price_drop=(
         '📉 <b><a href="{url}">{title}</a></b>\n💶 <s>{old}</s> → <b>{new}</b> (-{percent} %)'
+    ),
+    new_listing_compact='🆕 <a href="{url}">{title}</a> · {price} · {location}',
+    bumped_listing_compact=(
+        '🔝 <a href="{url}">{title}</a> · {price} · {location} · <i>nach oben geschoben</i>'
+    ),
+    price_drop_compact=(
+        '📉 <a href="{url}">{title}</a> · <s>{old}</s> → <b>{new}</b> (-{percent} %)'
     ),
     no_price="Preis auf Anfrage",
     listings_one="{count} Anzeige",
@@ -406,6 +437,7 @@ ENGLISH = Catalog(
         "unwatch": "delete a search",
         "pause": "pause",
         "resume": "resume",
+        "settings": "language and alerts",
         "help": "help",
     },
     start=(
@@ -424,6 +456,7 @@ ENGLISH = Catalog(
         "/unwatch <i>n</i> — delete search no. n\n"
         "/pause [<i>n</i>] — pause search n (or all)\n"
         "/resume [<i>n</i>] — resume it\n"
+        "/settings — language and kind of alerts\n"
         "/help — this help\n\n"
         "A new search first notes what is already there; after that you only get new "
         "listings and price drops."
@@ -477,6 +510,16 @@ ENGLISH = Catalog(
     offer_url="Shall I watch this search?\n<b>{label}</b>",
     button_watch="👀 Watch",
     offer_expired="This offer has expired; please send the link again.",
+    not_admin="🔒 In this group, only its admins may do that.",
+    settings=(
+        "⚙️ <b>Settings of this chat</b>\n"
+        "Language: {lang}\n"
+        "Alerts: {style}\n\n"
+        "<i>Photo</i>: every listing with its picture — until photos are sent, as text with "
+        "the link preview that shows the picture. <i>Compact</i>: one line, no preview."
+    ),
+    style_photo="🖼 Photo",
+    style_compact="📝 Compact",
     filter_usage=(
         "<b>Filter</b> for search no. n: <code>/filter n rules…</code>\n"
         "<code>+word</code> must appear · <code>-word</code> must not appear\n"
@@ -527,6 +570,9 @@ ENGLISH = Catalog(
     price_drop=(
         '📉 <b><a href="{url}">{title}</a></b>\n💶 <s>{old}</s> → <b>{new}</b> (-{percent}%)'
     ),
+    new_listing_compact='🆕 <a href="{url}">{title}</a> · {price} · {location}',
+    bumped_listing_compact='🔝 <a href="{url}">{title}</a> · {price} · {location} · <i>bumped</i>',
+    price_drop_compact='📉 <a href="{url}">{title}</a> · <s>{old}</s> → <b>{new}</b> (-{percent}%)',
     no_price="price on request",
     listings_one="{count} listing",
     listings_many="{count} listings",
@@ -615,14 +661,17 @@ class Texts:
         price_display: str | None,
         location: str | None,
         bumped: bool = False,
+        compact: bool = False,
     ) -> Html:
-        """A new listing: title as the link (its preview shows the listing), price, place.
+        """A new listing: title as the link (its preview shows the listing), price, place;
+        `compact` puts them on one line.
 
         `bumped`: the watch cannot tell whether it is new (see the scraper's `BumpedListing`),
         and the text says so.
         """
+        key = "bumped_listing" if bumped else "new_listing"
         return self.fill(
-            "bumped_listing" if bumped else "new_listing",
+            f"{key}_compact" if compact else key,
             url=url,
             title=shorten(title, TITLE_BUDGET),
             price=self.price(price, price_display),
@@ -638,21 +687,24 @@ class Texts:
         new: Decimal,
         path: Sequence[Decimal] = (),
         path_span: float = 0.0,
+        compact: bool = False,
     ) -> Html:
-        """A price drop: title as the link, old price struck through, new price, percent.
+        """A price drop: title as the link, old price struck through, new price, percent;
+        `compact` puts them on one line.
 
         `path` is every price the advert was known at, oldest first, ending with `new`, over
-        `path_span` seconds; shown when it says more than old → new (three prices or more).
+        `path_span` seconds; shown (not in compact alerts) when it says more than old → new
+        (three prices or more).
         """
         text = self.fill(
-            "price_drop",
+            "price_drop_compact" if compact else "price_drop",
             url=url,
             title=shorten(title, TITLE_BUDGET),
             old=format_price(old, self.lang),
             new=format_price(new, self.lang),
             percent=_percent_drop(old, new),
         )
-        if len(path) < 3:
+        if compact or len(path) < 3:
             return text
         return Html(f"{text}\n{self.price_path(path, path_span)}")
 

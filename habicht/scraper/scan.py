@@ -70,7 +70,13 @@ can take 999 new or bumped adverts between two scans before one is missed."""
 
 
 class Renderer(Protocol):
-    """Turns events into message texts; the bot's implementation writes escaped HTML."""
+    """Turns events into message texts; the bot's implementation writes escaped HTML.
+
+    `for_chat` gives the renderer of one chat's texts (its language, its alert style); the
+    scan asks for it per watch, so each alert is written as its chat wants it.
+    """
+
+    def for_chat(self, chat_id: int) -> Renderer: ...
 
     def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
         """`bumped`: a `BumpedListing`, which the text must not call new."""
@@ -370,9 +376,10 @@ async def _record_page(
         watches = list(await cursor.fetchall())
     outgoing: list[Outgoing] = []
     for watch in watches:
+        chat_renderer = renderer.for_chat(watch["chat_id"])
         if watch["baseline_at"] is None:
             counts.baselines += 1
-            text = renderer.baseline(watch["label"], len(active))
+            text = chat_renderer.baseline(watch["label"], len(active))
             # One note per baseline: a resumed watch is baselined (and told) again.
             key = f"baseline:{watch['id']}:{now:.3f}"
             outgoing.append(Outgoing(watch["chat_id"], "info", text, key))
@@ -381,7 +388,7 @@ async def _record_page(
                 (now, complete, watch["id"]),
             )
         else:
-            outgoing.extend(await _events(conn, watch, active, renderer=renderer, now=now))
+            outgoing.extend(await _events(conn, watch, active, renderer=chat_renderer, now=now))
         await conn.executemany(
             "INSERT INTO watch_listings (watch_id, ad_id, last_price, first_seen_at)"
             " VALUES (?, ?, ?, ?) ON CONFLICT (watch_id, ad_id)"

@@ -47,6 +47,8 @@ class WatchInfo:
     last_success_at: float | None
     consecutive_failures: int
     last_error_kind: ErrorKind | None
+    thread_id: int | None
+    """The forum topic the watch was created in (Telegram's `message_thread_id`), if any."""
     filter: WatchFilter
     hidden: tuple[tuple[str, int], ...]
     """(rule, adverts) the filter hid in the last `HIT_WINDOW`, most first."""
@@ -93,7 +95,7 @@ class Overview:
 _WATCHES = """
 SELECT w.id, w.chat_id, w.search_id, s.url, w.label, w.status, w.baseline_at, w.filters,
        (SELECT COUNT(*) FROM watch_listings wl WHERE wl.watch_id = w.id) AS listings_known,
-       s.last_success_at, s.consecutive_failures, s.last_error_kind
+       s.last_success_at, s.consecutive_failures, s.last_error_kind, w.thread_id
 FROM watches w JOIN searches s ON s.id = w.search_id
 WHERE w.chat_id = ?
 ORDER BY w.id
@@ -139,6 +141,7 @@ async def _watch_list(
             last_success_at=row["last_success_at"],
             consecutive_failures=row["consecutive_failures"],
             last_error_kind=row["last_error_kind"],
+            thread_id=row["thread_id"],
             filter=WatchFilter.from_json(row["filters"]),
             hidden=tuple(hidden.get(row["id"], ())),
         )
@@ -153,9 +156,18 @@ def _numbered(watches: list[WatchInfo], number: int) -> WatchInfo | None:
 class Subscriptions:
     """Chats and their watches in the database; every change is one transaction."""
 
-    def __init__(self, db: Database, *, clock: Clock) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        clock: Clock,
+        on_chat_migrated: Callable[[int, int], None] | None = None,
+    ) -> None:
+        """`on_chat_migrated(old, new)` is told after a chat's row moved to its new id (the
+        bot keeps the chat's settings in memory too)."""
         self._db = db
         self._clock = clock
+        self._on_chat_migrated = on_chat_migrated
 
     async def register_chat(self, chat_id: int) -> bool:
         """Create the chat, or re-activate it if it had blocked the bot; True if it was blocked.
@@ -195,7 +207,8 @@ class Subscriptions:
             )
 
     async def migrate_chat(self, old: int, new: int) -> None:
-        """A group became a supergroup: its chat row and its watches move to the new id.
+        """A group became a supergroup: its chat row (settings too) and its watches move to
+        the new id.
 
         A watch the new id already has for the same search wins; the old one goes with the
         old chat row.
@@ -203,8 +216,8 @@ class Subscriptions:
         now = self._clock()
         async with self._db.transaction() as conn:
             await conn.execute(
-                "INSERT INTO chats (chat_id, status, created_at, updated_at)"
-                " SELECT ?, status, created_at, ? FROM chats WHERE chat_id = ?"
+                "INSERT INTO chats (chat_id, status, lang, alert_style, created_at, updated_at)"
+                " SELECT ?, status, lang, alert_style, created_at, ? FROM chats WHERE chat_id = ?"
                 " ON CONFLICT (chat_id) DO NOTHING",
                 (new, now, old),
             )
@@ -212,13 +225,18 @@ class Subscriptions:
                 "UPDATE OR IGNORE watches SET chat_id = ? WHERE chat_id = ?", (new, old)
             )
             await conn.execute("DELETE FROM chats WHERE chat_id = ?", (old,))
+        if self._on_chat_migrated is not None:
+            self._on_chat_migrated(old, new)
 
     async def is_blocked(self, chat_id: int) -> bool:
         row = await self._db.fetchone("SELECT status FROM chats WHERE chat_id = ?", (chat_id,))
         return row is not None and row["status"] == "blocked"
 
-    async def add_watch(self, chat_id: int, search: Search, *, max_watches: int) -> WatchInfo:
-        """Add a watch of `search` for the chat; identical searches share one `searches` row.
+    async def add_watch(
+        self, chat_id: int, search: Search, *, max_watches: int, thread_id: int | None = None
+    ) -> WatchInfo:
+        """Add a watch of `search` for the chat (in forum topic `thread_id`, if given);
+        identical searches share one `searches` row.
 
         Raises `DuplicateWatch` if the chat already watches it, `TooManyWatches` at the limit.
         """
@@ -241,9 +259,9 @@ class Subscriptions:
             if len(existing) >= max_watches:
                 raise TooManyWatches(max_watches)
             async with conn.execute(
-                "INSERT INTO watches (chat_id, search_id, label, created_at)"
-                " SELECT ?, id, ?, ? FROM searches WHERE url = ?",
-                (chat_id, search.label, now, search.url),
+                "INSERT INTO watches (chat_id, search_id, label, created_at, thread_id)"
+                " SELECT ?, id, ?, ?, ? FROM searches WHERE url = ?",
+                (chat_id, search.label, now, thread_id, search.url),
             ) as cursor:
                 watch_id = cursor.lastrowid
             return next(w for w in await _watch_list(fetch, chat_id) if w.id == watch_id)
