@@ -139,7 +139,10 @@ async def test_queue_counts_and_failing_searches(db: Database) -> None:
     """Queue counts per state and searches failing for an active watch are in the report."""
     now = FakeClock()()
     async with db.transaction() as conn:
-        await conn.execute("INSERT INTO chats VALUES (1, 'active', ?, ?)", (now, now))
+        await conn.execute(
+            "INSERT INTO chats (chat_id, created_at, updated_at) VALUES (1, ?, ?)",
+            (now, now),
+        )
         await conn.executemany(
             "INSERT INTO searches (id, url, created_at, consecutive_failures, last_error_kind,"
             " last_error) VALUES (?, ?, ?, ?, ?, ?)",

@@ -10,14 +10,13 @@ from itertools import pairwise
 
 import httpx
 import pytest
-from fakes import FakeClock
+from fakes import FakeClock, TextRenderer
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.scraper import (
     Freshness,
     FreshnessWatch,
-    Listing,
     ScanSummary,
     Subscriptions,
     WillhabenClient,
@@ -31,17 +30,6 @@ from habicht.scraper import (
 BASE = "http://willhaben.test"
 INTERVAL = 100.0
 TICK = 10.0
-
-
-class Renderer:
-    def new_listing(self, listing: Listing) -> str:
-        return f"new {listing.id}"
-
-    def price_drop(self, listing: Listing, old: Decimal, new: Decimal) -> str:
-        return f"drop {listing.id}"
-
-    def baseline(self, label: str, count: int) -> str:
-        return f"watching {label}: {count}"
 
 
 class RateLimitedSite:
@@ -109,7 +97,7 @@ def passer(
         return await run_pass(
             db,
             client,
-            Renderer(),
+            TextRenderer(),
             clock=clock,
             max_attempts=5,
             interval=INTERVAL,
@@ -162,7 +150,7 @@ async def test_a_block_mid_pass_delays_every_search_equally(
     assert max(waits.values()) <= 2 * achieved, (achieved, waits)
 
     async def id_order(client: WillhabenClient) -> None:
-        await scan(db, client, Renderer(), clock=clock, max_attempts=5)
+        await scan(db, client, TextRenderer(), clock=clock, max_attempts=5)
 
     old, old_waits = await simulate(id_order, INTERVAL)
     assert not old.pages["k29"]  # the tail starves: what the scheduler fixes

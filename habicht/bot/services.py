@@ -20,6 +20,9 @@ from telegram.constants import ParseMode
 from telegram.ext import CallbackContext, ExtBot
 from telegram.request import HTTPXRequest
 
+from habicht.bot.handling import NO_PREVIEW
+from habicht.bot.permissions import ChatAdmins
+from habicht.bot.preferences import Preferences
 from habicht.bot.render import MessageRenderer
 from habicht.bot.texts import Texts
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
@@ -60,6 +63,7 @@ class BotServices:
         self._texts: Texts | None = None
         self._db: Database | None = None
         self._subscriptions: Subscriptions | None = None
+        self._preferences: Preferences | None = None
         self._store: NotificationStore | None = None
         self._client: WillhabenClient | None = None
         self._bot: Bot | None = None
@@ -95,6 +99,8 @@ class BotServices:
         """Whether the last pass stopped at a database error (the owner is told on changes)."""
         self.metrics: Metrics | None = None
         """The Prometheus metrics, when HABICHT_METRICS_PORT is set."""
+        self.chat_admins = ChatAdmins(clock=self.clock)
+        """Who administers the groups the bot is in, asked of Telegram and cached briefly."""
 
     def configure(
         self,
@@ -111,6 +117,7 @@ class BotServices:
         self.clock, self.sleep = clock, sleep
         self.rand = rand or random.Random()
         self.pacer = Pacer(clock=clock, sleep=sleep, chat_gap=CHAT_GAP)
+        self.chat_admins = ChatAdmins(clock=clock)
         self._willhaben_transport = willhaben_transport
 
     async def open(self, bot: Bot) -> None:
@@ -123,7 +130,11 @@ class BotServices:
             self.metrics = metrics
         db = await Database(settings.db).open()
         self._db = db
-        self._subscriptions = Subscriptions(db, clock=self.clock)
+        preferences = await Preferences(db, clock=self.clock, default_lang=self.texts.lang).load()
+        self._preferences = preferences
+        self._subscriptions = Subscriptions(
+            db, clock=self.clock, on_chat_migrated=preferences.moved
+        )
         self._store = NotificationStore(
             db, clock=self.clock, max_attempts=settings.max_attempts, ttl=settings.message_ttl
         )
@@ -149,6 +160,7 @@ class BotServices:
         if self._db is not None:
             await self._db.close()
         self._client = self._db = self._subscriptions = self._store = None
+        self._preferences = None
 
     @staticmethod
     def _ready(part: T | None, name: str) -> T:
@@ -162,11 +174,20 @@ class BotServices:
 
     @property
     def texts(self) -> Texts:
+        """The texts of `HABICHT_LANG`, for what goes to no chat in particular."""
         return self._ready(self._texts, "texts")
+
+    def texts_for(self, chat_id: int) -> Texts:
+        """The texts of the chat's language."""
+        return Texts(self.preferences.lang(chat_id))
 
     @property
     def renderer(self) -> MessageRenderer:
-        return MessageRenderer(self.texts)
+        return MessageRenderer(self.texts, chats=self.preferences)
+
+    @property
+    def preferences(self) -> Preferences:
+        return self._ready(self._preferences, "chat settings")
 
     @property
     def db(self) -> Database:
@@ -185,9 +206,16 @@ class BotServices:
         return self._ready(self._client, "willhaben client")
 
     async def send(self, chat_id: int, text: str) -> None:
-        """The queue's `send`: one HTML message; the first link (the listing) is previewed."""
+        """The queue's `send`: one HTML message; the first link (the listing) is previewed,
+        unless the chat chose compact alerts."""
         bot = self._ready(self._bot, "bot")
-        await bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
+        compact = self.preferences.of(chat_id).alert_style == "compact"
+        await bot.send_message(
+            chat_id,
+            text,
+            parse_mode=ParseMode.HTML,
+            link_preview_options=NO_PREVIEW if compact else None,
+        )
 
     def is_admin(self, user_id: int | None) -> bool:
         return user_id is not None and user_id in self.settings.admin_ids
