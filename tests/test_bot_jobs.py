@@ -131,10 +131,10 @@ async def test_a_long_drain_never_blocks_the_scrape_job(slow: Slow) -> None:
         slow.gate.allow()  # one more message gets through: the drain progresses, slowly
         await arrived(slow.api, ALICE, cycle)
         clock.advance(services.settings.scrape_interval)
-        before = clock()
+        due = clock()
         await run_job(app, SCRAPE)
         assert services.last_cycle is not None
-        assert before <= services.last_cycle[0] <= services.last_cycle[1] <= clock()
+        assert due <= services.last_cycle[0] <= services.last_cycle[1] <= clock()
         report = await check_health(services.db, services.settings, now=clock())
         assert report.healthy, report.reason
         assert report.jobs["drain"].running

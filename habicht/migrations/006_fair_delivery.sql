@@ -13,8 +13,8 @@ UPDATE notifications SET started_at = updated_at WHERE status = 'sending';
 -- A chat's latest fresh row: where `enqueue` queues the chat's next one (fair turns).
 CREATE INDEX notifications_turn ON notifications (chat_id, next_attempt_at)
     WHERE status = 'pending' AND attempts = 0;
--- Sent in the last 24 h, and the purge of old sent rows, without reading every sent row.
-CREATE INDEX notifications_sent ON notifications (sent_at) WHERE status = 'sent';
+-- (Sent in the last 24 h and the purge of old sent rows use `notifications_sent`, which the
+-- scheduler migration made for the delivery-time metric.)
 -- `dead()` newest first, the purge of old dead rows, and dead rows counted by reason.
 CREATE INDEX notifications_dead ON notifications (updated_at) WHERE status = 'dead';
 CREATE INDEX notifications_dead_reason ON notifications (dead_reason) WHERE status = 'dead';
