@@ -1,50 +1,105 @@
-"""How close habicht's delivery comes to Telegram's limits without ever breaking one.
+"""How close habicht's delivery comes to Telegram's limits, whatever the backlog's shape,
+without ever breaking one.
 
-Queues notifications in a fresh database and delivers them with `habicht.bot.deliver` — the
-drain the bot runs, through the real `telegram.Bot` (python-telegram-bot's HTTPXRequest and
-AIORateLimiter, as `habicht run` builds it) — to the fake Bot API served over HTTP on
-127.0.0.1, which answers every request after 50 ms and counts limit violations: more than 30
-messages in any second overall, or two messages to one chat less than 1 s apart. Two runs:
-1,000 notifications to 1,000 distinct chats (bounded by the overall limit, goal ≥ 28.5
-messages/s with zero violations), and 100 to a single chat (bounded by the per-chat limit:
-about 1 message/s).
+Each shape is queued in a fresh database and delivered by the real drain through the real
+`telegram.Bot` to the fake Bot API, which counts limit violations: more than 30 messages in
+any second overall, two messages to one chat less than 1 s apart, or more than 20 to one
+group in any minute. Two modes:
 
-    python benchmarks/delivery.py [--chats N] [--single N] [--batch N]
+- real time (`1,000 chats x 1`): `habicht.bot.deliver`, the drain `habicht run` runs, through
+  the Bot as `build_application` builds it (HTTPXRequest, AIORateLimiter) to the fake served
+  over HTTP on 127.0.0.1, answering every request after 50 ms;
+- virtual time (the long shapes): `habicht.queue.drain` on a `SteppedClock`, through a plain
+  `telegram.Bot` to the fake in-process (PTB's AIORateLimiter waits in real time, so it stays
+  out; the queue's pacer is what is measured). Database work takes no virtual time here.
+
+For each shape it prints the time, messages/s, and the ratio to the physical minimum,
+max(messages / 30 s, the busiest chat's count x its gap: 1 s private, 3 s group).
+
+    python benchmarks/delivery.py [--skip-real]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
+from telegram import Bot
+from telegram.constants import ParseMode
+from telegram.request import HTTPXRequest
+
 from habicht.bot import build_application, deliver
 from habicht.config import Settings
+from habicht.db import Database
+from habicht.fakes.clock import SteppedClock
 from habicht.fakes.telegram import FakeBotAPI
-from habicht.queue import Outgoing
+from habicht.queue import NotificationStore, Outgoing, drain
 
 ANSWER_DELAY = 0.05
-GOAL = 28.5
 TEXT = '🆕 <b><a href="https://www.willhaben.at/iad/x-{n}">Sofa &amp; Tisch {n}</a></b>\n💶 € 120'
 
 
 @dataclass(frozen=True)
-class Result:
-    messages: int
-    seconds: float
-    violations: int
-    failed_sends: int
+class Shape:
+    """`counts[chat] = messages`, queued in one transaction (rows interleaved across chats
+    as a scan would queue them); `late_chat` gets one more, queued after the 10th send."""
+
+    name: str
+    counts: dict[int, int]
+    late_chat: int | None = None
 
     @property
-    def rate(self) -> float:
-        return self.messages / self.seconds
+    def total(self) -> int:
+        return sum(self.counts.values()) + (self.late_chat is not None)
+
+    def minimum(self) -> float:
+        busiest = max(n * (3.0 if chat < 0 else 1.0) for chat, n in self.counts.items())
+        return max(self.total / 30, busiest)
+
+    def items(self) -> list[Outgoing]:
+        rows, n = [], 0
+        for i in range(max(self.counts.values())):
+            for chat, count in self.counts.items():
+                if i < count:
+                    rows.append(Outgoing(chat, "new", TEXT.format(n=n), f"bench:{n}"))
+                    n += 1
+        return rows
 
 
-async def run(count: int, chats: int, *, batch: int) -> Result:
-    """Deliver `count` queued notifications spread over `chats` chats; what the fake saw."""
+@dataclass(frozen=True)
+class Result:
+    seconds: float
+    messages: int
+    violations: Counter[str]
+    late_wait: float | None = None
+    private_done: float | None = None
+
+
+REAL = [
+    Shape("1,000 chats x 1", {10_000 + c: 1 for c in range(1000)}),
+    Shape("40 chats x 50", {10_000 + c: 50 for c in range(40)}),
+]
+SHAPES = [
+    Shape("40 chats x 50", {10_000 + c: 50 for c in range(40)}),
+    Shape("chat A x 300, then chat B x 1", {10_000: 300}, late_chat=20_000),
+    Shape("10,000 across 1,000 chats", {10_000 + c: 10 for c in range(1000)}),
+    Shape(
+        "2 groups x 60, 20 private x 5",
+        {-1001: 60, -1002: 60} | {10_000 + c: 5 for c in range(20)},
+    ),
+]
+
+
+async def run_real(shape: Shape) -> Result:
+    """The shape as `habicht run` delivers it."""
     with (
         tempfile.TemporaryDirectory() as tmp,
         FakeBotAPI(delay=ANSWER_DELAY) as api,
@@ -55,7 +110,6 @@ async def run(count: int, chats: int, *, batch: int) -> Result:
             telegram_api=server.base_url,
             db=Path(tmp) / "habicht.sqlite3",
             willhaben_url="http://127.0.0.1:9",  # never asked: no scrape runs here
-            queue_batch=batch,
         )
         app = build_application(settings)
         async with app:
@@ -63,55 +117,91 @@ async def run(count: int, chats: int, *, batch: int) -> Result:
             assert app.post_shutdown is not None
             await app.post_init(app)
             services = app.bot_data
-            await services.store.enqueue_many(
-                Outgoing(10_000 + n % chats, "new", TEXT.format(n=n), f"bench:{n}")
-                for n in range(count)
-            )
+            await services.store.enqueue_many(shape.items())
             start = time.perf_counter()
             await deliver(services)
             seconds = time.perf_counter() - start
             stats = await services.store.stats()
             await app.post_shutdown(app)
-        assert stats.sent == count, f"only {stats.sent} of {count} were sent"
-        delivered = len(api.messages())
-        return Result(
-            messages=delivered,
-            seconds=seconds,
-            violations=len(api.violations),
-            failed_sends=sum(api.attempts.values()) - delivered,
-        )
+        assert stats.sent == shape.total, f"only {stats.sent} of {shape.total} were sent"
+        return Result(seconds, len(api.messages()), Counter(v.kind for v in api.violations))
 
 
-def report(title: str, result: Result) -> None:
+async def run_virtual(shape: Shape) -> Result:
+    """The shape through the real drain on a stepped virtual clock."""
+    with tempfile.TemporaryDirectory() as tmp:
+        async with Database(Path(tmp) / "habicht.sqlite3") as db:
+            clock = SteppedClock(db)
+            store = NotificationStore(db, clock=clock, max_attempts=5, ttl=86400)
+            start = clock()
+            with FakeBotAPI(clock=clock) as api:
+                request = HTTPXRequest(
+                    connection_pool_size=64,
+                    httpx_kwargs={"transport": httpx.MockTransport(api.handle)},
+                )
+                async with Bot(api.token, request=request) as bot:
+                    queued: list[float] = []
+
+                    async def send(chat_id: int, text: str) -> object:
+                        if shape.late_chat is not None and len(api.messages()) == 10 and not queued:
+                            queued.append(clock())
+                            late = Outgoing(shape.late_chat, "new", "<b>late</b>", "bench:late")
+                            await store.enqueue(late)
+                        return await bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
+
+                    await store.enqueue_many(shape.items())
+                    summary = await drain(
+                        store, send, clock=clock, sleep=clock.sleep, rand=random.Random(0)
+                    )
+                seconds = max(m.at for m in api.messages()) - start
+                assert summary.sent == shape.total, f"only {summary.sent} of {shape.total} sent"
+                late_wait = None
+                if queued:
+                    (late,) = api.messages(shape.late_chat)
+                    late_wait = late.at - queued[0]
+                private = [m.at for m in api.messages() if m.chat_id > 0]
+                return Result(
+                    seconds,
+                    len(api.messages()),
+                    Counter(v.kind for v in api.violations),
+                    late_wait=late_wait,
+                    private_done=max(private) - start if private else None,
+                )
+
+
+def report(name: str, result: Result, minimum: float | None) -> None:
+    ratio = f", {result.seconds / minimum:4.2f}x the minimum {minimum:.0f} s" if minimum else ""
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.violations.items()))
     print(
-        f"{title:<34} {result.messages:>5} messages in {result.seconds:7.2f} s = "
-        f"{result.rate:6.2f} msg/s, {result.violations} limit violations, "
-        f"{result.failed_sends} failed sends (429s)"
+        f"{name:<32} {result.messages:>6} in {result.seconds:8.2f} s = "
+        f"{result.messages / result.seconds:6.2f} msg/s{ratio}, "
+        f"{sum(result.violations.values())} violations{f' ({kinds})' if kinds else ''}"
     )
+    if result.late_wait is not None:
+        print(f"{'':<32} chat B's message went out {result.late_wait:.2f} s after it was queued")
 
 
-async def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--chats", type=int, default=1000, help="distinct chats (default 1000)")
+    parser.add_argument("--skip-real", action="store_true", help="only the virtual-time shapes")
     parser.add_argument(
-        "--single", type=int, default=100, help="messages to one chat (default 100; 0 skips)"
+        "--real-only", action="store_true", help="only the real-time shapes (about 100 s)"
     )
-    parser.add_argument(
-        "--batch", type=int, default=50, help="HABICHT_QUEUE_BATCH (default 50, as shipped)"
-    )
-    args = parser.parse_args()
-    print(
-        f"fake Bot API on 127.0.0.1 answering after {ANSWER_DELAY * 1000:.0f} ms; "
-        f"batches of {args.batch}"
-    )
-    spread = await run(args.chats, args.chats, batch=args.batch)
-    report(f"{args.chats} chats, one message each", spread)
-    met = spread.rate >= GOAL and not spread.violations
-    print(f"  goal >= {GOAL} msg/s with 0 violations: {'met' if met else 'NOT met'}")
-    if args.single:
-        single = await run(args.single, 1, batch=args.batch)
-        report(f"1 chat, {args.single} messages", single)
+    args = parser.parse_args(argv)
+    if not args.skip_real:
+        print(f"real time: fake Bot API on 127.0.0.1 answering after {ANSWER_DELAY * 1000:.0f} ms")
+        for shape in REAL:
+            report(shape.name, asyncio.run(run_real(shape)), shape.minimum())
+    if args.real_only:
+        return
+    print("virtual time (SteppedClock), fake Bot API in-process")
+    for shape in SHAPES:
+        result = asyncio.run(run_virtual(shape))
+        report(shape.name, result, shape.minimum())
+        if shape.name.startswith("2 groups"):
+            assert result.private_done is not None
+            print(f"{'':<32} private chats done after {result.private_done:.2f} s (5 x 1.1 s gaps)")
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

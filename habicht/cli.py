@@ -199,7 +199,10 @@ async def _scrape(args: argparse.Namespace, settings: Settings) -> int:
     print(f"{search.url}\n{len(page.listings)} listings shown of {page.rows_found} found")
     for listing in page.listings:
         price = listing.price_display or "-"
-        flag = " (bumped)" if listing.bumped else ""
+        flags = [
+            name for name, on in (("reserved", listing.reserved), ("bumped", listing.bumped)) if on
+        ]
+        flag = f" ({', '.join(flags)})" if flags else ""
         where = f"  [{listing.location}]" if listing.location else ""
         print(f"{listing.id:>10}  {price:>14}  {listing.title}{flag}{where}")
         print(f"{'':>10}  {listing.url}")

@@ -49,7 +49,11 @@ class Settings:
     )
     db: Path = _setting("HABICHT_DB", Path("data/habicht.sqlite3"), "SQLite database path")
     scrape_interval: float = _setting(
-        "HABICHT_SCRAPE_INTERVAL", 300.0, "seconds between scrape cycles", minimum=1, maximum=_WEEK
+        "HABICHT_SCRAPE_INTERVAL",
+        300.0,
+        "seconds from one scan of a search to its next (a target the fetch gap may stretch)",
+        minimum=1,
+        maximum=_WEEK,
     )
     queue_interval: float = _setting(
         "HABICHT_QUEUE_INTERVAL", 30.0, "seconds between queue drains", minimum=0.1, maximum=_DAY
@@ -90,6 +94,23 @@ class Settings:
     willhaben_url: str = _setting(
         "HABICHT_WILLHABEN_URL", "https://www.willhaben.at", "where willhaben requests go"
     )
+    retention_days: int = _setting(
+        "HABICHT_RETENTION_DAYS",
+        30,
+        "sent and dead notifications older than this many days are purged daily",
+        minimum=1,
+        maximum=3650,
+    )
+    metrics_port: int = _setting(
+        "HABICHT_METRICS_PORT",
+        0,
+        "port of the Prometheus /metrics endpoint; 0 = off",
+        minimum=0,
+        maximum=65535,
+    )
+    metrics_host: str = _setting(
+        "HABICHT_METRICS_HOST", "127.0.0.1", "address the /metrics endpoint listens on"
+    )
 
     def __post_init__(self) -> None:
         if self.backoff_cap < self.backoff_base:
@@ -97,6 +118,8 @@ class Settings:
                 f"HABICHT_BACKOFF_CAP ({self.backoff_cap:g}) must not be below "
                 f"HABICHT_BACKOFF_BASE ({self.backoff_base:g})"
             )
+        if not self.metrics_host.strip():
+            raise ConfigError("HABICHT_METRICS_HOST must be an address to listen on, got ''")
         if self.lang not in ("de", "en"):
             raise ConfigError(f"HABICHT_LANG must be 'de' or 'en', got {self.lang!r}")
         urls = (

@@ -1,8 +1,10 @@
-"""Liveness of the two cycles, recorded in the database, and the verdict of `habicht health`.
+"""Liveness of the scheduler and the drain, recorded in the database, and the verdict of
+`habicht health`.
 
-The bot's jobs record each run of `scrape` and `drain` in `heartbeats` (`heartbeat()` does
-both ends). `habicht health` — the container's HEALTHCHECK — runs in a separate process, so
-the database is the only place it can read liveness from.
+The bot's jobs record each run of `scrape` (a scheduler pass, at least every tick) and
+`drain` in `heartbeats` (`heartbeat()` does both ends). `habicht health` — the container's
+HEALTHCHECK — runs in a separate process, so the database is the only place it can read
+liveness from.
 
 Verdict (keep in sync with README "Operations"): healthy when the database opens at the
 current schema and each job's latest heartbeat — its last finish, or while it is running its
@@ -10,9 +12,11 @@ start or latest recorded progress — is at most 3 * its interval old
 (`HABICHT_SCRAPE_INTERVAL`, `HABICHT_QUEUE_INTERVAL`). A running job records progress (a
 scrape after each search, a drain as it sends) at most every `PROGRESS_EVERY` seconds, so a
 long run that is getting somewhere is not taken for a stalled one. A cycle that ended with an
-error still counts as alive (`ok` is reported); failing searches and the queue are reported
-but never make the verdict, because a blocked willhaben or a backlog is not something a
-restart cures.
+error still counts as alive (`ok` is reported); failing searches, the queue and freshness
+(how long the active searches have waited since their last scan: the stalest and the 95th
+percentile) are reported but never make the verdict, because a blocked willhaben or a
+backlog is not something a restart cures. A scheduler that stalls — a pass that neither
+scans a search nor ends, or no pass at all — is: its heartbeat grows old.
 
 Reads only: it never creates or migrates the database and needs nothing from Telegram.
 
@@ -37,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from habicht.clock import Clock
 from habicht.config import Settings
 from habicht.db import Database, DatabaseError, latest_version
+from habicht.scraper import Freshness, freshness
 
 if TYPE_CHECKING:
     from habicht.watchdog import Watchdog
@@ -226,6 +231,7 @@ class HealthReport:
     jobs: dict[Job, JobBeat] = field(default_factory=dict)
     queue: dict[str, int] = field(default_factory=dict)
     failing_searches: list[dict[str, Any]] = field(default_factory=list)
+    freshness: Freshness | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON `habicht health` prints."""
@@ -236,19 +242,38 @@ class HealthReport:
             "jobs": {job: beat.as_dict(self.checked_at) for job, beat in self.jobs.items()},
             "queue": self.queue,
             "failing_searches": self.failing_searches,
+            "freshness": None if self.freshness is None else _freshness(self.freshness),
         }
+
+
+def _freshness(fresh: Freshness) -> dict[str, Any]:
+    def rounded(seconds: float | None) -> float | None:
+        return None if seconds is None else round(seconds, 1)
+
+    return {
+        "searches": fresh.searches,
+        "stalest_seconds": rounded(fresh.stalest),
+        "p95_seconds": rounded(fresh.p95),
+        "interval_seconds": fresh.interval,
+        "behind": fresh.behind,
+    }
 
 
 def _iso(when: float | None) -> str | None:
     return None if when is None else datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds")
 
 
+# One count per partial index, never a scan of the (ever-growing) sent rows — which SQLite
+# would choose (the chat_id, status index) without INDEXED BY.
 _QUEUE = """
-SELECT count(*) FILTER (WHERE status = 'pending'),
-       count(*) FILTER (WHERE status = 'pending' AND attempts > 0),
-       count(*) FILTER (WHERE status = 'sending'),
-       count(*) FILTER (WHERE status = 'dead')
-FROM notifications
+SELECT (SELECT count(*) FROM notifications INDEXED BY notifications_due
+        WHERE status = 'pending'),
+       (SELECT count(*) FROM notifications INDEXED BY notifications_due
+        WHERE status = 'pending' AND attempts > 0),
+       (SELECT count(*) FROM notifications INDEXED BY notifications_lease
+        WHERE status = 'sending'),
+       (SELECT count(*) FROM notifications INDEXED BY notifications_dead
+        WHERE status = 'dead')
 """
 
 _FAILING = """
@@ -288,6 +313,7 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
         for row in await db.fetchall(_FAILING)
     ]
     problems = [p for p in (beat.problem(now) for beat in jobs.values()) if p]
+    fresh = await freshness(db, now=now, interval=settings.scrape_interval)
     return HealthReport(
         healthy=not problems,
         reason="; ".join(problems) or "scrape and drain cycles are running",
@@ -295,6 +321,7 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
         jobs=jobs,
         queue={"pending": pending, "retrying": retrying, "sending": sending, "dead": dead},
         failing_searches=failing,
+        freshness=fresh,
     )
 
 

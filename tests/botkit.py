@@ -35,11 +35,19 @@ class Site:
 
     adverts: list[FakeAdvert] = field(default_factory=list)
     status: int = 200
+    requests: list[httpx.URL] = field(default_factory=list)
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request.url)
         if self.status != 200:
             return httpx.Response(self.status, text="kaputt")
         return httpx.Response(200, text=render_search_page(self.adverts))
+
+
+def _chat(chat_id: int, *, group: bool, forum: bool = False) -> dict[str, Any]:
+    if forum:
+        return {"id": chat_id, "type": "supergroup", "title": "Forum", "is_forum": True}
+    return {"id": chat_id, "type": "group" if group else "private"}
 
 
 @dataclass
@@ -50,27 +58,75 @@ class Bot:
     clock: FakeClock
 
     async def say(
-        self, chat_id: int, text: str, *, user_id: int | None = None, group: bool = False
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        user_id: int | None = None,
+        group: bool = False,
+        lang: str | None = None,
+        topic: int | None = None,
+        as_group: bool = False,
     ) -> None:
-        """A user writes `text` in their private chat (or a group); the Application handles it."""
+        """A user writes `text` in their private chat (or a group, or a forum's `topic`, with
+        their Telegram app in `lang`; `as_group`: an anonymous admin, on the group's behalf);
+        the Application handles it."""
+        user: dict[str, Any] = {"id": user_id or chat_id, "is_bot": False, "first_name": "Test"}
+        if as_group:  # Telegram's stand-in sender for anonymous group admins
+            user = {"id": 1087968824, "is_bot": True, "first_name": "Group"}
+        if lang is not None:
+            user["language_code"] = lang
         message: dict[str, Any] = {
             "message_id": next(ids),
             "date": int(self.clock()),
-            "chat": {"id": chat_id, "type": "group" if group else "private"},
-            "from": {"id": user_id or chat_id, "is_bot": False, "first_name": "Test"},
+            "chat": _chat(chat_id, group=group, forum=topic is not None),
+            "from": user,
             "text": text,
         }
+        if topic is not None:
+            message |= {"message_thread_id": topic, "is_topic_message": True}
+        if as_group:
+            message["sender_chat"] = message["chat"]
         if text.startswith("/"):
             length = len(text.split()[0])
             message["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
         update = Update.de_json({"update_id": next(ids), "message": message}, self.app.bot)
         await self.app.process_update(update)
 
+    async def press(
+        self,
+        chat_id: int,
+        message_id: int,
+        data: str,
+        *,
+        user_id: int | None = None,
+        group: bool = False,
+        inaccessible: bool = False,
+    ) -> None:
+        """A user presses an inline button with `data` under the bot's message (one too old
+        for the bot to see or edit any more, if `inaccessible`: Telegram then sends date 0)."""
+        query = {
+            "id": str(next(ids)),
+            "from": {"id": user_id or chat_id, "is_bot": False, "first_name": "Test"},
+            "chat_instance": str(chat_id),
+            "data": data,
+            "message": {
+                "message_id": message_id,
+                "date": 0 if inaccessible else int(self.clock()),
+                "chat": _chat(chat_id, group=group),
+                "text": "…",
+            },
+        }
+        update = Update.de_json({"update_id": next(ids), "callback_query": query}, self.app.bot)
+        await self.app.process_update(update)
+
     def last(self, chat_id: int) -> str:
         return self.api.messages(chat_id)[-1].text
 
     async def scrape(self) -> None:
-        """One full cycle as the `scrape` job runs it: scan every search, then drain."""
+        """One interval later, the `scrape` job: every search is due again, so its pass
+        scans each of them, then drains."""
+        self.clock.advance(self.app.bot_data.settings.scrape_interval)
         assert await run_jobs_now(self.app, SCRAPE) == 1
 
     async def baseline(self) -> None:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from decimal import Decimal
+
+from habicht.scraper import Listing, PricePoint
+
 
 class FakeClock:
     """A clock that only moves when told; `sleep` advances it instead of waiting."""
@@ -19,3 +24,22 @@ class FakeClock:
     async def sleep(self, seconds: float) -> None:
         self.slept.append(seconds)
         self.now += max(0.0, seconds)
+
+
+class TextRenderer:
+    """The scraper's Renderer as plain texts that show what was rendered."""
+
+    def for_chat(self, chat_id: int) -> TextRenderer:
+        return self
+
+    def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
+        return f"{'bumped' if bumped else 'new'} {listing.id}"
+
+    def price_drop(
+        self, listing: Listing, old: Decimal, new: Decimal, *, path: Sequence[PricePoint] = ()
+    ) -> str:
+        way = "->".join(str(point.price) for point in path)
+        return f"drop {listing.id} {old}->{new}" + (f" path {way}" if len(path) > 2 else "")
+
+    def baseline(self, label: str, count: int) -> str:
+        return f"watching {label}: {count}"

@@ -7,8 +7,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from botkit import ALICE, BOB, OWNER, SEARCH, Bot, ids, running
-from telegram import Update
+from botkit import ALICE, BOB, OWNER, SEARCH, Bot, running
 
 from habicht.bot import (
     deliver,
@@ -101,7 +100,7 @@ async def test_unwatch_without_a_number_offers_buttons(bot: Bot) -> None:
     offer = bot.api.messages(ALICE)[-1]
     assert offer.reply_markup is not None
     (row,) = offer.reply_markup["inline_keyboard"]
-    await press(bot, ALICE, offer.message_id, row[0]["callback_data"])
+    await bot.press(ALICE, offer.message_id, row[0]["callback_data"])
     assert "Suche Nr. 1 gelöscht" in bot.api.edits[-1].text
     assert await bot.app.bot_data.subscriptions.watches(ALICE) == []
 
@@ -112,35 +111,14 @@ async def test_a_pasted_link_is_offered_for_watching(bot: Bot) -> None:
     offer = bot.api.messages(ALICE)[-1]
     assert "Soll ich diese Suche beobachten?" in offer.text
     assert offer.reply_markup is not None
-    await press(
-        bot, ALICE, offer.message_id, offer.reply_markup["inline_keyboard"][0][0]["callback_data"]
+    await bot.press(
+        ALICE, offer.message_id, offer.reply_markup["inline_keyboard"][0][0]["callback_data"]
     )
     assert "Suche Nr. 1" in bot.api.edits[-1].text
     await bot.say(ALICE, "hallo")
     assert "willhaben-Link" in bot.last(ALICE)
     await bot.say(ALICE, "/frobnicate")
     assert "kenne ich nicht" in bot.last(ALICE)
-
-
-async def press(
-    bot: Bot, chat_id: int, message_id: int, data: str, *, inaccessible: bool = False
-) -> None:
-    """The user presses an inline button with `data` under the bot's message (one too old
-    for the bot to see or edit any more, if `inaccessible`: Telegram then sends date 0)."""
-    query = {
-        "id": str(next(ids)),
-        "from": {"id": chat_id, "is_bot": False, "first_name": "Test"},
-        "chat_instance": str(chat_id),
-        "data": data,
-        "message": {
-            "message_id": message_id,
-            "date": 0 if inaccessible else int(bot.clock()),
-            "chat": {"id": chat_id, "type": "private"},
-            "text": "…",
-        },
-    }
-    update = Update.de_json({"update_id": next(ids), "callback_query": query}, bot.app.bot)
-    await bot.app.process_update(update)
 
 
 async def test_queue_numbers_match_the_database(bot: Bot) -> None:
@@ -281,7 +259,7 @@ async def test_a_button_under_a_message_too_old_to_edit_answers_anew(
     offer = bot.api.messages(ALICE)[-1]
     assert offer.reply_markup is not None
     data = offer.reply_markup["inline_keyboard"][0][0]["callback_data"]
-    await press(bot, ALICE, offer.message_id, data, inaccessible=True)
+    await bot.press(ALICE, offer.message_id, data, inaccessible=True)
     assert "Suche Nr. 1 gelöscht" in bot.last(ALICE)
     assert bot.api.edits == []
     assert await bot.app.bot_data.subscriptions.watches(ALICE) == []
@@ -305,7 +283,7 @@ async def test_an_old_offer_never_adds_a_newer_link(bot: Bot) -> None:
     await bot.say(
         ALICE, "schau https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=tisch"
     )
-    await press(bot, ALICE, 1, before_restart)
+    await bot.press(ALICE, 1, before_restart)
     assert "abgelaufen" in bot.api.edits[-1].text
     assert await bot.app.bot_data.subscriptions.watches(ALICE) == []
 
@@ -313,9 +291,9 @@ async def test_an_old_offer_never_adds_a_newer_link(bot: Bot) -> None:
     for n in range(OFFERS_KEPT + 1):
         await bot.say(ALICE, f"{SEARCH}+{n}")
         offers.append(offer_data(bot, ALICE))
-    await press(bot, ALICE, 1, offers[0])
+    await bot.press(ALICE, 1, offers[0])
     assert "abgelaufen" in bot.api.edits[-1].text
-    await press(bot, ALICE, 1, offers[1])
+    await bot.press(ALICE, 1, offers[1])
     assert "Suche Nr. 1" in bot.api.edits[-1].text
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
+import pytest
+
 from habicht.bot.render import MessageRenderer
-from habicht.bot.texts import Texts
+from habicht.bot.texts import MAX_MESSAGE, Texts, utf16_len
 from habicht.scraper import Listing
 
 
@@ -48,3 +51,28 @@ def test_a_drop_and_a_baseline_read_as_such() -> None:
     assert "<s>€ 150</s> → <b>€ 120</b> (-20 %)" in drop
     assert "ich beobachte jetzt 24 Anzeigen" in renderer.baseline("Sofa <alt>", 24)
     assert "Sofa &lt;alt&gt;" in renderer.baseline("Sofa <alt>", 24)
+
+
+def test_a_bumped_unknown_listing_says_what_it_is_not_new() -> None:
+    """Issue 9: an advert the watch cannot tell new from old reads "bumped to the top, not
+    seen by this watch before", not as a new listing."""
+    for lang, words in (("de", "Nach oben geschoben"), ("en", "Bumped to the top")):
+        text = MessageRenderer(Texts(lang)).new_listing(listing(), bumped=True)
+        assert text.startswith("🔝 ")
+        assert words in text
+        assert "🆕" not in text
+
+
+@pytest.mark.parametrize("bumped", [False, True])
+def test_no_site_supplied_value_can_make_a_message_too_long(bumped: bool) -> None:
+    """Issue 9: title, willhaben's price wording and place all have budgets: whatever the page
+    holds, the text stays inside Telegram's limit."""
+    huge = replace(
+        listing(title="<&>" * 5000, price=None),
+        price_display="VB " + "€" * 10_000,
+        location="Wien " * 5000,
+    )
+    text = MessageRenderer(Texts("de")).new_listing(huge, bumped=bumped)
+    assert utf16_len(text) <= MAX_MESSAGE
+    assert "💶 VB €€€" in text
+    assert "€" * 100 not in text

@@ -32,7 +32,7 @@ async def test_reopening_is_a_no_op(tmp_path: Path) -> None:
     """Running the migrations again changes nothing and keeps the data."""
     path = tmp_path / "x.sqlite3"
     async with Database(path) as first, first.transaction() as conn:
-        await conn.execute("INSERT INTO chats VALUES (1, 'active', 0, 0)")
+        await conn.execute("INSERT INTO chats (chat_id, created_at, updated_at) VALUES (1, 0, 0)")
     async with Database(path) as second:
         assert await second.migrate() == latest_version()
         assert await second.single_value("SELECT count(*) FROM chats") == 1
@@ -68,7 +68,9 @@ async def test_a_cancel_while_a_transaction_begins_leaves_no_transaction_open(
 
         async def write() -> None:
             async with db.transaction() as conn:
-                await conn.execute("INSERT INTO chats VALUES (1, 'active', 0, 0)")
+                await conn.execute(
+                    "INSERT INTO chats (chat_id, created_at, updated_at) VALUES (1, 0, 0)"
+                )
 
         task = asyncio.create_task(write())
         for _ in range(yields):
@@ -90,7 +92,9 @@ async def test_a_failed_transaction_is_rolled_back(db: Database) -> None:
 
     async def insert_then_fail() -> None:
         async with db.transaction() as conn:
-            await conn.execute("INSERT INTO chats VALUES (1, 'active', 0, 0)")
+            await conn.execute(
+                "INSERT INTO chats (chat_id, created_at, updated_at) VALUES (1, 0, 0)"
+            )
             raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError, match="boom"):
@@ -104,7 +108,10 @@ async def test_concurrent_writers_never_interleave(db: Database) -> None:
     async def writer(base: int) -> None:
         async with db.transaction() as conn:
             for i in range(20):
-                await conn.execute("INSERT INTO chats VALUES (?, 'active', 0, 0)", (base + i,))
+                await conn.execute(
+                    "INSERT INTO chats (chat_id, created_at, updated_at) VALUES (?, 0, 0)",
+                    (base + i,),
+                )
                 await asyncio.sleep(0)
             async with conn.execute(
                 "SELECT count(*) FROM chats WHERE chat_id BETWEEN ? AND ?", (base, base + 19)
@@ -118,7 +125,7 @@ async def test_concurrent_writers_never_interleave(db: Database) -> None:
 async def test_reads_see_only_committed_data(db: Database) -> None:
     """A read during an open write transaction does not see its uncommitted rows."""
     async with db.transaction() as conn:
-        await conn.execute("INSERT INTO chats VALUES (1, 'active', 0, 0)")
+        await conn.execute("INSERT INTO chats (chat_id, created_at, updated_at) VALUES (1, 0, 0)")
         assert await db.single_value("SELECT count(*) FROM chats") == 0
     assert await db.single_value("SELECT count(*) FROM chats") == 1
 

@@ -188,6 +188,8 @@ _ROW = Notification(
     queued_at=100.0,
     updated_at=100.0,
     sent_at=None,
+    claims=0,
+    started_at=None,
 )
 
 

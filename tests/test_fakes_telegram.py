@@ -96,6 +96,30 @@ async def test_reply_markup_is_recorded(bot: telegram.Bot, fake: FakeBotAPI) -> 
     }
 
 
+async def test_chat_members_are_answered_as_configured(bot: telegram.Bot, fake: FakeBotAPI) -> None:
+    """getChatMember answers each (chat, user) with the status a test set, "member" otherwise,
+    as the ChatMember subclass python-telegram-bot builds for it."""
+    fake.set_member(-100, 7, "administrator")
+    fake.set_member(-100, 8, "creator")
+    answers = [
+        await bot.get_chat_member(chat, user)
+        for chat, user in ((-100, 7), (-100, 8), (-100, 9), (-200, 7))
+    ]
+    assert [type(a).__name__ for a in answers] == [
+        "ChatMemberAdministrator",
+        "ChatMemberOwner",
+        "ChatMemberMember",
+        "ChatMemberMember",
+    ]
+
+
+async def test_the_topic_of_a_message_is_recorded(bot: telegram.Bot, fake: FakeBotAPI) -> None:
+    """A message sent into a forum topic keeps its `message_thread_id`; others have none."""
+    await bot.send_message(-100, "im Thema", message_thread_id=12)
+    await bot.send_message(-100, "allgemein")
+    assert [m.thread_id for m in fake.messages(-100)] == [12, None]
+
+
 async def test_get_updates_returns_pushed_commands_and_forgets_confirmed(
     bot: telegram.Bot, fake: FakeBotAPI
 ) -> None:
@@ -300,6 +324,20 @@ def test_limits_are_counted_not_enforced() -> None:
         clock.advance(2)
         fake.respond(DEFAULT_TOKEN, "sendMessage", {"chat_id": 30, "text": "x"})
         assert len(fake.violations) == 2
+
+
+def test_more_than_20_messages_to_a_group_in_a_minute_are_violations() -> None:
+    """Issue 10: a group (negative id) takes 20 messages in any rolling minute; the 21st
+    within 60 s of the first is a violation, one a second after that is not."""
+    clock = FakeClock()
+    with FakeBotAPI(clock=clock) as fake:
+        for _ in range(21):
+            fake.respond(DEFAULT_TOKEN, "sendMessage", {"chat_id": -100, "text": "x"})
+            clock.advance(2.95)
+        assert [(v.kind, v.chat_id) for v in fake.violations] == [("group", -100)]
+        clock.advance(3.1)
+        fake.respond(DEFAULT_TOKEN, "sendMessage", {"chat_id": -100, "text": "x"})
+        assert len(fake.violations) == 1
 
 
 def test_wait_until_names_what_it_waited_for() -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from decimal import Decimal
+from typing import Any
 
 import httpx
 import pytest
@@ -12,7 +15,7 @@ from fakes import FakeClock
 
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
-from habicht.scraper import Blocked, FetchError, LayoutError, WillhabenClient
+from habicht.scraper import Blocked, FetchError, LayoutError, WillhabenClient, parse_search_page
 
 SEARCH = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=grafikkarte"
 OTHER = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa"
@@ -139,3 +142,44 @@ def test_most_specific_search_wins() -> None:
     site.set_listings(SEARCH, [GPU])
     site.handle(httpx.Request("GET", FETCHED))
     assert site.hits == {SEARCH: 1}
+
+
+def _page(site: FakeWillhabenSite, query: str) -> tuple[list[str], int, Any]:
+    """The ids, rowsFound and the raw searchResult the site answers for SEARCH + `query`."""
+    response = site.handle(httpx.Request("GET", f"{FETCHED}{query}"))
+    page = parse_search_page(response.text)
+    match = re.search(
+        r'<script id="__NEXT_DATA__" type="application/json">(.*?)</script>', response.text, re.S
+    )
+    assert match is not None
+    result = json.loads(match.group(1))["props"]["pageProps"]["searchResult"]
+    return [listing.id for listing in page.listings], page.rows_found, result
+
+
+def test_pages_hold_30_by_default_at_most_200_and_page_on() -> None:
+    """Like the real site: 30 adverts without `rows`, `rows` capped at 200, `page=` pages,
+    and rowsFound the whole search (issue 9)."""
+    site = FakeWillhabenSite()
+    adverts = [FakeAdvert(str(1000 + n), f"Anzeige {n}", Decimal(n + 1)) for n in range(450)]
+    site.set_listings(SEARCH, adverts)
+    ids = [advert.id for advert in adverts]
+    first, found, result = _page(site, "")
+    assert (first, found, result["rowsRequested"]) == (ids[:30], 450, 30)
+    capped, _, result = _page(site, "&rows=1000")
+    assert (capped, result["rowsRequested"]) == (ids[:200], 200)
+    third, _, result = _page(site, "&rows=200&page=3")
+    assert (third, result["pageRequested"]) == (ids[400:], 3)
+    assert _page(site, "&rows=200&page=4")[0] == []
+
+
+def test_bumping_moves_an_advert_on_top_and_reserving_marks_it() -> None:
+    """A bumped advert is first and marked bumped, with its new PUBLISHED; a reserved one
+    stays in place, shown reserved."""
+    site = FakeWillhabenSite()
+    site.set_listings(SEARCH, [GPU, CABLE])
+    site.bump(SEARCH, CABLE.id, published_ms=1_787_407_800_000)
+    site.set_reserved(GPU.id, True)
+    response = site.handle(httpx.Request("GET", FETCHED))
+    cable, gpu = parse_search_page(response.text).listings
+    assert (cable.id, cable.bumped, cable.published_at) == (CABLE.id, True, 1_787_407_800.0)
+    assert (gpu.id, gpu.reserved, gpu.bumped) == (GPU.id, True, False)

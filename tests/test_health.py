@@ -139,7 +139,10 @@ async def test_queue_counts_and_failing_searches(db: Database) -> None:
     """Queue counts per state and searches failing for an active watch are in the report."""
     now = FakeClock()()
     async with db.transaction() as conn:
-        await conn.execute("INSERT INTO chats VALUES (1, 'active', ?, ?)", (now, now))
+        await conn.execute(
+            "INSERT INTO chats (chat_id, created_at, updated_at) VALUES (1, ?, ?)",
+            (now, now),
+        )
         await conn.executemany(
             "INSERT INTO searches (id, url, created_at, consecutive_failures, last_error_kind,"
             " last_error) VALUES (?, ?, ?, ?, ?, ?)",
@@ -226,7 +229,22 @@ async def test_cli_exit_codes_and_json(env: Path, capsys: pytest.CaptureFixture[
     assert await _main_in_thread(["health"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["status"] == "healthy"
-    assert set(data) == {"status", "reason", "checked_at", "jobs", "queue", "failing_searches"}
+    assert set(data) == {
+        "status",
+        "reason",
+        "checked_at",
+        "jobs",
+        "queue",
+        "failing_searches",
+        "freshness",
+    }
+    assert data["freshness"] == {
+        "searches": 0,
+        "stalest_seconds": None,
+        "p95_seconds": None,
+        "interval_seconds": 300.0,
+        "behind": False,
+    }
 
 
 async def _main_in_thread(argv: list[str]) -> int:

@@ -26,9 +26,12 @@ async def _fill(path: Path) -> None:
     async with Database(path) as db:
         store = NotificationStore(db, clock=system_clock, max_attempts=5, ttl=86400)
         await store.enqueue_many(
-            [Outgoing(chat_id=7, kind="new", text=f"<b>{k}</b>", dedupe_key=k) for k in "abc"]
+            [
+                Outgoing(chat_id=chat, kind="new", text=f"<b>{k}</b>", dedupe_key=k)
+                for chat, k in zip((6, 7, 8), "abc", strict=True)
+            ]
         )
-        sent, dead = await store.claim(2)
+        sent, dead = await store.start(await store.claim(2))
         await store.mark_sent([sent])
         await store.mark_dead([dead], reason="blocked", error="Forbidden: bot was blocked")
 

@@ -19,7 +19,9 @@ from fakes import FakeClock
 from telegram import Bot
 from telegram.constants import ParseMode
 
+from habicht.clock import Clock
 from habicht.db import Database
+from habicht.fakes.clock import SteppedClock
 from habicht.queue import (
     DeliveryStopped,
     DrainSummary,
@@ -183,13 +185,15 @@ async def test_transient_failures_then_success_deliver_exactly_once(
     api.reply(1, httpx.ReadTimeout("slow"), BAD_GATEWAY)
     summaries = []
     for _ in range(3):
+        started = clock.now
         summaries.append(await run())
         clock.advance(3600)
     assert [(s.sent, s.retried) for s in summaries] == [(0, 1), (0, 1), (1, 0)]
     assert await run() == DrainSummary()
     done = await row(store, "a")
     assert (done.status, done.attempts, done.last_error) == ("sent", 3, "Bad Gateway")
-    assert done.sent_at == clock.now - 3600
+    assert done.sent_at is not None
+    assert started <= done.sent_at <= clock.now - 3600, "recorded by the drain that sent it"
     assert api.texts() == ["<b>a</b>"] * 3
 
 
@@ -299,9 +303,10 @@ async def test_429_defers_the_whole_chat_by_exactly_retry_after(
         assert (deferred.status, deferred.attempts) == ("pending", 0)
         assert deferred.next_attempt_at == start + 7
     clock.now = start + 6.5
-    assert (await run()).sent == 0
-    clock.now = start + 7
     assert (await run()).sent == 2
+    resent = [at for at, chat, _ in api.sent if chat == 1][1:]
+    assert len(resent) == 2
+    assert min(resent) >= start + 7, "nothing went to the chat before its retry_after"
     assert (await row(store, "a")).attempts == 1
 
 
@@ -312,17 +317,18 @@ async def test_429_on_several_chats_pauses_all_delivery(
     clock: FakeClock,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """429s from two chats in one drain mean the bot is flooded: stop, and defer everything."""
+    """429s on two private chats paused at once mean the bot is flooded: stop, and defer
+    everything not sent yet."""
     monkeypatch.setenv("PTB_TIMEDELTA", "true")
     keys = [("a", 1), ("b", 2), ("c", 3), ("d", 3), ("e", 4)]
     await store.enqueue_many([message(key, chat_id) for key, chat_id in keys])
     api.reply(1, too_many_requests(20))
     api.reply(2, too_many_requests(30))
     start = clock.now
-    summary = await run(batch=4, concurrency=1)  # one chat at a time: a, then b, then stop
+    summary = await run(batch=2)  # a and b first: their 429s stop the drain
     assert summary.flood_until is not None
     assert start + 30 <= summary.flood_until <= start + 31
-    assert (summary.sent, summary.deferred) == (0, 4)
+    assert summary.sent == 0
     for key in ("a", "b", "c", "d", "e"):
         waiting = await row(store, key)
         assert waiting.status == "pending"
@@ -332,6 +338,33 @@ async def test_429_on_several_chats_pauses_all_delivery(
     await run()
     assert sorted(Counter(api.texts()).values()) == [1, 1, 1, 2, 2]
     assert api.texts()[:2] == ["<b>a</b>", "<b>b</b>"]
+
+
+async def test_429s_of_groups_pause_those_groups_only(
+    store: NotificationStore,
+    api: FakeBotApi,
+    run: Drain,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 10: a group's 429 pauses that group only; two groups' 429s are no flood, and
+    the private chats' messages go out meanwhile."""
+    monkeypatch.setenv("PTB_TIMEDELTA", "true")
+    groups, private = (-101, -102), (1, 2, 3)
+    await store.enqueue_many(
+        [message(f"g{g}-{i}", g) for g in groups for i in range(2)]
+        + [message(f"p{p}-{i}", p) for p in private for i in range(3)]
+    )
+    for group in groups:
+        api.reply(group, too_many_requests(600))
+    start = clock.now
+    summary = await run()
+    assert summary.flood_until is None
+    assert summary.sent == 9
+    assert {chat for _, chat, _ in api.sent if chat > 0} == set(private)
+    for key in ("g-101-1", "g-102-1"):
+        assert (await row(store, key)).next_attempt_at >= start + 600
+    assert [chat for _, chat, _ in api.sent].count(-101) == 1
 
 
 async def test_a_429_pause_holds_rows_queued_after_it(
@@ -353,11 +386,12 @@ async def test_a_429_pause_holds_rows_queued_after_it(
     clock.now = start + 5
     await store.enqueue_many([message("b"), message("c", chat_id=2)])
     summary = await run(pacer=pacer)
-    assert (summary.sent, summary.deferred) == (1, 1)
+    assert summary.sent == 1
     assert [(chat, text) for _, chat, text in api.sent] == [(1, "<b>a</b>"), (2, "<b>c</b>")]
     held = await row(store, "b")
-    assert (held.status, held.attempts, held.next_attempt_at) == ("pending", 0, start + 60)
-    clock.now = start + 59
+    assert (held.status, held.attempts) == ("pending", 0)
+    assert held.next_attempt_at >= start + 60
+    clock.now = start + 50
     assert await run(pacer=pacer) == DrainSummary()
     clock.now = start + 60
     assert (await run(pacer=pacer)).sent == 2
@@ -378,7 +412,7 @@ async def test_a_flood_pause_holds_rows_queued_after_it(
     await store.enqueue_many([message("a", chat_id=1), message("b", chat_id=2)])
     api.reply(1, too_many_requests(60))
     api.reply(2, too_many_requests(60))
-    flood = await run(pacer=pacer, concurrency=1)
+    flood = await run(pacer=pacer)
     assert flood.flood_until is not None
     clock.advance(5)
     await store.enqueue(message("c", chat_id=3))
@@ -393,7 +427,8 @@ async def test_a_flood_pause_holds_rows_queued_after_it(
 async def test_expired_lease_is_delivered_again(
     store: NotificationStore, api: FakeBotApi, run: Drain, clock: FakeClock
 ) -> None:
-    """A drain that crashed mid-send leaves its rows claimed; after the lease they go out."""
+    """A drain that hung with a row claimed leaves it leased; after the lease it goes out,
+    and the claim that never sent it spent no attempt."""
     await store.enqueue(message("a"))
     crashed = await store.claim(10)
     assert [n.status for n in crashed] == ["sending"]
@@ -401,7 +436,7 @@ async def test_expired_lease_is_delivered_again(
     clock.advance(store.lease)
     assert (await run()).sent == 1
     sent = await row(store, "a")
-    assert (sent.status, sent.attempts) == ("sent", 2)
+    assert (sent.status, sent.attempts) == ("sent", 1)
 
 
 async def test_ttl_expiry_kills_without_sending(
@@ -521,7 +556,7 @@ async def _drain_with(store: NotificationStore, send: Send) -> DrainSummary:
 class Recorder:
     """A fake `send` that records (time, chat, text) and yields like real I/O."""
 
-    clock: FakeClock
+    clock: Clock
     sent: list[tuple[float, int, str]] = field(default_factory=list)
 
     async def __call__(self, chat_id: int, text: str) -> object:
@@ -578,13 +613,25 @@ async def test_pacing_keeps_telegrams_limits(store: NotificationStore, clock: Fa
 async def test_a_send_never_starts_near_the_end_of_its_lease(
     db: Database, clock: FakeClock
 ) -> None:
-    """Rows whose lease is nearly over are given back (attempt returned) and sent later."""
+    """A row whose chat's turn comes only after its lease is nearly over is given back, no
+    attempt spent, due at that turn, and sent once when it comes."""
     store = NotificationStore(db, clock=clock, max_attempts=5, ttl=86400, lease=60)
-    await store.enqueue_many([message(f"m{i}") for i in range(50)])
+    await store.enqueue_many([message("a"), message("b")])
     send = Recorder(clock)
-    summary = await drain(store, send, clock=clock, sleep=clock.sleep, rand=random.Random(0))
-    assert (summary.sent, summary.deferred) == (50, 20)
-    assert Counter(text for _, _, text in send.sent).most_common(1)[0][1] == 1
+    pacer = Pacer(clock=clock, sleep=clock.sleep, chat_gap=100)
+
+    async def run() -> DrainSummary:
+        return await drain(
+            store, send, clock=clock, sleep=clock.sleep, rand=random.Random(0), pacer=pacer
+        )
+
+    assert ((first := await run()).sent, first.deferred) == (1, 1)
+    held = await row(store, "b")
+    assert (held.status, held.attempts) == ("pending", 0)
+    assert held.next_attempt_at >= send.sent[0][0] + 100
+    clock.now = held.next_attempt_at
+    assert (await run()).sent == 1
+    assert [text for _, _, text in send.sent] == ["<b>a</b>", "<b>b</b>"]
     assert await store.db.single_value("SELECT max(attempts) FROM notifications") == 1
 
 
@@ -618,7 +665,7 @@ async def test_a_cancelled_drain_gives_its_rows_back(
     rows = await store.db.fetchall("SELECT status, attempts FROM notifications ORDER BY id")
     assert [tuple(r) for r in rows] == [("sending", 1)] + [("pending", 0)] * 4
     again = await store.claim(1)
-    assert [(n.dedupe_key, n.attempts) for n in again] == [("m0", 2)]
+    assert [(n.dedupe_key, n.attempts) for n in again] == [("m0", 1)]
 
 
 async def test_a_send_that_finished_is_recorded_even_if_the_drain_is_cancelled_meanwhile(
@@ -656,7 +703,7 @@ async def test_a_stop_settles_the_send_in_flight_and_gives_back_the_rest(
 ) -> None:
     """Setting `stop` mid-send: that send is recorded as sent, nothing new starts, and the
     other claimed rows are pending again with no attempt spent; the drain returns."""
-    await store.enqueue_many([message(f"m{i}") for i in range(5)])
+    await store.enqueue_many([message(f"m{i}", chat_id=i) for i in range(5)])
     stop = asyncio.Event()
     sent: list[str] = []
 
@@ -674,15 +721,20 @@ async def test_a_stop_settles_the_send_in_flight_and_gives_back_the_rest(
     assert [tuple(r) for r in rows] == [("sent", 1)] + [("pending", 0)] * 4
 
 
-async def test_a_chat_waiting_for_a_worker_slot_gives_its_rows_back_when_cancelled(
+async def test_a_row_waiting_for_its_turn_goes_back_unspent_when_cancelled(
     store: NotificationStore, clock: FakeClock
 ) -> None:
-    """With one worker busy, a cancelled drain still returns the waiting chat's rows."""
+    """Issue 15: a cancelled drain cuts off the send in flight (attempt spent) and gives back
+    the row in hand that was waiting for its turn, with no attempt spent."""
     await store.enqueue_many([message("a", chat_id=1), message("b", chat_id=2)])
     started = asyncio.Event()
     hang = hanging_send(started)
+
+    async def time_stands_still(seconds: float) -> None:
+        await asyncio.Event().wait()
+
     task = asyncio.create_task(
-        drain(store, hang, clock=clock, sleep=clock.sleep, rand=random.Random(0), concurrency=1)
+        drain(store, hang, clock=clock, sleep=time_stands_still, rand=random.Random(0))
     )
     await started.wait()
     task.cancel()
@@ -690,3 +742,90 @@ async def test_a_chat_waiting_for_a_worker_slot_gives_its_rows_back_when_cancell
         await task
     rows = await store.db.fetchall("SELECT status, attempts FROM notifications ORDER BY id")
     assert [tuple(r) for r in rows] == [("sending", 1), ("pending", 0)]  # cut off, waiting
+
+
+@pytest.fixture
+def virtual(db: Database) -> SteppedClock:
+    """Time that moves only while everything waits (see `SteppedClock`)."""
+    return SteppedClock(db)
+
+
+async def _drain_virtually(
+    store: NotificationStore, send: Send, clock: SteppedClock, **kwargs: Any
+) -> DrainSummary:
+    return await drain(store, send, clock=clock, sleep=clock.sleep, rand=random.Random(0), **kwargs)
+
+
+async def test_one_chats_backlog_never_holds_up_another_chat(
+    db: Database, virtual: SteppedClock
+) -> None:
+    """Issue 10: 120 alerts for chat A, then one for chat B, queued while A's backlog goes out:
+    B's arrives within 2 s of being queued, and A's keep their order, 1.1 s apart."""
+    store = NotificationStore(db, clock=virtual, max_attempts=5, ttl=86400)
+    await store.enqueue_many([message(f"a{i}", chat_id=1) for i in range(120)])
+    send = Recorder(virtual)
+    queued: list[float] = []
+
+    async def send_and_queue_b(chat_id: int, text: str) -> object:
+        if text == "<b>a10</b>":
+            queued.append(virtual())
+            await store.enqueue(message("b", chat_id=2))
+        return await send(chat_id, text)
+
+    assert (await _drain_virtually(store, send_and_queue_b, virtual)).sent == 121
+    (b_at,) = [at for at, chat, _ in send.sent if chat == 2]
+    assert b_at - queued[0] <= 2.0
+    a = [(at, text) for at, chat, text in send.sent if chat == 1]
+    assert [text for _, text in a] == [f"<b>a{i}</b>" for i in range(120)]
+    assert min(later - first for (first, _), (later, _) in itertools.pairwise(a)) >= 1.1 - 1e-6
+
+
+async def test_a_chat_queued_late_is_served_in_the_current_round(
+    db: Database, virtual: SteppedClock
+) -> None:
+    """Issue 10: 40 chats with 5 alerts each are served in rounds; a chat queued mid-way gets
+    its turn before any chat gets another round, not after the whole backlog."""
+    store = NotificationStore(db, clock=virtual, max_attempts=5, ttl=86400)
+    await store.enqueue_many([message(f"c{c}-{i}", c) for i in range(5) for c in range(1, 41)])
+    send = Recorder(virtual)
+    late: list[int] = []
+
+    async def send_and_queue_late(chat_id: int, text: str) -> object:
+        if len(send.sent) == 60:
+            late.append(len(send.sent))
+            await store.enqueue(message("late", chat_id=99))
+        return await send(chat_id, text)
+
+    assert (await _drain_virtually(store, send_and_queue_late, virtual)).sent == 201
+    texts = [text for _, _, text in send.sent]
+    assert texts.index("<b>late</b>") - late[0] <= 40, "at most one round of the others first"
+    for c in range(1, 41):
+        mine = [text for _, chat, text in send.sent if chat == c]
+        assert mine == [f"<b>c{c}-{i}</b>" for i in range(5)]
+
+
+def _most_in_a_minute(times: list[float]) -> int:
+    return max(sum(1 for t in times if first <= t < first + 60) for first in times)
+
+
+async def test_groups_are_paced_and_never_delay_private_chats(
+    db: Database, virtual: SteppedClock
+) -> None:
+    """Issue 10: two groups with 60 alerts each and 20 private chats with 5 each: each group
+    gets at most 20 in any minute, evenly (no burst at the start), and the private chats are
+    done as fast as their own 1.1 s gap (and 30 a second in all) allows."""
+    store = NotificationStore(db, clock=virtual, max_attempts=5, ttl=86400)
+    start = virtual()
+    await store.enqueue_many(
+        [message(f"g{g}-{i}", g) for g in (-1001, -1002) for i in range(60)]
+        + [message(f"p{p}-{i}", p) for p in range(1, 21) for i in range(5)]
+    )
+    send = Recorder(virtual)
+    assert (await _drain_virtually(store, send, virtual)).sent == 220
+    for group in (-1001, -1002):
+        times = [at for at, chat, _ in send.sent if chat == group]
+        assert _most_in_a_minute(times) <= 20
+        assert min(b - a for a, b in itertools.pairwise(times)) >= 3.0
+    private_done = max(at for at, chat, _ in send.sent if chat > 0)
+    # Four gaps, plus each chat's place in a round of 22 at 30 a second, plus slack.
+    assert private_done - start <= 4 * 1.1 + 22 / 30 + 0.5

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+from pathlib import Path
 
 import pytest
 from fakes import FakeClock
 
-from habicht.db import Database
-from habicht.queue import NotificationStore, Outgoing, QueueStats, enqueue_within
+from habicht import health
+from habicht.db import Database, latest_version, migrations
+from habicht.queue import NotificationStore, Outgoing, QueueStats, TakenOver, enqueue_within
+from habicht.queue import store as store_module
 
 NOW = 1_700_000_000.0
 
@@ -81,16 +85,55 @@ async def test_a_key_is_enqueued_once_ever(store: NotificationStore, clock: Fake
 async def test_claim_takes_due_rows_once_with_a_lease(
     store: NotificationStore, clock: FakeClock
 ) -> None:
-    """A claim marks rows sending with a lease and counts an attempt; a second claim gets none."""
-    await store.enqueue_many([item("a", chat_id=1), item("b", chat_id=2), item("c", chat_id=1)])
+    """A claim marks rows sending with a lease and spends no attempt; a second claim gets
+    none of them."""
+    await store.enqueue_many([item("a", chat_id=1), item("b", chat_id=2), item("c", chat_id=3)])
     first = await store.claim(2)
-    assert [(n.dedupe_key, n.status, n.attempts) for n in first] == [
-        ("a", "sending", 1),
-        ("b", "sending", 1),
+    assert [(n.dedupe_key, n.status, n.attempts, n.claims) for n in first] == [
+        ("a", "sending", 0, 1),
+        ("b", "sending", 0, 1),
     ]
     assert all(n.lease_until == NOW + 300 for n in first)
     assert [n.dedupe_key for n in await store.claim(10)] == ["c"]
     assert await store.claim(10) == []
+
+
+async def test_a_chats_backlog_takes_turns_with_other_chats(
+    store: NotificationStore, clock: FakeClock
+) -> None:
+    """Issue 10: each row of a chat's backlog is due one gap (1.1 s, 3.1 s for a group) after
+    the one before it, and a chat queued later joins at the head of the line: a claim in due
+    order serves the chats in turn, each chat's rows in their order."""
+    await store.enqueue_many([item(f"a{i}", chat_id=1) for i in range(3)])
+    await store.enqueue_many([item(f"g{i}", chat_id=-7) for i in range(2)])
+    clock.advance(0.5)
+    await store.enqueue(item("b", chat_id=2))
+    rows = await store.db.fetchall("SELECT dedupe_key, next_attempt_at FROM notifications")
+    assert {key: round(due - NOW, 6) for key, due in rows} == {
+        "a0": 0.0,
+        "a1": 1.1,
+        "a2": 2.2,
+        "g0": 0.0,
+        "g1": 3.1,
+        "b": 0.0,
+    }
+    clock.advance(10)
+    order = [n.dedupe_key for n in await store.claim(10)]
+    assert order == ["a0", "g0", "b", "a1", "a2", "g1"]
+
+
+async def test_a_claim_takes_at_most_per_chat_rows_and_skips_busy_chats(
+    store: NotificationStore, clock: FakeClock
+) -> None:
+    """Issue 10: `per_chat` caps one chat's rows in a claim, and the chats in `skip` (a row
+    of theirs is in hand) are passed over, however many of their rows are due first."""
+    await store.enqueue_many([item(f"a{i}", chat_id=1) for i in range(20)])
+    await store.enqueue_many([item(f"b{i}", chat_id=2) for i in range(2)])
+    clock.advance(100)
+    assert [n.dedupe_key for n in await store.claim(5, per_chat=1)] == ["a0", "b0"]
+    assert [n.dedupe_key for n in await store.claim(5, per_chat=1, skip={1})] == ["b1"]
+    assert await store.next_due(skip={1, 2}) is None
+    assert await store.next_due(skip={2}) == NOW + 1.1
 
 
 async def test_concurrent_claims_never_share_a_row(store: NotificationStore) -> None:
@@ -109,7 +152,8 @@ async def test_settling_needs_the_claim_that_still_owns_the_row(
     (stale,) = await store.claim(1)
     clock.advance(300)
     (fresh,) = await store.claim(1)
-    assert fresh.attempts == stale.attempts + 1
+    assert fresh.claims == stale.claims + 1
+    assert await store.start([stale]) == []
     assert await store.mark_sent([stale]) == 0
     assert await store.release([stale]) == 0
     assert await store.mark_sent([fresh]) == 1
@@ -117,26 +161,34 @@ async def test_settling_needs_the_claim_that_still_owns_the_row(
 
 
 async def test_release_gives_the_attempt_back(store: NotificationStore, clock: FakeClock) -> None:
-    """Released rows are pending again with their attempt returned, due when told."""
-    await store.enqueue_many([item("a"), item("b")])
-    claimed = await store.claim(10)
-    assert await store.release(claimed[:1]) == 1
-    assert await store.release(claimed[1:], until=NOW + 50) == 1
+    """Released rows are pending again, due when told, with no attempt spent — a started
+    row's attempt is given back too (a 429 delivered nothing)."""
+    await store.enqueue_many([item("a", chat_id=1), item("b", chat_id=2)])
+    a, b = await store.claim(10)
+    (started,) = await store.start([a])
+    assert started.attempts == 1
+    assert await store.release([started]) == 1
+    assert await store.release([b], until=NOW + 50) == 1
     again = {n.dedupe_key: n for n in await store.claim(10)}
     assert set(again) == {"a"}
-    assert again["a"].attempts == 1
+    assert again["a"].attempts == 0
     clock.advance(50)
-    assert [n.attempts for n in await store.claim(10)] == [1]
+    assert [n.attempts for n in await store.claim(10)] == [0]
 
 
 async def test_a_message_that_keeps_crashing_the_process_still_dies(
     store: NotificationStore, clock: FakeClock
 ) -> None:
-    """Claimed and abandoned max_attempts times (a crash each time): reaped as exhausted."""
+    """Sent and crashed max_attempts times (a crash mid-send each time, then a restart):
+    reaped as exhausted. Claims whose send never started spend nothing."""
     await store.enqueue(item("a"))
-    for _ in range(3):
+    for _ in range(5):  # claimed, never sent, and the process dies
         assert len(await store.claim(1)) == 1
-        clock.advance(300)
+        assert await store.take_over_leases() == TakenOver(in_flight=0, unsent=1)
+    for _ in range(3):
+        (claimed,) = await store.claim(1)
+        assert len(await store.start([claimed])) == 1
+        assert await store.take_over_leases() == TakenOver(in_flight=1, unsent=0)
     assert await store.claim(1) == []
     (dead,) = await store.reap()
     assert (dead.status, dead.dead_reason, dead.attempts) == ("dead", "attempts_exhausted", 3)
@@ -158,24 +210,24 @@ async def test_requeue_revives_dead_rows_with_a_fresh_start(
     store: NotificationStore, clock: FakeClock
 ) -> None:
     """Requeue (by id or all): pending, attempts 0, due now, a new TTL; other rows untouched."""
-    await store.enqueue_many([item("a"), item("b"), item("c")])
-    claimed = await store.claim(10)
+    await store.enqueue_many([item(k, chat_id=i) for i, k in enumerate("abc")])
+    claimed = await store.start(await store.claim(10))
     await store.mark_dead(claimed[:2], reason="blocked", error="Forbidden: blocked")
     await store.mark_sent(claimed[2:])
     clock.advance(2 * 86400)
     assert await store.requeue([claimed[0].id, claimed[2].id, 999]) == 1
     assert await store.reap() == []
     (revived,) = await store.claim(10)
-    assert (revived.dedupe_key, revived.attempts, revived.dead_reason) == ("a", 1, None)
+    assert (revived.dedupe_key, revived.attempts, revived.dead_reason) == ("a", 0, None)
     assert await store.requeue("all") == 1
     assert await statuses(store) == {"a": "sending", "b": "pending", "c": "sent"}
 
 
 async def test_stats_summarise_the_queue(store: NotificationStore, clock: FakeClock) -> None:
     """Counts per status, retrying, sent today, oldest pending age, next due, dead by reason."""
-    await store.enqueue_many([item(k) for k in "abcdefg"])
+    await store.enqueue_many([item(k, chat_id=i) for i, k in enumerate("abcdefg")])
     clock.advance(100)
-    a, b, c, d, e, f = await store.claim(6)
+    a, b, c, d, e, f = await store.start(await store.claim(6))
     await store.mark_sent([a, b])
     await store.mark_dead([c], reason="blocked", error="x")
     await store.mark_dead([d, e], reason="expired", error="y")
@@ -200,7 +252,7 @@ async def test_purge_keeps_recent_and_unsent_rows(
     store: NotificationStore, clock: FakeClock
 ) -> None:
     """Purge deletes only sent and dead rows older than the cut-off; keys become tombstones."""
-    await store.enqueue_many([item(k) for k in "abcd"])
+    await store.enqueue_many([item(k, chat_id=i) for i, k in enumerate("abcd")])
     a, b, c = await store.claim(3)
     await store.mark_sent([a])
     await store.mark_dead([b], reason="blocked", error="x")
@@ -237,15 +289,19 @@ def test_the_store_refuses_nonsense_settings(db: Database, clock: FakeClock) -> 
 async def test_a_restart_takes_over_the_leases_of_the_process_that_died(
     db: Database, clock: FakeClock
 ) -> None:
-    """Rows a crashed process had claimed are due at once after a restart, not after the
-    lease; the attempt the crash spent stays spent."""
+    """Issue 15: rows a crashed process had claimed are due at once after a restart, not
+    after the lease; a row whose send had started keeps its attempt spent, a row that was
+    only claimed is pending again with nothing spent."""
     store = NotificationStore(db, clock=clock, max_attempts=5, ttl=86400)
     await store.enqueue_many([Outgoing(1, "new", "a", "a"), Outgoing(2, "new", "b", "b")])
-    assert len(await store.claim(10)) == 2  # then the process dies mid-send
+    a, _b = await store.claim(10)
+    await store.start([a])  # then the process dies, a mid-send, b waiting for its turn
     assert await store.claim(10) == []  # leased: another claim cannot take them yet
-    assert await store.take_over_leases() == 2
+    assert await store.take_over_leases() == TakenOver(in_flight=1, unsent=1)
+    rows = await store.db.fetchall("SELECT dedupe_key, status, attempts FROM notifications")
+    assert [tuple(r) for r in rows] == [("a", "sending", 1), ("b", "pending", 0)]
     again = await store.claim(10)
-    assert [(n.dedupe_key, n.attempts) for n in again] == [("a", 2), ("b", 2)]
+    assert [(n.dedupe_key, n.attempts) for n in again] == [("a", 1), ("b", 0)]
 
 
 async def test_reap_buries_a_row_past_its_ttl_even_before_it_is_due(
@@ -278,7 +334,117 @@ async def test_bury_chat_returns_the_pending_rows_it_buried(store: NotificationS
 async def test_abandon_ends_the_lease_and_keeps_the_attempt(store: NotificationStore) -> None:
     """A send cut off mid-flight: its row is claimable at once, with the attempt spent."""
     await store.enqueue(item("a"))
-    (a,) = await store.claim(1)
+    (a,) = await store.start(await store.claim(1))
     assert await store.abandon([a]) == 1
     (again,) = await store.claim(1)
-    assert (again.dedupe_key, again.attempts) == ("a", 2)
+    assert (again.dedupe_key, again.attempts) == ("a", 1)
+
+
+def _version_of(file_name: str) -> int:
+    """The version of a bundled migration by its file name (the integrator renumbers)."""
+    (version,) = [v for v, name, _ in migrations() if name.endswith(file_name)]
+    return version
+
+
+async def test_the_fair_delivery_migration_keeps_old_rows_and_their_leases(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    """Issues 10 and 15: rows written by the schema before `fair_delivery` survive it; a row
+    an older habicht had leased counts as started (its claim spent the attempt and it may
+    have been mid-send): a restart sends it again, attempt spent, and gives nothing else back."""
+    path = tmp_path / "old.sqlite3"
+    before = _version_of("_fair_delivery.sql") - 1
+    old = await Database(path).open(target=before)
+    async with old.transaction() as conn:
+        for key, status, attempts, lease in (
+            ("a", "sending", 2, NOW + 300),
+            ("b", "pending", 0, None),
+        ):
+            await conn.execute(
+                "INSERT INTO notifications (chat_id, kind, text, dedupe_key, status, attempts,"
+                " max_attempts, next_attempt_at, lease_until, created_at, queued_at, updated_at)"
+                " VALUES (1, 'new', 'x', ?, ?, ?, 5, ?, ?, ?, ?, ?)",
+                (key, status, attempts, NOW, lease, NOW, NOW, NOW),
+            )
+    await old.close()
+    async with Database(path) as db:
+        assert await db.user_version() == latest_version()
+        store = NotificationStore(db, clock=clock, max_attempts=5, ttl=86400)
+        assert await store.take_over_leases() == TakenOver(in_flight=1, unsent=0)
+        rows = await db.fetchall(
+            "SELECT dedupe_key, status, attempts, started_at FROM notifications ORDER BY id"
+        )
+        assert [tuple(r) for r in rows] == [("a", "sending", 2, NOW), ("b", "pending", 0, None)]
+        claimed = await store.claim(10)
+        assert [(n.dedupe_key, n.attempts, n.claims) for n in claimed] == [("a", 2, 1), ("b", 0, 1)]
+
+
+# Indexes that leave the sent rows out: a query an owner or the health check runs may walk
+# these whole, but nothing that holds every row (the million sent ones).
+_SMALL = {
+    "notifications_due",
+    "notifications_lease",
+    "notifications_age",
+    "notifications_turn",
+    "notifications_dead",
+    "notifications_dead_reason",
+}
+
+
+def _scans(db_path: Path, sql: str, params: dict[str, object] | tuple[object, ...]) -> list[str]:
+    """The lines of the query's plan that read notifications without a key or a range."""
+    with sqlite3.connect(db_path) as conn:
+        plan = [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
+    return [line for line in plan if line.startswith("SCAN notifications")]
+
+
+@pytest.mark.parametrize(
+    ("name", "sql"),
+    [
+        ("stats", store_module._STATS),
+        ("dead by reason", store_module._DEAD_BY_REASON),
+        ("dead", store_module._DEAD),
+        ("health", health._QUEUE),
+        ("claim", store_module._CLAIM),
+        ("next due", store_module._NEXT_DUE),
+        ("enqueue", store_module._INSERT),
+        *[(f"purge {i}", f"DELETE {old}") for i, old in enumerate(store_module._PURGED)],
+        *[
+            (f"tombstones {i}", f"SELECT dedupe_key {old}")
+            for i, old in enumerate(store_module._PURGED)
+        ],
+    ],
+)
+async def test_owner_and_health_queries_never_read_every_sent_row(
+    db: Database, name: str, sql: str
+) -> None:
+    """Issue 10: every query of `/queue`, `habicht health`, purge, `dead()` and delivery
+    walks an index that leaves the sent rows out (EXPLAIN QUERY PLAN on the real schema);
+    the only whole-table read is the stats' count of all rows, a b-tree count."""
+    params: dict[str, object] | tuple[object, ...] = {
+        "now": NOW,
+        "day_ago": NOW,
+        "cutoff": NOW,
+        "lease_until": NOW,
+        "born_after": NOW,
+        "limit": 5,
+        "scan": 20,
+        "per_chat": 1,
+        "busy": "[]",
+        "chat_id": 1,
+        "kind": "new",
+        "ad_id": None,
+        "text": "x",
+        "dedupe_key": "k",
+        "max_attempts": 5,
+        "gap": 1.0,
+    }
+    if "?" in sql:
+        params = (10,)
+    scans = _scans(db.path, sql, params)
+    allowed = [line for line in scans if line.split()[-1] in _SMALL]
+    if name == "stats":  # SELECT count(*) FROM notifications: SQLite counts b-tree entries
+        assert len(scans) - len(allowed) == 1
+        assert "COVERING INDEX" in next(line for line in scans if line not in allowed)
+    else:
+        assert scans == allowed, f"{name} reads every row: {scans}"

@@ -62,7 +62,7 @@ def test_scrape_prints_the_listings(
     """The normalised search is fetched from HABICHT_WILLHABEN_URL and its listings printed."""
     url = "https://willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&utm_source=x"
     assert main(["scrape", url]) == 0
-    assert willhaben == ["/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1"]
+    assert willhaben == ["/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1&rows=200"]
     out = capsys.readouterr().out
     assert "2 listings shown of 57 found" in out
     assert "RTX 3070" in out
@@ -95,7 +95,8 @@ def test_a_malformed_page_is_one_line_and_exit_1(
     assert main(["scrape", "rtx"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert err.startswith("habicht: error: layout: advert 101: attributes.attribute is not a list")
+    assert err.startswith("habicht: error: layout: ")
+    assert "advertSummary[0].attributes.attribute`" in err  # where on the page it is
 
 
 def test_a_listing_without_location_prints_no_placeholder(
@@ -107,3 +108,23 @@ def test_a_listing_without_location_prints_no_placeholder(
     out = capsys.readouterr().out
     assert "Lampe" in out
     assert "[" not in out
+
+
+def test_reserved_and_bumped_listings_are_marked_as_such(
+    willhaben: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reserved advert prints as reserved under its plain title, a bumped one as bumped."""
+    _Willhaben.page = render_search_page(
+        [
+            FakeAdvert("7", "Lampe", Decimal(5), reserved=True),
+            FakeAdvert("8", "Bett", Decimal(9), reserved=True, bumped=True),
+            FakeAdvert("9", "Tisch", Decimal(7)),
+        ]
+    )
+    assert main(["scrape", "lampe"]) == 0
+    out = capsys.readouterr().out
+    lines = [line.removesuffix("  [Wien, 07. Bezirk, Neubau]") for line in out.splitlines()]
+    assert any(line.endswith("  Lampe (reserved)") for line in lines)
+    assert any(line.endswith("  Bett (reserved, bumped)") for line in lines)
+    assert any(line.endswith("  Tisch") for line in lines)
+    assert "reserviert" not in out

@@ -1,17 +1,33 @@
-"""Events for one watch: unseen ids are new, lower prices are drops, nothing else speaks."""
+"""Events for one watch: unseen ids are new unless the watch can know them old, lower prices
+than the last known one are drops, reserved adverts are not there, nothing else speaks."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
 
-from habicht.scraper import PUBLISHED_SLACK, Listing, NewListing, PriceDrop, diff
+import pytest
+
+from habicht.scraper import (
+    PUBLISHED_SLACK,
+    BumpedListing,
+    Listing,
+    NewListing,
+    PriceDrop,
+    diff,
+)
 
 BASELINE = 1_700_000_000.0
+FRESH = BASELINE + 600
 
 
 def listing(
-    ad_id: str, price: str | None, *, bumped: bool = False, published_at: float | None = None
+    ad_id: str,
+    price: str | None,
+    *,
+    bumped: bool = False,
+    reserved: bool = False,
+    published_at: float | None = None,
 ) -> Listing:
     return Listing(
         id=ad_id,
@@ -24,22 +40,23 @@ def listing(
         image_url=None,
         published_at=published_at,
         bumped=bumped,
+        reserved=reserved,
     )
 
 
 def test_unseen_ids_are_new_in_page_order() -> None:
     """Every id the watch has not seen is a NewListing, in the order of the page."""
     page = [listing("30", "5"), listing("10", "7"), listing("20", None)]
-    assert diff({"10": Decimal(7)}, page, oldest_seen=10, baseline_at=BASELINE) == [
+    assert diff({"10": Decimal(7)}, page, baseline_at=BASELINE, baseline_complete=True) == [
         NewListing(page[0]),
         NewListing(page[2]),
     ]
 
 
 def test_a_lower_price_is_a_drop_with_old_and_new() -> None:
-    """A seen advert whose price went down is a PriceDrop from the last seen price."""
+    """A seen advert whose price went down is a PriceDrop from the last known price."""
     page = [listing("10", "350.50")]
-    assert diff({"10": Decimal(400)}, page, oldest_seen=10, baseline_at=BASELINE) == [
+    assert diff({"10": Decimal(400)}, page, baseline_at=BASELINE, baseline_complete=True) == [
         PriceDrop(page[0], old=Decimal(400), new=Decimal("350.50"))
     ]
 
@@ -48,49 +65,70 @@ def test_rises_unchanged_and_missing_prices_say_nothing() -> None:
     """Up, unchanged, a price gained, a price lost: no events."""
     seen = {"1": Decimal(10), "2": Decimal(10), "3": None, "4": Decimal(10)}
     page = [listing("1", "12"), listing("2", "10.00"), listing("3", "5"), listing("4", None)]
-    assert diff(seen, page, oldest_seen=1, baseline_at=BASELINE) == []
+    assert diff(seen, page, baseline_at=BASELINE, baseline_complete=True) == []
 
 
-def test_a_seen_bumped_advert_is_not_new() -> None:
+@pytest.mark.parametrize("complete", [True, False])
+def test_a_seen_bumped_advert_is_not_new(complete: bool) -> None:
     """Moving to the top by bumping does not make a seen advert new."""
     seen = {"10": Decimal(5), "11": Decimal(5)}
-    assert diff(seen, [listing("10", "5", bumped=True)], oldest_seen=10, baseline_at=BASELINE) == []
+    page = [listing("10", "5", bumped=True, published_at=FRESH)]
+    assert diff(seen, page, baseline_at=BASELINE, baseline_complete=complete) == []
 
 
-def test_an_old_bumped_advert_the_watch_never_saw_is_not_new() -> None:
-    """A bumped advert older than the watch's whole first page is recorded silently, though
-    bumping made its PUBLISHED fresh; an unbumped lower id is new (ids are not in publish
-    order)."""
-    seen: dict[str, Decimal | None] = {}  # the watch saw ids 500 and 600, none on this page
-    fresh = BASELINE + 600
-    old_bump = listing("420", "9", bumped=True, published_at=fresh)
-    fresh_bump = listing("700", "9", bumped=True, published_at=fresh)
-    low_id_but_new = listing("410", "9", published_at=fresh)
-    page = [old_bump, fresh_bump, low_id_but_new]
-    assert diff(seen, page, oldest_seen=500, baseline_at=BASELINE) == [
-        NewListing(fresh_bump),
-        NewListing(low_id_but_new),
+def test_an_id_lower_than_every_id_seen_says_nothing_about_age() -> None:
+    """Issue 9: ids are random, so an unseen advert with an id below every id the watch has
+    seen is new like any other — bumped or not, after a baseline that read the search."""
+    seen = {"900000000": Decimal(5), "2100000000": Decimal(5)}
+    low = listing("500000001", "9", published_at=FRESH)
+    low_bumped = listing("500000002", "9", bumped=True, published_at=FRESH)
+    assert diff(seen, [low, low_bumped], baseline_at=BASELINE, baseline_complete=True) == [
+        NewListing(low),
+        NewListing(low_bumped),
     ]
 
 
-def test_an_unseen_advert_published_before_the_baseline_slid_in_and_is_not_new() -> None:
-    """An unseen advert published more than PUBLISHED_SLACK before the watch's baseline
-    existed when it started: it slid onto the page when a newer one went, so it is not new
-    (review of issue 3); one published within the slack, or without a date, still is."""
+def test_an_unseen_bumped_advert_beyond_an_incomplete_baseline_is_said_as_such() -> None:
+    """Issue 9: when the baseline could not read the whole search, an unseen bumped advert
+    may be new or an old one from beyond it: a BumpedListing, neither dropped nor called new;
+    an unseen unbumped one sits at its true date and is new."""
+    bumped = listing("700", "9", bumped=True, published_at=FRESH)
+    plain = listing("410", "9", published_at=FRESH)
+    assert diff({}, [bumped, plain], baseline_at=BASELINE, baseline_complete=False) == [
+        BumpedListing(bumped),
+        NewListing(plain),
+    ]
+
+
+@pytest.mark.parametrize("complete", [True, False])
+def test_an_unseen_advert_published_before_the_baseline_slid_in_and_is_not_new(
+    complete: bool,
+) -> None:
+    """An unseen advert published (or bumped) more than PUBLISHED_SLACK before the watch's
+    baseline existed when it started: it slid onto the pages read when a newer one went, so
+    it is not new (review of issue 3); one published within the slack, or undated, still is."""
     slid_in = listing("410", "9", published_at=BASELINE - PUBLISHED_SLACK - 1)
+    bumped_before = listing("413", "9", bumped=True, published_at=BASELINE - PUBLISHED_SLACK - 1)
     just_before = listing("411", "9", published_at=BASELINE - PUBLISHED_SLACK + 1)
     undated = listing("412", "9")
-    page = [slid_in, just_before, undated]
-    assert diff({}, page, oldest_seen=500, baseline_at=BASELINE) == [
+    page = [slid_in, bumped_before, just_before, undated]
+    assert diff({}, page, baseline_at=BASELINE, baseline_complete=complete) == [
         NewListing(just_before),
         NewListing(undated),
     ]
 
 
+def test_a_reserved_advert_is_not_on_the_page() -> None:
+    """Issue 9: a reserved advert, seen or not, cheaper or not, speaks not at all."""
+    seen = {"1": Decimal(500)}
+    page = [listing("1", "300", reserved=True), listing("2", "9", reserved=True)]
+    assert diff(seen, page, baseline_at=BASELINE, baseline_complete=True) == []
+
+
 def test_a_first_look_makes_everything_new() -> None:
     """With nothing seen, every listing is new (the scan turns that into a silent baseline)."""
     page = [listing("1", "1"), replace(listing("2", "2"), bumped=True)]
-    assert diff({}, page, oldest_seen=None, baseline_at=None) == [
+    assert diff({}, page, baseline_at=None, baseline_complete=True) == [
         NewListing(page[0]),
         NewListing(page[1]),
     ]

@@ -29,7 +29,7 @@ SEARCH = normalise_search_url(
 OTHER = normalise_search_url(
     "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa"
 )
-FETCHED = f"{BASE}/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1"
+FETCHED = f"{BASE}/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1&rows=200"
 PAGE = render_search_page([FakeAdvert("1", "RTX 3070", Decimal(400))])
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -13,6 +14,7 @@ from habicht.scraper import Blocked, LayoutError, Listing, parse_search_page
 from habicht.scraper.parse import _next_data_span  # to prove which path a page takes
 
 REAL_PAGE = (FIXTURES / "search-marketplace-grafikkarten.html").read_text(encoding="utf-8")
+FLATS_PAGE = (FIXTURES / "search-immobilien-mietwohnungen-wien.html").read_text(encoding="utf-8")
 
 
 def test_the_real_page_parses_to_its_25_listings() -> None:
@@ -32,6 +34,8 @@ def test_the_real_page_parses_to_its_25_listings() -> None:
         image_url="https://cache.willhaben.at/mmo/4/528/603/014_-437128259.jpg",
         published_at=1640035260.0,
         bumped=False,
+        body="Verkaufe meine Ersatzkarte da ich upgrade.",
+        is_private=True,
     )
     last = page.listings[-1]
     assert (last.id, last.title, last.price) == (
@@ -48,6 +52,42 @@ def test_the_real_page_parses_to_its_25_listings() -> None:
         120, 450, 611, 550, 750, 640, 150, 250, 400, 849, 442, 600, 599,
         900, 740, 540, 650, 470, 600, 150, 600, 400, 460, 849, 175,
     ]  # fmt: skip
+
+
+def test_the_real_2026_page_parses_completely_with_its_reserved_and_bumped_adverts() -> None:
+    """Issue 9: the rental-flats page of 2026 yields its 30 adverts (building projects'
+    `children` are not adverts of the search), rowsFound 4864, advert 1622906706 reserved with
+    its plain title, 20 bumped, and every id, price and link as the page has them."""
+    page = parse_search_page(FLATS_PAGE)
+    assert (page.rows_found, len(page.listings)) == (4864, 30)
+    first = page.listings[0]
+    assert (first.body or "").startswith("Traumhafte Loftwohnung beim Rudolf Bednar Park")
+    assert replace(first, body=None) == Listing(
+        id="978586977",
+        title="Exklusives Loft - Wo Design und Einzigartigkeit verschmelzen",
+        price=Decimal(3500),
+        price_display="€ 3.500",
+        location="Wien, 02. Bezirk, Leopoldstadt",
+        postcode="1020",
+        url="https://www.willhaben.at/iad/immobilien/d/mietwohnungen/wien/wien-1020-leopoldstadt/"
+        "exklusives-loft-wo-design-und-einzigartigkeit-verschmelzen-978586977/",
+        image_url="https://cache.willhaben.at/mmo/7/978/586/977_-1754364430.jpg",
+        published_at=1787407800.0,
+        bumped=True,
+        reserved=False,
+        is_private=False,
+    )
+    assert sum(listing.is_private is False for listing in page.listings) == 20
+    assert all(listing.body for listing in page.listings)
+    reserved = [listing for listing in page.listings if listing.reserved]
+    assert [(r.id, r.title, r.price) for r in reserved] == [
+        ("1622906706", "Helle 3 Zimmer Wohnung nahe Friedensbrücke", Decimal(1099))
+    ]
+    assert sum(listing.bumped for listing in page.listings) == 20
+    assert "924517760" not in {listing.id for listing in page.listings}  # a child unit
+    assert all(listing.url.endswith(f"-{listing.id}/") for listing in page.listings)
+    assert all(listing.price is not None for listing in page.listings)
+    assert Decimal("1038.82") in {listing.price for listing in page.listings}
 
 
 def test_built_pages_round_trip_prices_titles_and_flags() -> None:
@@ -131,7 +171,7 @@ def test_markup_the_fast_path_misses_falls_back_to_a_full_parse(template: str) -
     parser (review of issue 3: the fallback must really run)."""
     data = {"props": {"pageProps": {"searchResult": {"rowsFound": 0}}}}
     page = template.format(json.dumps(data))
-    assert _next_data_span(page) is None  # the fast path gives up on this page ...
+    assert _next_data_span(page.encode()) is None  # the fast path gives up on this page ...
     assert parse_search_page(page).rows_found == 0  # ... so the result is BeautifulSoup's
 
 
@@ -171,9 +211,15 @@ def one_advert_page(advert: object) -> str:
         {"id": 1.5},
         {"id": ["1"]},
         "an advert",
+        {"id": "1" * 41},
+        {"id": int("1" * 41)},
+        {"id": True},
+        {"id": "1", "advertStatus": "reserved"},
+        {"id": "1", "advertStatus": {"id": 55}},
     ],
     ids=["attributes-list", "attributes-text", "attribute-number", "attribute-object",
-         "id-float", "id-list", "entry-text"],
+         "id-float", "id-list", "entry-text", "id-too-long", "id-number-too-long", "id-bool",
+         "status-text", "status-number"],
 )  # fmt: skip
 def test_an_advert_of_unknown_shape_makes_the_page_a_layout_error(advert: object) -> None:
     """A malformed advert raises LayoutError, never a crash nor a silently shorter page, so it
@@ -200,6 +246,21 @@ def test_attribute_values_of_unknown_type_are_ignored() -> None:
         None,
         None,
     )
+
+
+def test_a_reserved_built_advert_reads_as_reserved_with_its_plain_title() -> None:
+    """The builder's reserved advert is the real one's shape: reserved, "(reserviert) " gone."""
+    adverts = [FakeAdvert("5", "Sofa", Decimal(50), reserved=True), FakeAdvert("6", "Tisch")]
+    reserved, active = parse_search_page(render_search_page(adverts)).listings
+    assert (reserved.reserved, reserved.title, active.reserved) == (True, "Sofa", False)
+
+
+def test_an_overlong_advert_link_becomes_the_short_one() -> None:
+    """Issue 9: a SEO_URL beyond MAX_URL is replaced by `object?adId=`, so no page can make a
+    message's link grow without limit."""
+    attributes = [{"name": "SEO_URL", "values": ["immobilien/d/" + "x" * 600 + "-9/"]}]
+    page = parse_search_page(one_advert_page({"id": "9", "attributes": {"attribute": attributes}}))
+    assert page.listings[0].url == "https://www.willhaben.at/iad/object?adId=9"
 
 
 def test_deeply_nested_json_is_a_layout_error() -> None:
@@ -245,9 +306,9 @@ def test_adverts_outside_search_result_are_never_read_as_its_own(
     assert [listing.id for listing in page.listings] == ["1"] * result["rowsFound"]
 
 
-def test_more_adverts_than_rows_found_are_read_from_the_whole_script() -> None:
-    """A list longer than rowsFound is not trusted in place; the full decode decides (here a
-    repeated key, whose last value is what JSON means)."""
+def test_a_repeated_key_counts_with_its_last_value() -> None:
+    """Of a key repeated in searchResult the last value counts, as JSON means it: an earlier
+    list of adverts is no part of the page."""
     stale = json.dumps({"advertSummary": [advert_json("666")]}, separators=(",", ":"))
     result = f'{{"rowsFound":0,"advertSummaryList":{stale},"advertSummaryList":{{}}}}'
     page = parse_search_page(
@@ -255,3 +316,58 @@ def test_more_adverts_than_rows_found_are_read_from_the_whole_script() -> None:
         "</script>"
     )
     assert (page.rows_found, page.listings) == (0, [])
+
+
+def test_the_search_s_own_keys_elsewhere_in_the_script_are_not_read() -> None:
+    """`rowsFound`, `advertSummaryList` and a whole `searchResult` outside
+    `props.pageProps.searchResult` — first in the script, at other depths, inside an advert, or
+    in a string — change nothing: only the search's own members are read."""
+    decoy = {"rowsFound": 9, "advertSummaryList": {"advertSummary": [advert_json("666")]}}
+    advert = {**advert_json("1"), "advertSummaryList": decoy["advertSummaryList"]}
+    data = {
+        "searchResult": decoy,
+        "props": {
+            "rowsFound": 9,
+            "pageProps": {
+                "advertSummaryList": decoy["advertSummaryList"],
+                "teaser": {"searchResult": decoy},
+                "note": json.dumps({"searchResult": decoy}),
+                "searchResult": {
+                    "pagingLinksList": [decoy],
+                    "rowsFound": 1,
+                    "advertSummaryList": {"advertSummary": [advert]},
+                },
+            },
+        },
+    }
+    page = parse_search_page(f'<script id="__NEXT_DATA__">{json.dumps(data)}</script>')
+    assert (page.rows_found, [listing.id for listing in page.listings]) == (1, ["1"])
+
+
+def test_an_integer_id_reads_as_its_digits() -> None:
+    """An id the page writes as a number is the same advert as its string form."""
+    (listing,) = parse_search_page(one_advert_page({"id": 1622906706})).listings
+    assert listing.id == "1622906706"
+
+
+def test_the_body_as_bytes_parses_like_its_text() -> None:
+    """The client hands on the body as received, UTF-8 bytes: they parse to exactly what the
+    decoded text does, non-ASCII titles and prices included."""
+    for text in (REAL_PAGE, FLATS_PAGE):
+        assert parse_search_page(text.encode()) == parse_search_page(text)
+    built = render_search_page([FakeAdvert("1", "Küche „neu“ für 5 €", Decimal(5))])
+    assert parse_search_page(built.encode()).listings[0].title == "Küche „neu“ für 5 €"
+
+
+def test_a_layout_error_says_where_on_the_page_the_shape_is_wrong() -> None:
+    """The decoder's message names the member that does not fit, so a changed page is found."""
+    with pytest.raises(LayoutError, match=r"advertSummary\[0\]\.advertStatus\.id`"):
+        parse_search_page(one_advert_page({"id": "1", "advertStatus": {"id": 55}}))
+
+
+def test_a_byte_that_is_no_utf_8_reads_as_a_replacement_character() -> None:
+    """Invalid UTF-8 in the bytes costs the one character, as in a decode into text, not the
+    page."""
+    page = render_search_page([FakeAdvert("1", "Sofa", Decimal(5)), FakeAdvert("2", "Bett")])
+    (sofa, bett) = parse_search_page(page.encode().replace(b"Sofa", b"So\xfffa")).listings
+    assert (sofa.title, sofa.price, bett.title) == ("So\ufffdfa", Decimal(5), "Bett")

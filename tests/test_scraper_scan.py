@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fakes import FakeClock
+from fakes import FakeClock, TextRenderer
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
@@ -27,19 +27,6 @@ from habicht.scraper import (
 BASE = "http://127.0.0.1:8099"
 RTX = parse_watch_argument("rtx")
 SOFA = parse_watch_argument("sofa")
-
-
-class TextRenderer:
-    """Plain texts that show what was rendered."""
-
-    def new_listing(self, listing: Listing) -> str:
-        return f"new {listing.id}"
-
-    def price_drop(self, listing: Listing, old: Decimal, new: Decimal) -> str:
-        return f"drop {listing.id} {old}->{new}"
-
-    def baseline(self, label: str, count: int) -> str:
-        return f"watching {label}: {count}"
 
 
 class FakeWillhaben:
@@ -151,8 +138,8 @@ async def test_new_listings_and_drops_are_enqueued_with_their_keys(
     assert (summary.new, summary.drops) == (0, 1)
     assert (await outbox(db))[1:] == [
         (1, "new", "new 102", "new:102:1"),
-        (1, "drop", "drop 101 400->350", "drop:101:1:350"),
-        (1, "drop", "drop 101 350->300", "drop:101:1:300"),
+        (1, "drop", "drop 101 400->350", "drop:101:1:400:350"),
+        (1, "drop", "drop 101 350->300 path 400->350->300", "drop:101:1:350:300"),
     ]
 
 
@@ -167,7 +154,7 @@ async def test_a_rise_is_recorded_and_the_next_drop_starts_from_it(
     assert (await run()).drops == 0
     site.set_price("rtx", "101", "360")
     await run()
-    assert [row[2] for row in await outbox(db)][1:] == ["drop 101 380->360"]
+    assert [row[2] for row in await outbox(db)][1:] == ["drop 101 380->360 path 350->380->360"]
 
 
 async def test_scanning_the_same_page_again_enqueues_nothing(
@@ -377,7 +364,8 @@ async def test_a_block_skips_the_rest_of_the_cycle(
 async def test_bumped_adverts_moving_to_the_top_are_not_new(
     run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
 ) -> None:
-    """A seen advert bumped to the top, and an old one bumped into view, send nothing."""
+    """A seen advert bumped to the top sends nothing; after a baseline that read the whole
+    search, an unseen bumped one was not there then and is new, whatever its id (issue 9)."""
     await subs.add_watch(1, RTX, max_watches=5)
     site.pages["rtx"] = [advert("503"), advert("502"), advert("501")]
     await run()
@@ -389,8 +377,8 @@ async def test_bumped_adverts_moving_to_the_top_are_not_new(
         advert("502"),
     ]
     summary = await run()
-    assert summary.new == 1
-    assert [row[3] for row in await outbox(db)][1:] == ["new:504:1"]
+    assert summary.new == 2
+    assert [row[2] for row in await outbox(db)][1:] == ["new 420", "new 504"]
     (watch,) = await subs.watches(1)
     assert watch.listings_known == 5
 
@@ -422,10 +410,10 @@ async def test_one_odd_advert_fails_its_search_and_the_cycle_goes_on(
 class FailingRenderer(TextRenderer):
     """Raises for one advert, as a renderer bug would."""
 
-    def new_listing(self, listing: Listing) -> str:
+    def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
         if listing.id == "102":
             raise KeyError("no template")
-        return super().new_listing(listing)
+        return super().new_listing(listing, bumped=bumped)
 
 
 async def test_an_unexpected_error_fails_its_search_and_the_cycle_goes_on(

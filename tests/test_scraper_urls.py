@@ -102,6 +102,17 @@ REFUSED = [
         InvalidReason.AD_PAGE,
     ),
     ("https://www.willhaben.at/iad/object?adId=528603014", InvalidReason.AD_PAGE),
+    # Issue 9: an old-style advert link (no /d/, the id in ?adId=), a share link, a Suchagent.
+    (
+        "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien/2-zimmer-altbauwohnung-95640092/"
+        "?adId=95640092",
+        InvalidReason.AD_PAGE,
+    ),
+    ("https://www.willhaben.at/iad/share/1622906706", InvalidReason.AD_PAGE),
+    (
+        "https://www.willhaben.at/iad/searchagent/alert?searchId=101&alertId=7744",
+        InvalidReason.SEARCH_AGENT,
+    ),
     ("https://www.willhaben.at/jobs/suche?keyword=koch", InvalidReason.NOT_SEARCH),
     ("https://www.willhaben.at/", InvalidReason.NOT_SEARCH),
     ("https://www.willhaben.at/iad", InvalidReason.NOT_SEARCH),
@@ -177,7 +188,7 @@ def test_normalising_twice_changes_nothing() -> None:
             f"{MARKT}?PRICE_TO=400&keyword=rtx+3070&sort=1",
             "rtx 3070 (max € 400)",
         ),
-        ("Sofa  bis 1.000 €", f"{MARKT}?PRICE_TO=1000&keyword=Sofa&sort=1", "Sofa (max € 1000)"),
+        ("Sofa  bis 1.000 €", f"{MARKT}?PRICE_TO=1000&keyword=sofa&sort=1", "Sofa (max € 1000)"),
         ("max 400", f"{MARKT}?keyword=max+400&sort=1", "max 400"),
         ("äpfel & birnen", f"{MARKT}?keyword=%C3%A4pfel+%26+birnen&sort=1", "äpfel & birnen"),
     ],
@@ -219,7 +230,21 @@ def test_overlong_keywords_are_refused(text: str) -> None:
 
 @pytest.mark.parametrize("base", ["http://127.0.0.1:8099", "http://127.0.0.1:8099/"])
 def test_requests_go_to_the_configured_base(base: str) -> None:
-    """The fetch URL is HABICHT_WILLHABEN_URL + the normalised path and query."""
+    """The fetch URL is HABICHT_WILLHABEN_URL + the normalised path and query, asking for
+    willhaben's 200 rows a page, and the page number from page 2 on."""
     url = normalise_search_url(f"{MARKT}?keyword=rtx")
-    expected = "http://127.0.0.1:8099/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1"
-    assert request_url(url, base) == expected
+    first = "http://127.0.0.1:8099/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1&rows=200"
+    assert request_url(url, base) == first
+    assert request_url(url, base, page=3) == f"{first}&page=3"
+
+
+@pytest.mark.parametrize(
+    "typed", ["RTX  3070", "rtx 3070", " Rtx\t3070 ", f"{MARKT}?keyword=RTX++3070&rows=30"]
+)
+def test_keyword_searches_ignore_case_and_spacing(typed: str) -> None:
+    """Issue 9: "RTX  3070" and "rtx 3070" are one search (one row, one fetch); the label
+    keeps what the subscriber typed."""
+    search = parse_watch_argument(typed)
+    assert search.url == f"{MARKT}?keyword=rtx+3070&sort=1"
+    if not typed.startswith("http"):
+        assert search.label == " ".join(typed.split())

@@ -5,7 +5,7 @@ only the names listed here.
 """
 
 from habicht.bot.app import BotApplication, build_application, serve
-from habicht.bot.jobs import BASELINE, DRAIN, SCRAPE, deliver, run_jobs_now
+from habicht.bot.jobs import BASELINE, DRAIN, RETENTION, SCRAPE, deliver, run_jobs_now
 from habicht.bot.redact import redacted_logs, scrub
 from habicht.bot.render import MessageRenderer
 from habicht.bot.services import BotServices
@@ -14,6 +14,7 @@ from habicht.bot.texts import Texts
 __all__ = [
     "BASELINE",
     "DRAIN",
+    "RETENTION",
     "SCRAPE",
     "BotApplication",
     "BotServices",

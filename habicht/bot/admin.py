@@ -2,6 +2,8 @@
 
 Anyone else who tries gets exactly what an unknown command gets (the hint in a private
 chat, silence in a group), so the refusal reveals nothing about the bot's owner commands.
+They answer only in a private chat: in a group, even an owner's `/queue dead` would show
+every member other chats' ids and errors, so there they get no answer at all.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from habicht.bot.commands import unknown_command
 from habicht.bot.handling import reply, whole_number
 from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, Context
-from habicht.bot.texts import Html, shorten
+from habicht.bot.texts import Html, Texts, shorten
+from habicht.scraper import freshness
 
 __all__ = ["owner_only", "queue_command", "stats_command"]
 
@@ -30,21 +33,29 @@ FAILING_SHOWN = 5
 
 
 def owner_only(handler: Handler) -> Handler:
-    """Run `handler` for the owners; answer anyone else as if the command did not exist."""
+    """Run `handler` for the owners in a private chat; answer anyone else there as if the
+    command did not exist, and nobody in a group."""
 
     @wraps(handler)
     async def guarded(update: Update, context: Context) -> None:
-        user = update.effective_user
+        user, chat = update.effective_user, update.effective_chat
+        if chat is None or chat.type != ChatType.PRIVATE:
+            return
         if context.bot_data.is_admin(user.id if user else None):
             await handler(update, context)
-        elif update.effective_chat is not None and update.effective_chat.type == ChatType.PRIVATE:
-            await unknown_command(update, context)  # as `app` registers it: private chats only
+        else:
+            await unknown_command(update, context)
 
     return guarded
 
 
-async def _overview(services: BotServices) -> Html:
-    texts = services.texts
+def _texts(update: Update, services: BotServices) -> Texts:
+    """The texts of the owner's private chat, in its language."""
+    assert update.effective_chat is not None  # `owner_only` answers only in private chats
+    return services.texts_for(update.effective_chat.id)
+
+
+async def _overview(services: BotServices, texts: Texts) -> Html:
     stats = await services.store.stats()
     now = services.clock()
     none = texts.fill("queue_none")
@@ -74,8 +85,7 @@ def _one_number(args: list[str], *, default: int) -> int | None:
     return whole_number(args[0]) if len(args) == 1 else None
 
 
-async def _dead(services: BotServices, args: list[str]) -> Html | None:
-    texts = services.texts
+async def _dead(services: BotServices, texts: Texts, args: list[str]) -> Html | None:
     token = services.settings.bot_token
     limit = _one_number(args, default=DEAD_SHOWN)
     if not limit:  # also refuses 0: "the last 0 dead messages" is a typo, not a question
@@ -98,7 +108,7 @@ async def _dead(services: BotServices, args: list[str]) -> Html | None:
     return texts.lines(texts.fill("queue_dead_header"), lines)
 
 
-async def _retry(services: BotServices, args: list[str]) -> Html | None:
+async def _retry(services: BotServices, texts: Texts, args: list[str]) -> Html | None:
     if args == ["all"]:
         count = await services.store.requeue("all")
     else:
@@ -106,42 +116,47 @@ async def _retry(services: BotServices, args: list[str]) -> Html | None:
         if not args or len(ids) != len(args):
             return None
         count = await services.store.requeue(ids)
-    return services.texts.fill("queue_retried", count=count)
+    return texts.fill("queue_retried", count=count)
 
 
-async def _purge(services: BotServices, args: list[str]) -> Html | None:
+async def _purge(services: BotServices, texts: Texts, args: list[str]) -> Html | None:
     days = _one_number(args, default=PURGE_DAYS)
     if days is None:
         return None
     count = await services.store.purge(days * 86400)
-    return services.texts.fill("queue_purged", count=count, days=days)
+    return texts.fill("queue_purged", count=count, days=days)
 
 
 @owner_only
 async def queue_command(update: Update, context: Context) -> None:
     """`/queue`, `/queue dead [n]`, `/queue retry <id…|all>`, `/queue purge [days]`."""
     services = context.bot_data
+    texts = _texts(update, services)
     action, *rest = context.args or ["stats"]
     answer: Html | None
     if action == "stats":
-        answer = await _overview(services)
+        answer = await _overview(services, texts)
     elif action == "dead":
-        answer = await _dead(services, rest)
+        answer = await _dead(services, texts, rest)
     elif action == "retry":
-        answer = await _retry(services, rest)
+        answer = await _retry(services, texts, rest)
     elif action == "purge":
-        answer = await _purge(services, rest)
+        answer = await _purge(services, texts, rest)
     else:
         answer = None
-    await reply(update, answer or services.texts.fill("queue_usage"))
+    await reply(update, answer or texts.fill("queue_usage"))
 
 
 @owner_only
 async def stats_command(update: Update, context: Context) -> None:
-    """Chats, watches, unique searches, listings, the last cycle, and failing searches."""
+    """Chats, watches, unique searches, listings, the last pass, freshness, and failing
+    searches."""
     services = context.bot_data
-    texts = services.texts
+    texts = _texts(update, services)
     overview = await services.subscriptions.overview()
+    interval = services.settings.scrape_interval
+    fresh = await freshness(services.db, now=services.clock(), interval=interval)
+    none = texts.fill("queue_none")
     cycle = services.last_cycle
     last_cycle = (
         texts.fill("never")
@@ -172,6 +187,9 @@ async def stats_command(update: Update, context: Context) -> None:
         searches=overview.searches,
         listings=overview.listings,
         last_cycle=last_cycle,
+        stalest=none if fresh.stalest is None else texts.age(fresh.stalest),
+        p95=none if fresh.p95 is None else texts.age(fresh.p95),
+        interval=texts.age(interval),
         failing=len(overview.failing),
     )
     await reply(update, texts.lines(header, failing))

@@ -1,13 +1,16 @@
 """Telling the owners, through the same durable outbox as every alert (kind `admin`).
 
-Alerts are aggregated per cycle: one message for the items that went dead in a drain; one
-per scan (a cycle or a baseline) for the searches that reached the scraper's `FAILING_AFTER`
-failed scans in a row (or recovered) and for willhaben's block starting or ending; one when
-delivery stopped. Each key names its occurrence (the cycle's start time), so the same event is
-never queued twice and a later one is never mistaken for it. Unexpected errors are keyed by
+Alerts are aggregated per run: one message for the items that went dead in a drain; one
+per scheduler pass for the searches that reached the scraper's `FAILING_AFTER` failed scans
+in a row (or recovered), for willhaben's block starting or ending and for a database error
+stopping the pass (and the pass after it that went through); one when freshness fell behind
+for an interval and one when it is back; one when delivery stopped. Each key names its
+occurrence (the pass's start time), so the same event is never queued twice and a later one
+is never mistaken for it. Unexpected errors are keyed by
 their type and minute: one message per kind of error per minute, however often it happens,
 so nobody can flood the owners by making a handler fail. Alerts about dead *admin* messages
-are not sent: they would feed on themselves.
+are not sent: they would feed on themselves. Each owner gets the alert in the language of
+their own chat, rendered when it is queued like every alert.
 """
 
 from __future__ import annotations
@@ -15,16 +18,18 @@ from __future__ import annotations
 import itertools
 import logging
 from collections import Counter
+from collections.abc import Callable
 
 from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, NotReady
-from habicht.bot.texts import ERROR_BUDGET, Html, shorten
+from habicht.bot.texts import ERROR_BUDGET, Html, Texts, shorten
 from habicht.queue import Outgoing
-from habicht.scraper import ScanSummary
+from habicht.scraper import ScanSummary, capacity, freshness
 
 __all__ = [
     "alert_dead",
     "alert_error",
+    "alert_freshness",
     "alert_scan",
     "alert_stopped",
     "report_error",
@@ -43,10 +48,16 @@ DEAD_LOOKBACK = 500
 """How many of the newest dead rows a drain's alert looks at."""
 
 
-async def tell_owners(services: BotServices, text: Html, *, key: str) -> int:
-    """Queue `text` for every owner; `key` makes it once-only. Returns how many were new."""
+async def tell_owners(services: BotServices, render: Callable[[Texts], Html], *, key: str) -> int:
+    """Queue the alert `render` writes in each owner's language for every owner; `key`
+    makes it once-only. Returns how many were new."""
     items = [
-        Outgoing(chat_id=owner, kind="admin", text=text, dedupe_key=f"admin:{key}:{owner}")
+        Outgoing(
+            chat_id=owner,
+            kind="admin",
+            text=render(services.texts_for(owner)),
+            dedupe_key=f"admin:{key}:{owner}",
+        )
         for owner in sorted(services.settings.admin_ids)
     ]
     return await services.store.enqueue_many(items)
@@ -58,40 +69,96 @@ async def alert_dead(services: BotServices, *, since: float) -> None:
     fresh = [row for row in rows if row.updated_at >= since and row.kind != "admin"]
     if not fresh:
         return
-    reasons = Counter(row.dead_reason or "unknown" for row in fresh)
-    texts = services.texts
-    text = texts.fill("alert_dead", count=len(fresh), reasons=texts.reasons(reasons.most_common()))
-    await tell_owners(services, text, key=f"dead:{since:.6f}")
+    reasons = Counter(row.dead_reason or "unknown" for row in fresh).most_common()
+
+    def render(texts: Texts) -> Html:
+        return texts.fill("alert_dead", count=len(fresh), reasons=texts.reasons(reasons))
+
+    await tell_owners(services, render, key=f"dead:{since:.6f}")
 
 
 async def alert_scan(
     services: BotServices, summary: ScanSummary, *, cycle: float, key: str
 ) -> None:
-    """After a scan started at `cycle` (`key` names it: a cycle, or a baseline of some
-    searches): searches that just reached their failure streak or recovered from one, and
-    willhaben's block starting or ending — one message."""
-    texts = services.texts
-    lines = [
-        texts.fill(
-            "alert_failing",
-            search_id=failure.search_id,
-            count=failure.consecutive_failures,
-            kind=failure.kind,
-            error=shorten(failure.message, ERROR_BUDGET),
-        )
-        for failure in summary.newly_failing
-    ]
-    lines += [texts.fill("alert_recovered", url=shorten(url, 120)) for url in summary.recovered]
+    """After a scan started at `cycle` (`key` names it: a pass, or a baseline of some
+    searches): searches that just reached their failure streak or recovered from one,
+    willhaben's block starting or ending, and a database error stopping the pass (or the
+    first pass after it that went through) — one message."""
     blocked = summary.paused_until is not None
-    if blocked != services.site_blocked:
-        services.site_blocked = blocked
-        if blocked:
-            wait = texts.age((summary.paused_until or cycle) - services.clock())
-            lines.append(texts.fill("alert_blocked", wait=wait))
-        else:
+    block_changed = blocked != services.site_blocked
+    services.site_blocked = blocked
+    wait = (summary.paused_until or cycle) - services.clock()
+    database = summary.database_error is not None
+    database_changed = database != services.database_failing
+
+    def render(texts: Texts) -> Html:
+        lines = [
+            texts.fill(
+                "alert_failing",
+                search_id=failure.search_id,
+                count=failure.consecutive_failures,
+                kind=failure.kind,
+                error=shorten(failure.message, ERROR_BUDGET),
+            )
+            for failure in summary.newly_failing
+        ]
+        lines += [texts.fill("alert_recovered", url=shorten(url, 120)) for url in summary.recovered]
+        if block_changed and blocked:
+            lines.append(texts.fill("alert_blocked", wait=texts.age(wait)))
+        elif block_changed:
             lines.append(texts.fill("alert_unblocked"))
-    if lines:
-        await tell_owners(services, texts.lines(lines[0], lines[1:]), key=key)
+        if database_changed:
+            error = shorten(summary.database_error or "", ERROR_BUDGET)
+            template = "alert_database" if database else "alert_database_ok"
+            lines.append(texts.fill(template, error=error))
+        return texts.lines(lines[0], lines[1:])
+
+    if block_changed or database_changed or summary.newly_failing or summary.recovered:
+        await tell_owners(services, render, key=key)
+    services.database_failing = database  # only once told: a failed enqueue tries again
+
+
+async def alert_freshness(services: BotServices) -> None:
+    """Freshness behind for an interval (`FreshnessWatch`): once, with what would fit; and
+    once when it is back. Not while willhaben blocks us: that has its own alert, and no
+    fetch gap or interval would help."""
+    if services.client.paused_until is not None:
+        return
+    settings, now = services.settings, services.clock()
+    fresh = await freshness(services.db, now=now, interval=settings.scrape_interval)
+    change = services.freshness_watch.update(fresh, now=now)
+    if change is None:
+        return
+    fits = capacity(
+        fresh.searches,
+        interval=settings.scrape_interval,
+        fetch_gap=settings.fetch_gap,
+        seconds_per_search=services.seconds_per_search or settings.fetch_gap,
+    )
+
+    def render(texts: Texts) -> Html:
+        if change == "recovered":
+            return texts.fill("alert_fresh_again", stalest=texts.age(fresh.stalest or 0.0))
+        advice = (
+            texts.fill("advice_interval", interval=texts.age(fits.interval_needed))
+            if fits.gap_that_fits is None
+            else texts.fill(
+                "advice_gap",
+                gap=f"{fits.gap_that_fits:.1f}",
+                interval=texts.age(fits.interval_needed),
+            )
+        )
+        return texts.fill(
+            "alert_behind",
+            searches=fresh.searches,
+            stalest=texts.age(fresh.stalest or 0.0),
+            interval=texts.age(settings.scrape_interval),
+            fits=fits.fits,
+            per_search=f"{fits.seconds_per_search:.1f}",
+            advice=advice,
+        )
+
+    await tell_owners(services, render, key=f"freshness:{change}:{now:.6f}")
 
 
 async def alert_error(services: BotServices, error: BaseException, *, what: str) -> None:
@@ -99,9 +166,12 @@ async def alert_error(services: BotServices, error: BaseException, *, what: str)
     the first of its type in its `ERROR_WINDOW` is queued (the log has every one)."""
     kind = type(error).__qualname__
     detail = scrub(f"{what}: {kind}: {error}", services.settings.bot_token)
-    text = services.texts.fill("alert_error", error=shorten(detail, ERROR_BUDGET))
     window = int(services.clock() // ERROR_WINDOW)
-    await tell_owners(services, text, key=f"error:{type(error).__module__}.{kind}:{window}")
+    await tell_owners(
+        services,
+        lambda texts: texts.fill("alert_error", error=shorten(detail, ERROR_BUDGET)),
+        key=f"error:{type(error).__module__}.{kind}:{window}",
+    )
 
 
 async def report_error(services: BotServices, error: BaseException, *, what: str) -> None:
@@ -118,7 +188,9 @@ async def report_error(services: BotServices, error: BaseException, *, what: str
 
 async def alert_stopped(services: BotServices, reason: str) -> None:
     """Delivery stopped on a fatal error; the alert waits in the outbox for a working token."""
-    text = services.texts.fill(
-        "alert_stopped", reason=shorten(scrub(reason, services.settings.bot_token), ERROR_BUDGET)
+    reason = shorten(scrub(reason, services.settings.bot_token), ERROR_BUDGET)
+    await tell_owners(
+        services,
+        lambda texts: texts.fill("alert_stopped", reason=reason),
+        key=f"stopped:{services.clock():.6f}:{next(_occurrence)}",
     )
-    await tell_owners(services, text, key=f"stopped:{services.clock():.6f}:{next(_occurrence)}")

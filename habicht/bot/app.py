@@ -53,10 +53,13 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from habicht.bot import admin, commands
+from habicht.bot import admin, commands, filtering
+from habicht.bot import settings as chat_settings
 from habicht.bot.alerts import report_error
-from habicht.bot.jobs import DRAIN, SCRAPE, drain_job, scrape_job
+from habicht.bot.jobs import DRAIN, RETENTION, SCRAPE, drain_job, retention_job, scrape_job, tick
+from habicht.bot.presence import HANDLER_GROUP, note_chat
 from habicht.bot.services import BotServices, Context
+from habicht.bot.texts import CATALOGS, Catalog
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
 from habicht.db import DatabaseError
@@ -75,6 +78,10 @@ GRACE = 6.0
 
 POLL_TIMEOUT = 10
 """Seconds a getUpdates long poll may wait for an update."""
+
+RETENTION_EVERY = 86400.0
+RETENTION_FIRST = 600.0
+"""The first retention run comes ten minutes after the start, the next ones daily."""
 
 JOB_KWARGS = {"max_instances": 1, "coalesce": True}
 """A job that is still running is skipped, never stacked; missed runs collapse into one."""
@@ -174,17 +181,26 @@ def build_application(
     # Only new messages: PTB's defaults also match an edited one, which would run its
     # command (another /watch, say) a second time.
     new = filters.UpdateType.MESSAGE
+    # First, in a group of its own, every new message: the chat, its language, and whether
+    # it is back after blocking the bot. Then the one handler that matches it.
+    application.add_handler(MessageHandler(new, note_chat), group=HANDLER_GROUP)
     application.add_handlers(
         [
             CommandHandler("start", commands.start, filters=new),
             CommandHandler("help", commands.help_command, filters=new),
             CommandHandler("watch", commands.watch_command, filters=new),
             CommandHandler("list", commands.list_command, filters=new),
+            CommandHandler("filter", filtering.filter_command, filters=new),
+            CommandHandler("history", filtering.history_command, filters=new),
             CommandHandler("unwatch", commands.unwatch_command, filters=new),
             CommandHandler("pause", commands.pause_command, filters=new),
             CommandHandler("resume", commands.resume_command, filters=new),
+            CommandHandler("settings", chat_settings.settings_command, filters=new),
             CommandHandler("queue", admin.queue_command, filters=new),
             CommandHandler("stats", admin.stats_command, filters=new),
+            CallbackQueryHandler(
+                chat_settings.on_settings_button, pattern=f"^{chat_settings.PREFIX}"
+            ),
             CallbackQueryHandler(commands.on_button),
             # Hints only in private chats: in a group, other bots' commands and people's
             # chatter are none of habicht's business.
@@ -199,9 +215,9 @@ def build_application(
     jobs = application.job_queue
     assert jobs is not None  # installed with python-telegram-bot[job-queue]
     jobs.run_repeating(
-        scrape_job,
-        interval=settings.scrape_interval,
-        first=settings.scrape_interval,  # the first cycle is run by `serve` right at start
+        scrape_job,  # the scheduler's tick: a pass over the due searches
+        interval=tick(settings),
+        first=tick(settings),  # the first pass is run by `serve` right at start
         name=SCRAPE,
         job_kwargs=JOB_KWARGS,
     )
@@ -212,15 +228,28 @@ def build_application(
         name=DRAIN,
         job_kwargs=JOB_KWARGS,
     )
+    jobs.run_repeating(
+        retention_job,
+        interval=RETENTION_EVERY,
+        first=RETENTION_FIRST,
+        name=RETENTION,
+        job_kwargs=JOB_KWARGS,
+    )
     return application
 
 
 async def _post_init(application: BotApplication) -> None:
-    """Open the database and the willhaben client; publish the command menu."""
-    services = application.bot_data
-    await services.open(application.bot)
-    menu = services.texts.catalog.menu
-    await application.bot.set_my_commands([BotCommand(c, d) for c, d in menu.items()])
+    """Open the database and the willhaben client; publish the command menu: in each
+    language for the users whose app is set to it, in `HABICHT_LANG` for everyone else."""
+    services, bot = application.bot_data, application.bot
+    await services.open(bot)
+    for catalog in CATALOGS.values():
+        await bot.set_my_commands(_menu(catalog), language_code=catalog.lang)
+    await bot.set_my_commands(_menu(services.texts.catalog))
+
+
+def _menu(catalog: Catalog) -> list[BotCommand]:
+    return [BotCommand(command, about) for command, about in catalog.menu.items()]
 
 
 async def _post_shutdown(application: BotApplication) -> None:
@@ -319,7 +348,7 @@ def single_instance(db: Path) -> Iterator[None]:
 
 
 async def _start(application: BotApplication) -> None:
-    """Poll for updates, start the jobs, and run the first scrape cycle right away."""
+    """Poll for updates, start the jobs, and run the first scheduler pass right away."""
     updater, jobs = application.updater, application.job_queue
     assert updater is not None  # built by ApplicationBuilder
     assert jobs is not None

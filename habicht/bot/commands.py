@@ -1,4 +1,5 @@
-"""What subscribers can do: /start, /help, /watch, /list, /unwatch, /pause, /resume.
+"""What subscribers can do: /start, /help, /watch, /list, /unwatch, /pause, /resume
+(/filter and /history live in `filtering`).
 
 Thin handlers: read `context.args`, answer bad input with usage and return, call
 `Subscriptions`, answer with a text from `texts` (which escapes every value). Replies to a
@@ -9,6 +10,10 @@ is deleted) or `watch:<offer>`, a random key into the chat's last `OFFERS_KEPT` 
 in memory. A restart forgets them, and the button then says the offer expired; the keys are
 random so that an old button can never match a newer offer under a recycled key. A button
 under a message too old to edit is answered with a new message.
+
+Every reply is in the chat's language. In a group, only its admins may add, change, pause or
+remove watches, by command or button (`permissions`); reading (`/list`, `/help`) is for all.
+A watch added in a forum topic records that topic; replies go to the topic they answer.
 """
 
 from __future__ import annotations
@@ -16,12 +21,14 @@ from __future__ import annotations
 import re
 import secrets
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-from habicht.bot.handling import NO_PREVIEW, reply, whole_number
+from habicht.bot.handling import chat_of, edit_in_place, reply, whole_number
 from habicht.bot.jobs import scan_now
+from habicht.bot.permissions import admins_only, admins_only_button
+from habicht.bot.presence import reactivate
 from habicht.bot.services import Context
-from habicht.bot.texts import Html
+from habicht.bot.texts import Html, Texts
 from habicht.scraper import (
     DuplicateWatch,
     InvalidSearch,
@@ -51,10 +58,15 @@ OFFERS_KEPT = 10
 _WILLHABEN_LINK = re.compile(r"(?:https?://)?(?:www\.)?willhaben\.at/\S*", re.IGNORECASE)
 
 
-def _chat_id(update: Update) -> int:
-    if update.effective_chat is None:
-        raise ValueError("this update has no chat")
-    return update.effective_chat.id
+def _texts(update: Update, context: Context) -> Texts:
+    """The texts of the update's chat, in its language."""
+    return context.bot_data.texts_for(chat_of(update))
+
+
+def _thread_id(update: Update) -> int | None:
+    """The forum topic the update came from, if any (replies go there by themselves)."""
+    message = update.effective_message
+    return message.message_thread_id if message is not None and message.is_topic_message else None
 
 
 async def _watch_number(update: Update, context: Context) -> int | None:
@@ -62,35 +74,34 @@ async def _watch_number(update: Update, context: Context) -> int | None:
     given = " ".join(context.args or [])
     number = whole_number(given)
     if number is None:
-        texts = context.bot_data.texts
+        texts = _texts(update, context)
         await reply(update, texts.fill("not_a_number", given=texts.echo(given)))
     return number
 
 
 async def start(update: Update, context: Context) -> None:
-    """Register the chat; after a block, re-activate it and its watches."""
-    services = context.bot_data
-    chat_id = _chat_id(update)
-    again = await services.subscriptions.register_chat(chat_id)
-    await reply(update, services.texts.fill("start_again" if again else "start"))
-    if again:  # its watches start over with a baseline: take it now, not next cycle
-        watches = await services.subscriptions.watches(chat_id)
-        scan_now(context.application, sorted({w.search_id for w in watches if not w.paused}))
+    """Greet the chat (registered by `note_chat`); after a block, re-activate it and its
+    watches, whose new baselines are taken now, not next cycle."""
+    again = await reactivate(context, chat_of(update))
+    await reply(update, _texts(update, context).fill("start_again" if again else "start"))
 
 
 async def help_command(update: Update, context: Context) -> None:
-    await reply(update, context.bot_data.texts.fill("help"))
+    await reply(update, _texts(update, context).fill("help"))
 
 
 async def _add_watch(update: Update, context: Context, search: Search) -> Html:
     """Add the watch, start its baseline scan at once, and say what happens next."""
     services = context.bot_data
-    texts = services.texts
-    chat_id = _chat_id(update)
+    chat_id = chat_of(update)
+    texts = services.texts_for(chat_id)
     await services.subscriptions.register_chat(chat_id)
     try:
         watch = await services.subscriptions.add_watch(
-            chat_id, search, max_watches=services.settings.max_watches
+            chat_id,
+            search,
+            max_watches=services.settings.max_watches,
+            thread_id=_thread_id(update),
         )
     except DuplicateWatch as exc:
         return texts.fill(
@@ -98,13 +109,14 @@ async def _add_watch(update: Update, context: Context, search: Search) -> Html:
         )
     except TooManyWatches as exc:
         return texts.fill("watch_too_many", limit=exc.limit)
-    scan_now(context.application, [watch.search_id])
+    scan_now(context.application)
     return texts.fill("watch_added", number=watch.number, label=texts.label(watch.label))
 
 
+@admins_only
 async def watch_command(update: Update, context: Context) -> None:
     """`/watch <willhaben URL>` or `/watch <keywords> [max <price>]`."""
-    texts = context.bot_data.texts
+    texts = _texts(update, context)
     if not context.args:
         await reply(update, texts.fill("watch_usage"))
         return
@@ -117,7 +129,7 @@ async def watch_command(update: Update, context: Context) -> None:
 
 
 def _scan_state(watch: WatchInfo, context: Context) -> str:
-    texts = context.bot_data.texts
+    texts = context.bot_data.texts_for(watch.chat_id)
     if watch.consecutive_failures > 0:
         return texts.fill("scan_failing")
     if watch.last_success_at is None:
@@ -125,33 +137,49 @@ def _scan_state(watch: WatchInfo, context: Context) -> str:
     return texts.fill("scan_ok", age=texts.age(context.bot_data.clock() - watch.last_success_at))
 
 
-async def list_command(update: Update, context: Context) -> None:
-    """Each watch: number, label (linked), active or paused, listings known, last scan."""
-    texts = context.bot_data.texts
-    watches = await context.bot_data.subscriptions.watches(_chat_id(update))
-    if not watches:
-        await reply(update, texts.fill("list_empty"))
-        return
+def _list_entry(watch: WatchInfo, context: Context) -> str:
+    """One watch in /list: its line, then its filter and what the filter hid, if any."""
+    texts = context.bot_data.texts_for(watch.chat_id)
     lines = [
         texts.fill(
             "list_line",
-            number=w.number,
-            url=w.url,
-            label=texts.label(w.label),
-            status=Html(texts.fill("status_paused" if w.paused else "status_active")),
-            known=texts.listings(w.listings_known),
-            scan=Html(_scan_state(w, context)),
+            number=watch.number,
+            url=watch.url,
+            label=texts.label(watch.label),
+            status=Html(texts.fill("status_paused" if watch.paused else "status_active")),
+            known=texts.listings(watch.listings_known),
+            scan=Html(_scan_state(watch, context)),
         )
-        for w in watches
     ]
+    if not watch.filter.empty:
+        lines.append(texts.fill("list_filter", rules=texts.rules(watch.filter.rules())))
+    if watch.hidden:
+        hits = ", ".join(
+            texts.fill("list_hit", count=count, rule=texts.echo(rule))
+            for rule, count in watch.hidden
+        )
+        lines.append(texts.fill("list_hidden", hits=Html(hits)))
+    return "\n".join(lines)
+
+
+async def list_command(update: Update, context: Context) -> None:
+    """Each watch: number, label (linked), active or paused, listings known, last scan, and
+    its filter with what it hid in the last day."""
+    texts = _texts(update, context)
+    watches = await context.bot_data.subscriptions.watches(chat_of(update), with_hits=True)
+    if not watches:
+        await reply(update, texts.fill("list_empty"))
+        return
+    lines = [_list_entry(watch, context) for watch in watches]
     await reply(update, texts.lines(texts.fill("list_header"), lines))
 
 
+@admins_only
 async def unwatch_command(update: Update, context: Context) -> None:
     """`/unwatch <n>`; without a number, one button per watch."""
     services = context.bot_data
-    texts = services.texts
-    chat_id = _chat_id(update)
+    chat_id = chat_of(update)
+    texts = services.texts_for(chat_id)
     if not context.args:
         watches = await services.subscriptions.watches(chat_id)
         if not watches:
@@ -173,7 +201,7 @@ async def unwatch_command(update: Update, context: Context) -> None:
 
 
 async def _unwatch(context: Context, chat_id: int, number: int) -> Html:
-    texts = context.bot_data.texts
+    texts = context.bot_data.texts_for(chat_id)
     removed = await context.bot_data.subscriptions.remove_watch(chat_id, number)
     if removed is None:
         return texts.fill("no_such_watch", number=number)
@@ -182,13 +210,13 @@ async def _unwatch(context: Context, chat_id: int, number: int) -> Html:
 
 async def _set_paused(update: Update, context: Context, *, paused: bool) -> None:
     services = context.bot_data
-    texts = services.texts
+    texts = _texts(update, context)
     number = None  # all of the chat's watches
     if context.args:
         number = await _watch_number(update, context)
         if number is None:
             return
-    changed = await services.subscriptions.set_paused(_chat_id(update), number, paused=paused)
+    changed = await services.subscriptions.set_paused(chat_of(update), number, paused=paused)
     if not changed:
         key = "no_watches" if number is None else "no_such_watch"
         await reply(update, texts.fill(key, number=number))
@@ -198,15 +226,18 @@ async def _set_paused(update: Update, context: Context, *, paused: bool) -> None
         watch = changed[0]
         key = "paused_one" if paused else "resumed_one"
         await reply(update, texts.fill(key, number=watch.number, label=texts.label(watch.label)))
-    if not paused:
-        scan_now(context.application, sorted({w.search_id for w in changed}))
+    if not paused and changed:
+        # A pass now; it fetches only what `set_paused` asked for: the watches it resumed.
+        scan_now(context.application)
 
 
+@admins_only
 async def pause_command(update: Update, context: Context) -> None:
     """`/pause [n]`: one watch, or all of the chat's watches."""
     await _set_paused(update, context, paused=True)
 
 
+@admins_only
 async def resume_command(update: Update, context: Context) -> None:
     """`/resume [n]`: a resumed watch starts with a fresh, silent baseline scan."""
     await _set_paused(update, context, paused=False)
@@ -214,7 +245,7 @@ async def resume_command(update: Update, context: Context) -> None:
 
 async def on_text(update: Update, context: Context) -> None:
     """Plain text: a pasted willhaben link gets an offer to watch it, anything else a hint."""
-    texts = context.bot_data.texts
+    texts = _texts(update, context)
     message = update.effective_message
     match = _WILLHABEN_LINK.search(message.text or "") if message else None
     if match is None:
@@ -238,6 +269,7 @@ async def on_text(update: Update, context: Context) -> None:
     )
 
 
+@admins_only_button
 async def on_button(update: Update, context: Context) -> None:
     """An inline button: `watch:<offer>` adds the offered search, `unwatch:<id>` deletes."""
     query = update.callback_query
@@ -245,8 +277,8 @@ async def on_button(update: Update, context: Context) -> None:
         return
     await query.answer()
     action, _, value = query.data.partition(":")
-    texts = context.bot_data.texts
-    chat_id = _chat_id(update)
+    chat_id = chat_of(update)
+    texts = context.bot_data.texts_for(chat_id)
     if action == "watch":
         offers = (context.chat_data or {}).get("offers", {})
         search = offers.pop(value, None)
@@ -265,12 +297,9 @@ async def on_button(update: Update, context: Context) -> None:
         )
     else:
         return
-    if isinstance(query.message, Message) and query.message.is_accessible:
-        await query.edit_message_text(text, link_preview_options=NO_PREVIEW)
-    else:  # too old to edit (date 0, or an InaccessibleMessage): the action ran, say so anew
-        await context.bot.send_message(chat_id, text, link_preview_options=NO_PREVIEW)
+    await edit_in_place(query, text)
 
 
 async def unknown_command(update: Update, context: Context) -> None:
     """Registered for private chats only; owner commands give strangers this same answer."""
-    await reply(update, context.bot_data.texts.fill("unknown_command"))
+    await reply(update, _texts(update, context).fill("unknown_command"))

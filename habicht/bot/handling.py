@@ -1,21 +1,32 @@
 """What the subscriber and owner handlers share: reading a number, and answering.
 
+A pressed button is answered in place: its message is edited to the result. A message too
+old to edit (date 0, or an `InaccessibleMessage`) gets the result as a new message instead,
+since the action ran either way.
+
 A number typed by a person is ASCII digits only: `str.isdigit()` also accepts "²" and "①",
 which `int()` then refuses, and an unbounded number overflows SQLite's 64-bit integers.
 """
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardMarkup, LinkPreviewOptions, Update
+from telegram import CallbackQuery, InlineKeyboardMarkup, LinkPreviewOptions, Message, Update
 
 from habicht.bot.texts import Html
 
-__all__ = ["MAX_DIGITS", "NO_PREVIEW", "reply", "whole_number"]
+__all__ = ["MAX_DIGITS", "NO_PREVIEW", "chat_of", "edit_in_place", "reply", "whole_number"]
 
 MAX_DIGITS = 9
 """More digits than any watch number, row id or count of days needs; far from overflow."""
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+def chat_of(update: Update) -> int:
+    """The id of the chat an update came from (every handler registered here has one)."""
+    if update.effective_chat is None:
+        raise ValueError("this update has no chat")
+    return update.effective_chat.id
 
 
 def whole_number(text: str) -> int | None:
@@ -30,4 +41,17 @@ async def reply(update: Update, text: Html, markup: InlineKeyboardMarkup | None 
     if update.effective_message is not None:
         await update.effective_message.reply_html(
             text, reply_markup=markup, link_preview_options=NO_PREVIEW
+        )
+
+
+async def edit_in_place(
+    query: CallbackQuery, text: Html, markup: InlineKeyboardMarkup | None = None
+) -> None:
+    """Show `text` in the pressed button's message, or anew when that is too old to edit."""
+    message = query.message
+    if isinstance(message, Message) and message.is_accessible:
+        await query.edit_message_text(text, reply_markup=markup, link_preview_options=NO_PREVIEW)
+    elif message is not None:
+        await query.get_bot().send_message(
+            message.chat.id, text, reply_markup=markup, link_preview_options=NO_PREVIEW
         )

@@ -1,15 +1,20 @@
-"""The cycles on PTB's JobQueue: `scrape` and `drain` every interval, and a `baseline` per
-new or resumed watch.
+"""The jobs on PTB's JobQueue: `scrape` every `tick`, `drain` every queue interval,
+`retention` daily, and a one-off `baseline` when a command asked for a scan.
 
-Overlapping runs are skipped, never stacked. A scrape cycle that finds the last one still
-running is skipped (`scrape_lock`; the job also has `max_instances=1, coalesce=True`). A
-drain runs beside the scrape job, never blocking it: a scrape, a baseline and the `drain` job
-only *kick* delivery (`kick_delivery`) — start a drain if none runs, or else ask the running
-one to go round once more before it ends, so rows queued meanwhile never wait a whole
-interval. (A scrape job that awaited a long drain would be skipped by APScheduler until the
-drain ended, and the watchdog would take the silent scrape for a stall.) A baseline scan runs
-beside the cycle: its rows are written in their own transactions and deduplicated like any
-other, and it reports a search's failure streak to the owners as a cycle does.
+`scrape` is the due-time scheduler's tick (`habicht.scraper.schedule`): each run is a pass
+over the searches that are due — asked for by a command first, then the least recently
+scanned — so a backlog is worked off fairly and a pass that outlasts the tick simply goes on
+(the next tick finds it running). A `baseline` is the same pass, run at once: the searches a
+command asked for go first in it. Passes never overlap (`scrape_lock`; the jobs also have
+`max_instances=1, coalesce=True`); a pass asked for while one runs makes the running one go
+round once more. After each pass the owners hear of failing searches, willhaben's block,
+database errors and freshness falling behind (`habicht.bot.alerts`).
+
+A drain runs beside the scheduler, never blocking it: a pass and the `drain` job only *kick*
+delivery (`kick_delivery`) — start a drain if none runs, or else ask the running one to go
+round once more before it ends, so rows queued meanwhile never wait a whole interval. (A
+scrape job that awaited a long drain would be skipped by APScheduler until the drain ended,
+and the watchdog would take the silent scheduler for a stall.)
 
 Every piece of work runs as a task in `BotServices.tasks`, so a shutdown can wait for the
 drains to settle and cancel a scrape or baseline (whose open transaction then rolls back).
@@ -19,28 +24,39 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, cast
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from telegram.ext import Application
 
-from habicht.bot.alerts import alert_dead, alert_scan, alert_stopped, report_error
+from habicht.bot.alerts import (
+    alert_dead,
+    alert_freshness,
+    alert_scan,
+    alert_stopped,
+    report_error,
+)
 from habicht.bot.services import BotServices, Context
+from habicht.config import Settings
 from habicht.health import heartbeat
 from habicht.queue import ChatGoneHook, DeliveryStopped, Send, drain
-from habicht.scraper import ScanSummary, scan
+from habicht.retention import retain
+from habicht.scraper import run_pass
 
 __all__ = [
     "BASELINE",
     "DRAIN",
+    "RETENTION",
     "SCRAPE",
-    "baseline_job",
+    "TICK",
     "deliver",
     "drain_job",
     "kick_delivery",
+    "retention_job",
     "run_jobs_now",
     "scan_now",
     "scrape_job",
+    "tick",
 ]
 
 log = logging.getLogger(__name__)
@@ -48,6 +64,10 @@ log = logging.getLogger(__name__)
 SCRAPE = "scrape"
 DRAIN = "drain"
 BASELINE = "baseline"
+RETENTION = "retention"
+
+TICK = 10.0
+"""Most seconds between two scheduler passes: a search is scanned at most this late."""
 
 
 def _start(
@@ -70,63 +90,74 @@ async def _tracked(services: BotServices, work: Coroutine[Any, Any, None], *, na
             raise
 
 
+def tick(settings: Settings) -> float:
+    """Seconds between two runs of the `scrape` job: `TICK`, or the interval if shorter."""
+    return min(settings.scrape_interval, TICK)
+
+
 async def scrape_job(context: Context) -> None:
-    """The `scrape` job: a cycle over every watched search, then a drain is kicked."""
+    """The `scrape` job (every `tick`) and a `baseline` (a command asked for a scan): a
+    scheduler pass over what is due, then a drain is kicked."""
     services = context.bot_data
     if services.stopping.is_set():
         return
-    await _tracked(services, _cycle(services), name=SCRAPE)
+    await _tracked(services, _passes(services), name=SCRAPE)
     kick_delivery(services)
 
 
-async def baseline_job(context: Context) -> None:
-    """A `baseline` job (`job.data`: the search ids of new or resumed watches), then a drain
-    is kicked so the subscriber hears back in seconds."""
-    services = context.bot_data
-    if services.stopping.is_set() or context.job is None:
-        return
-    ids = cast(list[int], context.job.data)  # as `scan_now` scheduled it
-    await _tracked(services, _baseline(services, ids), name=BASELINE)
-    kick_delivery(services)
-
-
-async def _cycle(services: BotServices) -> None:
+async def _passes(services: BotServices) -> None:
+    """Scheduler passes until nobody asked for another; with one already running, it is
+    asked to go round once more (it may have looked for requests before this one came)."""
     if services.scrape_lock.locked():
-        log.info("a scrape cycle is still running; this one is skipped")
+        services.scan_again = True
         return
+    async with services.scrape_lock:
+        services.scan_again = True
+        while services.scan_again and not services.stopping.is_set():
+            services.scan_again = False
+            await _pass(services)
+
+
+async def _pass(services: BotServices) -> None:
+    settings, metrics = services.settings, services.metrics
     beat = heartbeat(services.db, "scrape", clock=services.clock, watchdog=services.watchdog)
-    async with services.scrape_lock, beat as progress:
+    async with beat as progress:
         started = services.clock()
-        summary = await _scan(services, None, progress=progress.progress)
-        services.last_cycle = (started, services.clock())
+        summary = await run_pass(
+            services.db,
+            services.client,
+            services.renderer,
+            clock=services.clock,
+            max_attempts=settings.max_attempts,
+            interval=settings.scrape_interval,
+            slack=tick(settings),
+            progress=progress.progress,
+            on_scanned=None if metrics is None else metrics.scanned,
+        )
         await alert_scan(services, summary, cycle=started, key=f"scan:{started:.6f}")
+        await alert_freshness(services)
+        if metrics is not None:
+            now = services.clock()
+            await metrics.refresh(services.db, now=now, interval=settings.scrape_interval)
+        tried = summary.scanned + len(summary.failed)
+        if tried:
+            log.info("scheduler pass: %s", summary)
+            services.seconds_per_search = summary.duration / tried
+            services.last_cycle = (started, services.clock())
 
 
-async def _baseline(services: BotServices, ids: Sequence[int]) -> None:
-    """Not a cycle (no heartbeat), but its failures count like a cycle's and are told."""
-    started = services.clock()
-    summary = await _scan(services, ids)
-    key = f"baseline:{','.join(map(str, ids))}:{started:.6f}"
-    await alert_scan(services, summary, cycle=started, key=key)
-
-
-async def _scan(
-    services: BotServices,
-    search_ids: Sequence[int] | None,
-    *,
-    progress: Callable[[], object] | None = None,
-) -> ScanSummary:
-    summary = await scan(
+async def retention_job(context: Context) -> None:
+    """The daily `retention` job (`habicht.retention`)."""
+    services = context.bot_data
+    if services.stopping.is_set():
+        return
+    retained = await retain(
         services.db,
-        services.client,
-        services.renderer,
-        clock=services.clock,
-        max_attempts=services.settings.max_attempts,
-        search_ids=search_ids,
-        progress=progress,
+        services.store,
+        now=services.clock(),
+        days=services.settings.retention_days,
     )
-    log.info("scan of %s: %s", "all searches" if search_ids is None else search_ids, summary)
-    return summary
+    log.info("retention: %s", retained)
 
 
 async def drain_job(context: Context) -> None:
@@ -167,8 +198,11 @@ async def deliver(services: BotServices) -> None:
     while not (services.stopping.is_set() or services.stop_requested.is_set()):
         services.drain_again = False
         beat = heartbeat(services.db, "drain", clock=services.clock, watchdog=services.watchdog)
+        send = (
+            services.send if services.metrics is None else services.metrics.sending(services.send)
+        )
         async with services.drain_lock, beat as progress:
-            await _drain(services, _sending(services.send, progress.progress))
+            await _drain(services, _sending(send, progress.progress))
         if not services.drain_again:
             return
 
@@ -224,10 +258,11 @@ def _chat_gone(services: BotServices) -> ChatGoneHook:
     return gone
 
 
-def scan_now(application: Application[Any, Any, Any, Any, Any, Any], ids: Sequence[int]) -> None:
-    """Scan these searches at once (a new or resumed watch's baseline), then drain."""
-    if ids and application.job_queue is not None:
-        application.job_queue.run_once(baseline_job, 0, data=list(ids), name=BASELINE)
+def scan_now(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Run a scheduler pass now: a command asked for a scan (`Subscriptions` recorded which
+    searches), so a new or resumed watch's baseline need not wait for the next tick."""
+    if application.job_queue is not None:
+        application.job_queue.run_once(scrape_job, 0, name=BASELINE)
 
 
 async def run_jobs_now(application: Application[Any, Any, Any, Any, Any, Any], name: str) -> int:

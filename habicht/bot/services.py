@@ -20,13 +20,17 @@ from telegram.constants import ParseMode
 from telegram.ext import CallbackContext, ExtBot
 from telegram.request import HTTPXRequest
 
+from habicht.bot.handling import NO_PREVIEW
+from habicht.bot.permissions import ChatAdmins
+from habicht.bot.preferences import Preferences
 from habicht.bot.render import MessageRenderer
 from habicht.bot.texts import Texts
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
 from habicht.db import Database
+from habicht.metrics import Metrics
 from habicht.queue import NotificationStore, Pacer
-from habicht.scraper import Subscriptions, WillhabenClient
+from habicht.scraper import FreshnessWatch, Subscriptions, WillhabenClient
 from habicht.watchdog import Watchdog
 
 __all__ = ["BotServices", "Context", "NotReady"]
@@ -34,11 +38,6 @@ __all__ = ["BotServices", "Context", "NotReady"]
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-CHAT_GAP = 1.1
-"""Seconds between two sends to one chat: Telegram's 1 s plus room for network jitter, which
-can bring two messages closer together on arrival than they were when sent (measured by
-benchmarks/delivery.py: at exactly 1 s, 1 of 100 messages to one chat arrived too early)."""
 
 
 class NotReady(RuntimeError):
@@ -59,6 +58,7 @@ class BotServices:
         self._texts: Texts | None = None
         self._db: Database | None = None
         self._subscriptions: Subscriptions | None = None
+        self._preferences: Preferences | None = None
         self._store: NotificationStore | None = None
         self._client: WillhabenClient | None = None
         self._bot: Bot | None = None
@@ -67,7 +67,7 @@ class BotServices:
         self.sleep: Sleep = system_sleep
         self.rand = random.Random()
         self.stopping = asyncio.Event()
-        self.pacer = Pacer(clock=self.clock, sleep=self.sleep, chat_gap=CHAT_GAP)
+        self.pacer = Pacer(clock=self.clock, sleep=self.sleep)
         self.stop_requested = asyncio.Event()
         self.fatal: str | None = None
         self.tasks: set[asyncio.Task[Any]] = set()
@@ -84,7 +84,18 @@ class BotServices:
         self.http: tuple[HTTPXRequest, ...] = ()
         """The Bot's HTTP clients, which `serve` closes even after a failed startup."""
         self.last_cycle: tuple[float, float] | None = None
-        """(start, end) of the last full scrape cycle of this process."""
+        """(start, end) of the last scheduler pass of this process that scanned something."""
+        self.scan_again = False
+        """Set when a pass is asked for while one runs: it goes round once more."""
+        self.seconds_per_search: float | None = None
+        """Measured by the last pass: its duration per search tried (gap + fetch time)."""
+        self.freshness_watch = FreshnessWatch()
+        self.database_failing = False
+        """Whether the last pass stopped at a database error (the owner is told on changes)."""
+        self.metrics: Metrics | None = None
+        """The Prometheus metrics, when HABICHT_METRICS_PORT is set."""
+        self.chat_admins = ChatAdmins(clock=self.clock)
+        """Who administers the groups the bot is in, asked of Telegram and cached briefly."""
 
     def configure(
         self,
@@ -100,21 +111,36 @@ class BotServices:
         self._texts = Texts("en" if settings.lang == "en" else "de")
         self.clock, self.sleep = clock, sleep
         self.rand = rand or random.Random()
-        self.pacer = Pacer(clock=clock, sleep=sleep, chat_gap=CHAT_GAP)
+        self.pacer = Pacer(clock=clock, sleep=sleep)
+        self.chat_admins = ChatAdmins(clock=clock)
         self._willhaben_transport = willhaben_transport
 
     async def open(self, bot: Bot) -> None:
-        """Open the database (migrating it) and the willhaben client; build what uses them."""
+        """Start the metrics endpoint (if configured), open the database (migrating it) and
+        the willhaben client; build what uses them."""
         settings = self.settings
+        if settings.metrics_port:  # first: a port in use is refused before anything opens
+            metrics = Metrics(since=self.clock())
+            metrics.serve(host=settings.metrics_host, port=settings.metrics_port)
+            self.metrics = metrics
         db = await Database(settings.db).open()
         self._db = db
-        self._subscriptions = Subscriptions(db, clock=self.clock)
+        preferences = await Preferences(db, clock=self.clock, default_lang=self.texts.lang).load()
+        self._preferences = preferences
+        self._subscriptions = Subscriptions(
+            db, clock=self.clock, on_chat_migrated=preferences.moved
+        )
         self._store = NotificationStore(
             db, clock=self.clock, max_attempts=settings.max_attempts, ttl=settings.message_ttl
         )
         taken = await self._store.take_over_leases()
-        if taken:
-            log.warning("%d notifications were mid-send when the last run ended: due now", taken)
+        if taken.in_flight:
+            log.warning(
+                "%d notifications were mid-send when the last run ended: sent again now",
+                taken.in_flight,
+            )
+        if taken.unsent:
+            log.info("%d claimed notifications were not sent yet: given back", taken.unsent)
         self._client = await WillhabenClient(
             base_url=settings.willhaben_url,
             fetch_gap=settings.fetch_gap,
@@ -126,11 +152,15 @@ class BotServices:
 
     async def close(self) -> None:
         """Close what `open` opened; safe to call when it never opened, or twice."""
+        if self.metrics is not None:
+            self.metrics.close()
+            self.metrics = None
         if self._client is not None:
             await self._client.close()
         if self._db is not None:
             await self._db.close()
         self._client = self._db = self._subscriptions = self._store = None
+        self._preferences = None
 
     @staticmethod
     def _ready(part: T | None, name: str) -> T:
@@ -144,11 +174,20 @@ class BotServices:
 
     @property
     def texts(self) -> Texts:
+        """The texts of `HABICHT_LANG`, for what goes to no chat in particular."""
         return self._ready(self._texts, "texts")
+
+    def texts_for(self, chat_id: int) -> Texts:
+        """The texts of the chat's language."""
+        return Texts(self.preferences.lang(chat_id))
 
     @property
     def renderer(self) -> MessageRenderer:
-        return MessageRenderer(self.texts)
+        return MessageRenderer(self.texts, chats=self.preferences)
+
+    @property
+    def preferences(self) -> Preferences:
+        return self._ready(self._preferences, "chat settings")
 
     @property
     def db(self) -> Database:
@@ -167,9 +206,16 @@ class BotServices:
         return self._ready(self._client, "willhaben client")
 
     async def send(self, chat_id: int, text: str) -> None:
-        """The queue's `send`: one HTML message; the first link (the listing) is previewed."""
+        """The queue's `send`: one HTML message; the first link (the listing) is previewed,
+        unless the chat chose compact alerts."""
         bot = self._ready(self._bot, "bot")
-        await bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
+        compact = self.preferences.of(chat_id).alert_style == "compact"
+        await bot.send_message(
+            chat_id,
+            text,
+            parse_mode=ParseMode.HTML,
+            link_preview_options=NO_PREVIEW if compact else None,
+        )
 
     def is_admin(self, user_id: int | None) -> bool:
         return user_id is not None and user_id in self.settings.admin_ids

@@ -25,6 +25,7 @@ __all__ = [
     "ENGLISH",
     "ERROR_BUDGET",
     "GERMAN",
+    "LANGUAGE_NAMES",
     "MAX_MESSAGE",
     "Catalog",
     "Html",
@@ -38,15 +39,22 @@ __all__ = [
 
 Lang = Literal["de", "en"]
 
+LANGUAGE_NAMES: Mapping[Lang, str] = {"de": "🇩🇪 Deutsch", "en": "🇬🇧 English"}
+"""Each language in its own words, the same in every catalog (one looks for one's own)."""
+
 MAX_MESSAGE = 4096
 """Telegram's limit on a message's text, in UTF-16 code units."""
 
 TITLE_BUDGET = 200
 LABEL_BUDGET = 80
 LOCATION_BUDGET = 100
+PRICE_BUDGET = 40
+"""willhaben's own price wording (`PRICE_FOR_DISPLAY`: "VB", "auf Anfrage") of a price-less one."""
 ERROR_BUDGET = 300
 ECHO_BUDGET = 40
 """A subscriber's own words repeated back (a bad argument): enough to recognise them."""
+PATH_POINTS = 6
+"""Prices a drop alert's path shows at most (the latest ones, after "…")."""
 
 
 class Html(str):
@@ -158,9 +166,36 @@ class Catalog:
     offer_url: str
     button_watch: str
     offer_expired: str
+    not_admin: str
+    """Refuses a group member who is not its admin (also a button's answer: ≤ 200 chars)."""
+    settings: str
+    style_photo: str
+    style_compact: str
+    # filters and price history
+    filter_usage: str
+    filter_show: str
+    filter_none: str
+    filter_set: str
+    filter_cleared: str
+    filter_invalid: str
+    filter_reasons: Mapping[str, str]
+    list_filter: str
+    list_hidden: str
+    list_hit: str
+    history_usage: str
+    history_unknown: str
+    history: str
+    history_line: str
+    history_none: str
+    drop_path: str
     # notifications
     new_listing: str
+    bumped_listing: str
+    """An advert the watch cannot tell new from old: bumped to the top, never seen before."""
     price_drop: str
+    new_listing_compact: str
+    bumped_listing_compact: str
+    price_drop_compact: str
     no_price: str
     listings_one: str
     listings_many: str
@@ -187,6 +222,12 @@ class Catalog:
     alert_unblocked: str
     alert_stopped: str
     alert_error: str
+    alert_database: str
+    alert_database_ok: str
+    alert_behind: str
+    alert_fresh_again: str
+    advice_gap: str
+    advice_interval: str
     never: str
 
 
@@ -195,9 +236,12 @@ GERMAN = Catalog(
     menu={
         "watch": "willhaben-Suche beobachten (Link oder Begriffe)",
         "list": "deine Suchen",
+        "filter": "eine Suche filtern",
+        "history": "Preisverlauf einer Anzeige",
         "unwatch": "eine Suche löschen",
         "pause": "pausieren",
         "resume": "fortsetzen",
+        "settings": "Sprache und Alarme",
         "help": "Hilfe",
     },
     start=(
@@ -212,9 +256,12 @@ GERMAN = Catalog(
         "/watch <i>Link</i> — eine willhaben-Suche beobachten\n"
         "/watch <i>Begriffe</i> [max <i>Preis</i>] — nach Begriffen suchen\n"
         "/list — deine Suchen\n"
+        "/filter <i>n</i> <i>Regeln</i> — Suche n filtern (/filter zeigt die Regeln)\n"
+        "/history <i>Link</i> — Preisverlauf einer Anzeige\n"
         "/unwatch <i>n</i> — Suche Nr. n löschen\n"
         "/pause [<i>n</i>] — Suche n (oder alle) pausieren\n"
         "/resume [<i>n</i>] — wieder aufnehmen\n"
+        "/settings — Sprache und Art der Alarme\n"
         "/help — diese Hilfe\n\n"
         "Eine neue Suche merkt sich zuerst, was es schon gibt; danach bekommst du nur neue "
         "Anzeigen und Preissenkungen."
@@ -240,6 +287,10 @@ GERMAN = Catalog(
         "scheme": "Nur http(s)-Links gehen.",
         "host": "Das ist kein Link zu willhaben.at.",
         "ad_page": "Das ist eine einzelne Anzeige, keine Suche; schick den Link der Ergebnisse.",
+        "search_agent": (
+            "Das ist ein Suchagent-Link. Öffne ihn im Browser und schick mir die Adresse der "
+            "Ergebnisseite, die er zeigt."
+        ),
         "not_search": "Diese willhaben-Seite ist keine Suche.",
         "price": "Der Höchstpreis nach <code>max</code> ist kein sinnvoller Betrag.",
     },
@@ -266,9 +317,73 @@ GERMAN = Catalog(
     offer_url="Soll ich diese Suche beobachten?\n<b>{label}</b>",
     button_watch="👀 Beobachten",
     offer_expired="Dieses Angebot ist abgelaufen; schick den Link bitte noch einmal.",
+    not_admin="🔒 Das dürfen in dieser Gruppe nur ihre Admins.",
+    settings=(
+        "⚙️ <b>Einstellungen dieses Chats</b>\n"
+        "Sprache: {lang}\n"
+        "Alarme: {style}\n\n"
+        "<i>Foto</i>: jede Anzeige mit ihrem Bild — bis Fotos verschickt werden, als Text mit "
+        "der Linkvorschau, die das Bild zeigt. <i>Kompakt</i>: eine Zeile, ohne Vorschau."
+    ),
+    style_photo="🖼 Foto",
+    style_compact="📝 Kompakt",
+    filter_usage=(
+        "<b>Filter</b> für Suche Nr. n: <code>/filter n Regeln…</code>\n"
+        "<code>+wort</code> muss vorkommen · <code>-wort</code> darf nicht vorkommen\n"
+        "<code>min 100</code> · <code>max 1.200</code> · <code>priced</code> (nur mit Preis)\n"
+        "<code>private</code> (nur privat) · <code>company</code> (nur Händler)\n"
+        "Preissenkungen nur: <code>drop 10%</code> · <code>drop 50€</code> · "
+        "<code>below 300</code> (wenn der Preis darunter fällt) · <code>lowest</code> "
+        "(neuer Tiefstpreis)\n"
+        "<code>/filter n</code> zeigt den Filter, <code>/filter n clear</code> löscht ihn."
+    ),
+    filter_show="🔎 Filter von Suche Nr. {number} (<b>{label}</b>): {rules}",
+    filter_none=(
+        "Suche Nr. {number} (<b>{label}</b>) hat keinen Filter. "
+        "Zum Beispiel: <code>/filter {number} -defekt max 400</code>"
+    ),
+    filter_set=(
+        "✅ Filter von Suche Nr. {number} (<b>{label}</b>): {rules}\n"
+        "Was er ausblendet, merke ich mir als gesehen: lockerst du ihn später, kommen keine "
+        "alten Anzeigen nach."
+    ),
+    filter_cleared="🧹 Filter von Suche Nr. {number} (<b>{label}</b>) gelöscht.",
+    filter_invalid="❌ {reason}\n/filter zeigt alle Regeln.",
+    filter_reasons={
+        "unknown_rule": "„{token}“ ist keine Regel, die ich kenne.",
+        "price": "„{token}“: da fehlt ein sinnvoller Betrag, z. B. <code>max 400</code>.",
+        "drop_unit": "„{token}“: sag <code>drop 10%</code> oder <code>drop 50€</code>.",
+        "percent": "„{token}“: der Prozentsatz muss zwischen 1 und 99 liegen.",
+        "empty_word": "„{token}“: nach + oder - fehlt das Wort.",
+        "word_too_long": "„{token}“ ist zu lang (höchstens 40 Zeichen).",
+        "too_many_words": "Höchstens {token} Wörter pro Suche.",
+        "min_above_max": "„{token}“: min ist größer als max.",
+    },
+    list_filter="    🔎 {rules}",
+    list_hidden="    🙈 ausgeblendet in den letzten 24 h: {hits}",
+    list_hit="{count} durch „{rule}“",
+    history_usage=(
+        "So geht's: <code>/history</code> und der Link einer Anzeige (oder ihr willhaben-Code)."
+    ),
+    history_unknown="Diese Anzeige ist in keiner deiner Suchen vorgekommen.",
+    history='📈 <b><a href="{url}">{title}</a></b>\n{lines}',
+    history_line="{price} — vor {age}",
+    history_none="Noch kein Preis bekannt.",
+    drop_path="📈 {path} in {age}",
     new_listing='🆕 <b><a href="{url}">{title}</a></b>\n💶 {price}\n📍 {location}',
+    bumped_listing=(
+        '🔝 <b><a href="{url}">{title}</a></b>\n💶 {price}\n📍 {location}\n'
+        "<i>Nach oben geschoben; diese Suche kannte die Anzeige noch nicht: neu oder älter.</i>"
+    ),
     price_drop=(
         '📉 <b><a href="{url}">{title}</a></b>\n💶 <s>{old}</s> → <b>{new}</b> (-{percent} %)'
+    ),
+    new_listing_compact='🆕 <a href="{url}">{title}</a> · {price} · {location}',
+    bumped_listing_compact=(
+        '🔝 <a href="{url}">{title}</a> · {price} · {location} · <i>nach oben geschoben</i>'
+    ),
+    price_drop_compact=(
+        '📉 <a href="{url}">{title}</a> · <s>{old}</s> → <b>{new}</b> (-{percent} %)'
     ),
     no_price="Preis auf Anfrage",
     listings_one="{count} Anzeige",
@@ -304,6 +419,7 @@ GERMAN = Catalog(
         "Suchen: {watches} (aktiv: {active_watches}), eindeutige URLs: {searches}\n"
         "Anzeigen bekannt: {listings}\n"
         "letzter Durchlauf: {last_cycle}\n"
+        "Aktualität: älteste Suche vor {stalest}, 95 % vor {p95} (Ziel: alle {interval})\n"
         "fehlerhafte Suchen: {failing}"
     ),
     cycle="vor {age}, Dauer {took}",
@@ -315,6 +431,16 @@ GERMAN = Catalog(
     alert_unblocked="✅ willhaben antwortet wieder.",
     alert_stopped="🛑 Zustellung gestoppt: {reason}",
     alert_error="🐞 Fehler: <code>{error}</code>",
+    alert_database="🗄 Datenbankfehler, der Durchlauf hält an: <code>{error}</code>",
+    alert_database_ok="✅ Die Datenbank arbeitet wieder.",
+    alert_behind=(
+        "🐢 Die Suchen hinken nach: die älteste von {searches} wurde vor {stalest} gelesen,"
+        " Ziel ist alle {interval}. Bei {per_search} s pro Suche passen {fits} Suchen in ein"
+        " Intervall; {advice}."
+    ),
+    alert_fresh_again="✅ Die Suchen sind wieder aktuell (älteste vor {stalest}).",
+    advice_gap="HABICHT_FETCH_GAP={gap} oder HABICHT_SCRAPE_INTERVAL ≥ {interval} würde reichen",
+    advice_interval="HABICHT_SCRAPE_INTERVAL ≥ {interval} würde reichen",
     never="nie",
 )
 
@@ -323,9 +449,12 @@ ENGLISH = Catalog(
     menu={
         "watch": "watch a willhaben search (link or keywords)",
         "list": "your searches",
+        "filter": "filter a search",
+        "history": "price history of a listing",
         "unwatch": "delete a search",
         "pause": "pause",
         "resume": "resume",
+        "settings": "language and alerts",
         "help": "help",
     },
     start=(
@@ -339,9 +468,12 @@ ENGLISH = Catalog(
         "/watch <i>link</i> — watch a willhaben search\n"
         "/watch <i>keywords</i> [max <i>price</i>] — search by keywords\n"
         "/list — your searches\n"
+        "/filter <i>n</i> <i>rules</i> — filter search n (/filter lists the rules)\n"
+        "/history <i>link</i> — price history of a listing\n"
         "/unwatch <i>n</i> — delete search no. n\n"
         "/pause [<i>n</i>] — pause search n (or all)\n"
         "/resume [<i>n</i>] — resume it\n"
+        "/settings — language and kind of alerts\n"
         "/help — this help\n\n"
         "A new search first notes what is already there; after that you only get new "
         "listings and price drops."
@@ -365,6 +497,10 @@ ENGLISH = Catalog(
         "scheme": "Only http(s) links work.",
         "host": "That is not a willhaben.at link.",
         "ad_page": "That is a single listing, not a search. Send the link of the search results.",
+        "search_agent": (
+            "That is a Suchagent (saved search alert) link. Open it in your browser and send me "
+            "the address of the results page it shows."
+        ),
         "not_search": "That willhaben page is not a search.",
         "price": "The price after <code>max</code> is not a sensible amount.",
     },
@@ -391,10 +527,69 @@ ENGLISH = Catalog(
     offer_url="Shall I watch this search?\n<b>{label}</b>",
     button_watch="👀 Watch",
     offer_expired="This offer has expired; please send the link again.",
+    not_admin="🔒 In this group, only its admins may do that.",
+    settings=(
+        "⚙️ <b>Settings of this chat</b>\n"
+        "Language: {lang}\n"
+        "Alerts: {style}\n\n"
+        "<i>Photo</i>: every listing with its picture — until photos are sent, as text with "
+        "the link preview that shows the picture. <i>Compact</i>: one line, no preview."
+    ),
+    style_photo="🖼 Photo",
+    style_compact="📝 Compact",
+    filter_usage=(
+        "<b>Filter</b> for search no. n: <code>/filter n rules…</code>\n"
+        "<code>+word</code> must appear · <code>-word</code> must not appear\n"
+        "<code>min 100</code> · <code>max 1.200</code> · <code>priced</code> (with a price only)\n"
+        "<code>private</code> (private sellers only) · <code>company</code> (companies only)\n"
+        "Price drops only: <code>drop 10%</code> · <code>drop 50€</code> · "
+        "<code>below 300</code> (when the price falls under it) · <code>lowest</code> "
+        "(a new lowest price)\n"
+        "<code>/filter n</code> shows the filter, <code>/filter n clear</code> removes it."
+    ),
+    filter_show="🔎 Filter of search no. {number} (<b>{label}</b>): {rules}",
+    filter_none=(
+        "Search no. {number} (<b>{label}</b>) has no filter. "
+        "For example: <code>/filter {number} -defekt max 400</code>"
+    ),
+    filter_set=(
+        "✅ Filter of search no. {number} (<b>{label}</b>): {rules}\n"
+        "What it hides still counts as seen: loosen it later and no old listings flood in."
+    ),
+    filter_cleared="🧹 Removed the filter of search no. {number} (<b>{label}</b>).",
+    filter_invalid="❌ {reason}\n/filter lists all rules.",
+    filter_reasons={
+        "unknown_rule": "“{token}” is not a rule I know.",
+        "price": "“{token}”: a sensible amount is missing, e.g. <code>max 400</code>.",
+        "drop_unit": "“{token}”: say <code>drop 10%</code> or <code>drop 50€</code>.",
+        "percent": "“{token}”: the percentage must be between 1 and 99.",
+        "empty_word": "“{token}”: the word after + or - is missing.",
+        "word_too_long": "“{token}” is too long (40 characters at most).",
+        "too_many_words": "At most {token} words per search.",
+        "min_above_max": "“{token}”: min is above max.",
+    },
+    list_filter="    🔎 {rules}",
+    list_hidden="    🙈 hidden in the last 24 h: {hits}",
+    list_hit="{count} by “{rule}”",
+    history_usage=(
+        "Like this: <code>/history</code> and the link of a listing (or its willhaben code)."
+    ),
+    history_unknown="That listing has not been in any of your searches.",
+    history='📈 <b><a href="{url}">{title}</a></b>\n{lines}',
+    history_line="{price} — {age} ago",
+    history_none="No price known yet.",
+    drop_path="📈 {path} in {age}",
     new_listing='🆕 <b><a href="{url}">{title}</a></b>\n💶 {price}\n📍 {location}',
+    bumped_listing=(
+        '🔝 <b><a href="{url}">{title}</a></b>\n💶 {price}\n📍 {location}\n'
+        "<i>Bumped to the top, not seen by this watch before: new, or an older listing.</i>"
+    ),
     price_drop=(
         '📉 <b><a href="{url}">{title}</a></b>\n💶 <s>{old}</s> → <b>{new}</b> (-{percent}%)'
     ),
+    new_listing_compact='🆕 <a href="{url}">{title}</a> · {price} · {location}',
+    bumped_listing_compact='🔝 <a href="{url}">{title}</a> · {price} · {location} · <i>bumped</i>',
+    price_drop_compact='📉 <a href="{url}">{title}</a> · <s>{old}</s> → <b>{new}</b> (-{percent}%)',
     no_price="price on request",
     listings_one="{count} listing",
     listings_many="{count} listings",
@@ -429,6 +624,7 @@ ENGLISH = Catalog(
         "watches: {watches} (active: {active_watches}), unique searches: {searches}\n"
         "listings known: {listings}\n"
         "last cycle: {last_cycle}\n"
+        "freshness: stalest {stalest} ago, 95 % {p95} ago (target: every {interval})\n"
         "failing searches: {failing}"
     ),
     cycle="{age} ago, took {took}",
@@ -440,6 +636,16 @@ ENGLISH = Catalog(
     alert_unblocked="✅ willhaben answers again.",
     alert_stopped="🛑 Delivery stopped: {reason}",
     alert_error="🐞 Error: <code>{error}</code>",
+    alert_database="🗄 Database error, the pass stops: <code>{error}</code>",
+    alert_database_ok="✅ The database works again.",
+    alert_behind=(
+        "🐢 Searches fall behind: the stalest of {searches} was read {stalest} ago, the"
+        " target is every {interval}. At {per_search} s per search, {fits} searches fit in"
+        " an interval; {advice}."
+    ),
+    alert_fresh_again="✅ Searches are fresh again (stalest read {stalest} ago).",
+    advice_gap="HABICHT_FETCH_GAP={gap} or HABICHT_SCRAPE_INTERVAL ≥ {interval} would fit",
+    advice_interval="HABICHT_SCRAPE_INTERVAL ≥ {interval} would fit",
     never="never",
 )
 
@@ -459,10 +665,11 @@ class Texts:
         return _fill(template, **values)
 
     def price(self, price: Decimal | None, display: str | None = None) -> str:
-        """A listing's price as text: formatted, else willhaben's own wording, else a note."""
+        """A listing's price as text: formatted, else willhaben's own wording (shortened to
+        `PRICE_BUDGET`), else a note."""
         if price is not None:
             return format_price(price, self.lang)
-        return display or self.catalog.no_price
+        return shorten(display, PRICE_BUDGET) if display else self.catalog.no_price
 
     def age(self, seconds: float) -> str:
         return _age(seconds, self.lang)
@@ -481,26 +688,60 @@ class Texts:
         price: Decimal | None,
         price_display: str | None,
         location: str | None,
+        bumped: bool = False,
+        compact: bool = False,
     ) -> Html:
-        """A new listing: title as the link (its preview shows the listing), price, place."""
+        """A new listing: title as the link (its preview shows the listing), price, place;
+        `compact` puts them on one line.
+
+        `bumped`: the watch cannot tell whether it is new (see the scraper's `BumpedListing`),
+        and the text says so.
+        """
+        key = "bumped_listing" if bumped else "new_listing"
         return self.fill(
-            "new_listing",
+            f"{key}_compact" if compact else key,
             url=url,
             title=shorten(title, TITLE_BUDGET),
             price=self.price(price, price_display),
             location=shorten(location or "—", LOCATION_BUDGET),
         )
 
-    def price_drop(self, *, title: str, url: str, old: Decimal, new: Decimal) -> Html:
-        """A price drop: title as the link, old price struck through, new price, percent."""
-        return self.fill(
-            "price_drop",
+    def price_drop(
+        self,
+        *,
+        title: str,
+        url: str,
+        old: Decimal,
+        new: Decimal,
+        path: Sequence[Decimal] = (),
+        path_span: float = 0.0,
+        compact: bool = False,
+    ) -> Html:
+        """A price drop: title as the link, old price struck through, new price, percent;
+        `compact` puts them on one line.
+
+        `path` is every price the advert was known at, oldest first, ending with `new`, over
+        `path_span` seconds; shown (not in compact alerts) when it says more than old → new
+        (three prices or more).
+        """
+        text = self.fill(
+            "price_drop_compact" if compact else "price_drop",
             url=url,
             title=shorten(title, TITLE_BUDGET),
             old=format_price(old, self.lang),
             new=format_price(new, self.lang),
             percent=_percent_drop(old, new),
         )
+        if compact or len(path) < 3:
+            return text
+        return Html(f"{text}\n{self.price_path(path, path_span)}")
+
+    def price_path(self, path: Sequence[Decimal], span: float) -> Html:
+        """`€ 500 → € 450 → € 399 in 12 Tg`: the latest `PATH_POINTS` prices."""
+        shown = [format_price(price, self.lang) for price in path[-PATH_POINTS:]]
+        if len(path) > PATH_POINTS:
+            shown.insert(0, "…")
+        return self.fill("drop_path", path=" → ".join(shown), age=self.age(span))
 
     def baseline(self, label: str, count: int) -> Html:
         return self.fill("baseline", label=shorten(label, LABEL_BUDGET), count=self.listings(count))
@@ -523,6 +764,15 @@ class Texts:
         """Why a /watch argument was refused, from the scraper's reason code."""
         text = self.catalog.invalid_reasons.get(reason, self.catalog.invalid_other)
         return self.fill("watch_invalid", reason=Html(text))
+
+    def filter_invalid(self, reason: str, token: str) -> Html:
+        """Why a /filter rule was refused, from the filter's reason code and the words at fault."""
+        template = self.catalog.filter_reasons.get(reason, self.catalog.filter_usage)
+        return self.fill("filter_invalid", reason=_fill(template, token=self.echo(token)))
+
+    def rules(self, rules: Iterable[str]) -> Html:
+        """A filter's rules as `/filter` takes them, each in code style."""
+        return Html(" ".join(f"<code>{escape(self.echo(rule))}</code>" for rule in rules))
 
     def lines(self, header: str, lines: Iterable[str], *, more: str = "…") -> Html:
         """`header` and `lines` joined by newlines, stopping with `more` before Telegram's

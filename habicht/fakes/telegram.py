@@ -13,9 +13,10 @@ Errors follow the real wire format, `{"ok": false, "error_code": ..., "descripti
 → `ChatMigrated`, anything else → `NetworkError`.
 
 The fake also keeps the books a delivery test needs: every message per chat with its time,
-every attempt, and the rate-limit violations (more than 30 messages in any second overall, or
-two messages to one chat less than a second apart). It never enforces those limits; tests
-inject 429s explicitly with `Fault.flood`.
+every attempt, and the rate-limit violations (more than 30 messages in any second overall,
+two messages to one chat less than a second apart, or more than 20 messages to one group —
+a negative chat id — in any minute). It never enforces those limits; tests inject 429s
+explicitly with `Fault.flood`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ DEFAULT_TOKEN = "123456789:AAFakeTokenForHabichtTests0123456789"
 # Telegram's limits (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this)
 GLOBAL_PER_SECOND = 30
 CHAT_GAP_SECONDS = 1.0
+GROUP_PER_MINUTE = 20
 MAX_TEXT_UTF16 = 4096
 
 # Tags the Bot API accepts in parse_mode=HTML.
@@ -62,6 +64,7 @@ _HTML_ENTITIES = frozenset({"lt", "gt", "amp", "quot"})
 
 Params = Mapping[str, Any]
 Payload = dict[str, Any]
+MemberStatus = Literal["creator", "administrator", "member", "left"]
 
 
 @dataclass(frozen=True)
@@ -128,14 +131,17 @@ class SentMessage:
     parse_mode: str | None
     at: float
     reply_markup: Payload | None = None
+    thread_id: int | None = None
+    """The forum topic (`message_thread_id`) it went to, if any."""
     params: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
 class Violation:
-    """A send that broke one of Telegram's limits: `global` (> 30 in a second) or `chat`."""
+    """A send that broke one of Telegram's limits: `global` (> 30 in a second), `chat` (< 1 s
+    after the one before) or `group` (> 20 to one group in a minute)."""
 
-    kind: Literal["global", "chat"]
+    kind: Literal["global", "chat", "group"]
     chat_id: int
     at: float
     detail: str
@@ -158,8 +164,36 @@ def _json_param(params: Params, name: str) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _user(user_id: int) -> Payload:
-    return {"id": user_id, "is_bot": False, "first_name": f"User {user_id}", "language_code": "de"}
+def _user(user_id: int, lang: str | None = None) -> Payload:
+    """A user; `lang` is their app's `language_code` (Telegram may leave it out, and then
+    the bot's default language applies)."""
+    user: Payload = {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"}
+    if lang is not None:
+        user["language_code"] = lang
+    return user
+
+
+_ADMIN_RIGHTS = (
+    *("can_be_edited", "can_manage_chat", "can_delete_messages", "can_manage_video_chats"),
+    *("can_restrict_members", "can_promote_members", "can_change_info", "can_invite_users"),
+    *("can_post_stories", "can_edit_stories", "can_delete_stories"),
+)
+"""The rights an administrator's `ChatMember` must list (all False: the fake grants none)."""
+
+
+def _thread_id(params: Params) -> int | None:
+    value = params.get("message_thread_id")
+    return None if value is None else int(value)
+
+
+def _member(user_id: int, status: MemberStatus) -> Payload:
+    """A `ChatMember` of `status` with the fields python-telegram-bot requires for it."""
+    payload: Payload = {"status": status, "user": _user(user_id)}
+    if status == "creator":
+        payload["is_anonymous"] = False
+    elif status == "administrator":
+        payload |= {"is_anonymous": False} | dict.fromkeys(_ADMIN_RIGHTS, False)
+    return payload
 
 
 def _chat(chat_id: int) -> Payload:
@@ -252,7 +286,9 @@ class FakeBotAPI(Observable):
         self._messages: list[SentMessage] = []
         self._recent: deque[float] = deque()
         self._last_to_chat: dict[int, float] = {}
+        self._recent_to_group: dict[int, deque[float]] = {}
         self._blocked: set[int] = set()
+        self._members: dict[tuple[int, int], MemberStatus] = {}
         self._faults: FaultScript[int, Fault] = FaultScript()
         self._executor: ThreadPoolExecutor | None = None
         self.calls: Counter[str] = Counter()
@@ -265,6 +301,9 @@ class FakeBotAPI(Observable):
         self.edits: list[SentMessage] = []
         self.callback_answers: list[Payload] = []
         self.commands: list[Payload] = []
+        """The command menu for users of any language…"""
+        self.commands_by_lang: dict[str, list[Payload]] = {}
+        """… and for those whose app is set to one language (`language_code`)."""
 
     # ----------------------------------------------------------------- lifecycle and adapters
 
@@ -360,13 +399,22 @@ class FakeBotAPI(Observable):
             return self._send_message(params)
         if name == "editmessagetext":
             return self._edit_message_text(params)
+        if name == "getchatmember":
+            user_id = int(params["user_id"])
+            with self._cond:
+                status = self._members.get((int(params["chat_id"]), user_id), "member")
+            return _ok(_member(user_id, status))
         if name == "answercallbackquery":
             with self._cond:
                 self.callback_answers.append(dict(params))
             return _ok(True)
         if name == "setmycommands":
+            commands = list(_json_param(params, "commands") or [])
             with self._cond:
-                self.commands = list(_json_param(params, "commands") or [])
+                if params.get("language_code"):
+                    self.commands_by_lang[str(params["language_code"])] = commands
+                else:
+                    self.commands = commands
             return _ok(True)
         return _ok(True)  # deleteWebhook, sendChatAction, close, …: accepted
 
@@ -412,6 +460,7 @@ class FakeBotAPI(Observable):
                 parse_mode=params.get("parse_mode"),
                 at=at,
                 reply_markup=_json_param(params, "reply_markup"),
+                thread_id=_thread_id(params),
                 params=dict(params),
             )
             self._messages.append(sent)
@@ -464,14 +513,25 @@ class FakeBotAPI(Observable):
                 Violation("chat", chat_id, at, f"{at - last:.3f} s after the previous one")
             )
         self._last_to_chat[chat_id] = at
+        if chat_id < 0:
+            minute = self._recent_to_group.setdefault(chat_id, deque())
+            while minute and minute[0] <= at - 60.0:
+                minute.popleft()
+            minute.append(at)
+            if len(minute) > GROUP_PER_MINUTE:
+                detail = f"{len(minute)} messages to the group within 60 s"
+                self.violations.append(Violation("group", chat_id, at, detail))
 
     # ----------------------------------------------------------------- driving it from a test
 
-    def push_message(self, chat_id: int, user_id: int, text: str) -> int:
-        """Queue a user's text message (a command gets its `bot_command` entity); its update id."""
+    def push_message(
+        self, chat_id: int, user_id: int, text: str, *, lang: str | None = None
+    ) -> int:
+        """Queue a user's text message (a command gets its `bot_command` entity), written in
+        an app set to `lang`; its update id."""
         message: Payload = {
             "message_id": next(self._ids),
-            "from": _user(user_id),
+            "from": _user(user_id, lang),
             "chat": _chat(chat_id),
             "date": int(self._clock()),
             "text": text,
@@ -523,6 +583,11 @@ class FakeBotAPI(Observable):
         """The user blocks the bot: every later send to the chat gets 403 until `unblock`."""
         with self._cond:
             self._blocked.add(chat_id)
+
+    def set_member(self, chat_id: int, user_id: int, status: MemberStatus) -> None:
+        """What getChatMember answers for this user in this chat (unset: "member")."""
+        with self._cond:
+            self._members[(chat_id, user_id)] = status
 
     def unblock(self, chat_id: int) -> None:
         with self._cond:

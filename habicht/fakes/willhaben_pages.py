@@ -20,18 +20,24 @@ from typing import Any
 __all__ = ["FakeAdvert", "render_block_page", "render_search_page"]
 
 _SEARCH_PATH = "/iad/kaufen-und-verkaufen/marktplatz"
+_ACTIVE = {"id": "active", "description": "aktiv", "statusId": 50}
+_RESERVED = {"id": "reserved", "description": "reserviert", "statusId": 55}
 
 
 @dataclass(frozen=True)
 class FakeAdvert:
     """One advert as the page lists it; `price=None` is a price-less advert ("zu verschenken").
 
-    `bumped` marks a bumped/promoted advert (`IS_BUMPED`), which sits on top with an older id.
+    `bumped` marks a bumped/promoted advert (`IS_BUMPED`); where it sits is the site's order.
+    `reserved` shows it as the real page shows a reserved advert: `advertStatus` "reserved"
+    and the title prefixed "(reserviert) " (the `HEADING` keeps the plain title).
     `price_display` overrides the shown price text (e.g. "VB"); by default it is "€ <price>".
     `published_ms` is `PUBLISHED` (and `CHANGED`), epoch milliseconds. By default both are left
     out: the publish time is then unknown and only the id decides whether an advert is new —
     a fixed default date would make every advert look older than any watch started later,
     which the scan records silently as a slide-in.
+    `body` is the description snippet (`BODY_DYN`; by default one made from the title), and
+    `private` whether a private person sells it (`ISPRIVATE` "1") or a company ("0").
     """
 
     id: str
@@ -43,6 +49,9 @@ class FakeAdvert:
     published_ms: int | None = None
     price_display: str | None = None
     state: str = "Wien"
+    reserved: bool = False
+    body: str | None = None
+    private: bool = True
 
     @property
     def seo_url(self) -> str:
@@ -70,7 +79,7 @@ def _attributes(advert: FakeAdvert) -> list[dict[str, Any]]:
         "LOCATION": advert.location,
         "p2penabled": "true",
         "POSTCODE": advert.postcode,
-        "BODY_DYN": f"Verkaufe {advert.title}. Abholung oder Versand.",
+        "BODY_DYN": advert.body or f"Verkaufe {advert.title}. Abholung oder Versand.",
         "STATE": advert.state,
         "HEADING": advert.title,
         "COUNTRY": "Österreich",
@@ -78,7 +87,7 @@ def _attributes(advert: FakeAdvert) -> list[dict[str, Any]]:
         "ADID": advert.id,
         "SEO_URL": advert.seo_url,
         "ALL_IMAGE_URLS": advert.image_path,
-        "ISPRIVATE": "1",
+        "ISPRIVATE": "1" if advert.private else "0",
         "categorytreeids": "5824;5878;5882",
         "PRODUCT_ID": "67",
         "MMO": advert.image_path,
@@ -103,8 +112,8 @@ def _advert_summary(advert: FakeAdvert) -> dict[str, Any]:
         "verticalId": 5,
         "adTypeId": 67,
         "productId": 67,
-        "advertStatus": {"id": "active", "description": "aktiv", "statusId": 50},
-        "description": advert.title,
+        "advertStatus": _RESERVED if advert.reserved else _ACTIVE,
+        "description": f"(reserviert) {advert.title}" if advert.reserved else advert.title,
         "attributes": {"attribute": _attributes(advert)},
         "advertImageList": {
             "advertImage": [
@@ -125,7 +134,9 @@ def _advert_summary(advert: FakeAdvert) -> dict[str, Any]:
     }
 
 
-def _next_data(adverts: Sequence[FakeAdvert], rows_found: int, rows_requested: int) -> str:
+def _next_data(
+    adverts: Sequence[FakeAdvert], rows_found: int, rows_requested: int, page: int
+) -> str:
     search_result = {
         "id": 301,
         "description": "Alle Anzeigen",
@@ -135,7 +146,7 @@ def _next_data(adverts: Sequence[FakeAdvert], rows_found: int, rows_requested: i
         "rowsRequested": rows_requested,
         "rowsFound": rows_found,
         "rowsReturned": len(adverts),
-        "pageRequested": 1,
+        "pageRequested": page,
         "searchDate": "2026-11-30T09:00:00+0100",
         "advertSummaryList": {"advertSummary": [_advert_summary(a) for a in adverts]},
         "breadcrumbs": [{"displayName": "Marktplatz", "seoUrl": f"{_SEARCH_PATH}/"}],
@@ -156,7 +167,7 @@ def _next_data(adverts: Sequence[FakeAdvert], rows_found: int, rows_requested: i
             "is404": False,
         },
         "page": "/iad/kaufen-und-verkaufen/marktplatz/[[...seopath]]",
-        "query": {"sort": "1", "rows": str(rows_requested)},
+        "query": {"sort": "1", "rows": str(rows_requested), "page": str(page)},
         "buildId": "439650",
         "isFallback": False,
         "customServer": True,
@@ -209,9 +220,17 @@ _CHUNKS = "".join(
 
 
 def render_search_page(
-    adverts: Sequence[FakeAdvert], *, rows_found: int | None = None, rows_requested: int = 25
+    adverts: Sequence[FakeAdvert],
+    *,
+    rows_found: int | None = None,
+    rows_requested: int = 30,
+    page: int = 1,
 ) -> str:
-    """A search result page listing `adverts` in order; `rows_found` defaults to their count."""
+    """A search result page listing `adverts` in order; `rows_found` defaults to their count.
+
+    `rows_requested` and `page` are only reported (`rowsRequested`, `pageRequested`): which
+    adverts a page holds is the caller's choice (the fake site slices its catalogue).
+    """
     found = len(adverts) if rows_found is None else rows_found
     item_list = {
         "@context": "https://schema.org",
@@ -234,7 +253,7 @@ def render_search_page(
         f'<div id="skip-to-resultlist" class="Box-sc-wfmb7k-0 ResultList">{cards}</div>'
         "</div></main></div>"
         f'<script id="__NEXT_DATA__" type="application/json">'
-        f"{_next_data(adverts, found, rows_requested)}</script>"
+        f"{_next_data(adverts, found, rows_requested, page)}</script>"
         f"{_CHUNKS}</body></html>"
     )
 

@@ -7,8 +7,12 @@ served either as an httpx transport (in-process tests, `habicht demo`) or on a l
 
 Adverts live in one catalogue keyed by id, so a price drop shows in every search that lists
 the advert. A search is registered by URL (host ignored); a request matches it when the paths
-are equal and the request's query holds every registered parameter — habicht adds `sort=1`
-and reorders parameters, and the match must not care.
+are equal and the request's query holds every registered parameter — habicht adds `sort=1`,
+`rows` and `page` and reorders parameters, and the match must not care.
+
+Paging is the real site's: `rows` adverts a page (30 without it, at most 200 whatever is
+asked), `page=` from 1, and `rowsFound` the whole search. Bumping moves an advert to the top
+and marks it bumped; a reserved advert stays where it is, shown as reserved.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ from habicht.fakes.wire import FaultScript, LoopbackServer, Observable
 __all__ = ["FakeWillhabenSite", "SiteFault"]
 
 _HTML = {"content-type": "text/html; charset=utf-8"}
+DEFAULT_ROWS = 30
+"""Adverts a page holds when the request names no `rows`."""
+MAX_ROWS = 200
+"""The most adverts a page holds, whatever `rows` asks for."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,20 @@ def _key(url: str) -> tuple[str, frozenset[tuple[str, str]]]:
     return parts.path.rstrip("/") or "/", frozenset(parse_qsl(parts.query, keep_blank_values=True))
 
 
+def _paging(url: httpx.URL) -> tuple[int, int]:
+    """`rows` (default 30, capped at 200) and `page` (from 1) as the real site reads them."""
+    rows = _number(url.params.get("rows"), DEFAULT_ROWS)
+    return min(rows, MAX_ROWS), _number(url.params.get("page"), 1)
+
+
+def _number(text: str | None, default: int) -> int:
+    return (
+        int(text)
+        if text is not None and text.isascii() and text.isdigit() and int(text)
+        else default
+    )
+
+
 class FakeWillhabenSite(Observable):
     """Search pages for registered searches; thread-safe; see the module docstring."""
 
@@ -109,6 +131,27 @@ class FakeWillhabenSite(Observable):
         """Change an advert's price everywhere it is listed; the changed advert."""
         with self._cond:
             changed = replace(self._catalogue[ad_id], price=price)
+            self._catalogue[ad_id] = changed
+            self._cond.notify_all()
+            return changed
+
+    def bump(self, url: str, ad_id: str, *, published_ms: int | None = None) -> FakeAdvert:
+        """The seller bumps the advert: it moves to the top of the search `url`, marked bumped,
+        and `PUBLISHED` becomes `published_ms` (the bump time) when given; the changed advert."""
+        with self._cond:
+            advert = self._catalogue[ad_id]
+            published = advert.published_ms if published_ms is None else published_ms
+            changed = replace(advert, bumped=True, published_ms=published)
+            self._catalogue[ad_id] = changed
+            self._searches[url].remove(ad_id)
+            self._searches[url].insert(0, ad_id)
+            self._cond.notify_all()
+            return changed
+
+    def set_reserved(self, ad_id: str, reserved: bool) -> FakeAdvert:
+        """The seller marks the advert reserved (or active again); the changed advert."""
+        with self._cond:
+            changed = replace(self._catalogue[ad_id], reserved=reserved)
             self._catalogue[ad_id] = changed
             self._cond.notify_all()
             return changed
@@ -170,7 +213,14 @@ class FakeWillhabenSite(Observable):
             raise httpx.ConnectError("the fake willhaben is down", request=request)
         if fault is not None and not fault.layout_change:
             return httpx.Response(fault.status, text=fault.body, headers={**_HTML, **fault.headers})
-        page = render_search_page(adverts)
+        rows, number = _paging(request.url)
+        start = (number - 1) * rows
+        page = render_search_page(
+            adverts[start : start + rows],
+            rows_found=len(adverts),
+            rows_requested=rows,
+            page=number,
+        )
         if fault is not None:
             page = page.replace('id="__NEXT_DATA__"', 'id="__APP_STATE__"')
         return httpx.Response(200, text=page, headers=_HTML)

@@ -9,10 +9,10 @@ from habicht.queue.deliver import (
     ChatGoneHook,
     DeliveryStopped,
     DrainSummary,
-    Pacer,
     Send,
     drain,
 )
+from habicht.queue.pacing import Pacer
 from habicht.queue.policy import (
     Dead,
     Fatal,
@@ -31,6 +31,7 @@ from habicht.queue.store import (
     NotificationStore,
     Outgoing,
     QueueStats,
+    TakenOver,
     enqueue_within,
 )
 
@@ -50,6 +51,7 @@ __all__ = [
     "Retry",
     "RetryAt",
     "Send",
+    "TakenOver",
     "backoff",
     "classify",
     "describe_dead",

@@ -1,14 +1,24 @@
 """Delivery: drain the outbox through a `send(chat_id, text)` callable, paced and settled.
 
-`drain` claims a batch, sends it — one sequential worker per chat so a chat's messages
-keep their order, a bounded number of chats at once — and settles every row by what
-`classify` made of its error; then it claims the next batch, until nothing is due.
+`drain` is a pipeline, not a series of batches. Each claimed row — at most one per chat,
+claimed when its turn is due (see `store`, "Fair turns") — gets a flight of its own that
+waits for its pacer turn, then sends and settles it; the rows still waiting are the *hand*.
+Whichever row's chat the pacer lets through first goes first, so a chat waiting out its gap
+never holds up another chat, and a chat's backlog never holds up a chat with one message.
+As flights land, their chats are free again and the drain claims their next rows; it ends
+when nothing is in flight and nothing is due within `LINGER` seconds.
 
-Delivery is at-least-once, not exactly-once: a send whose answer is lost (a timeout, a
-crash between Telegram's reply and the commit that records it, or a cancel mid-send) is
-sent again. The window is one send plus one small commit per message, since each row is
-settled on its own, and a settle, once its send has started, runs to its end even when the
-drain is cancelled.
+An attempt is spent by a send that started, never by a claim: right before each send, one
+small commit (`store.start`) counts it. A cancel or a stop gives back every row in hand
+unspent; after a crash, the restart does the same (`take_over_leases`).
+
+Delivery is at-least-once, not exactly-once: a send whose answer is lost (a timeout, a crash
+between Telegram's reply and the commit that records it, or a cancel mid-send) is sent again.
+The window is one send plus one small commit per message, since each row is settled on its
+own, and a settle, once its send has started, runs to its end even when the drain is
+cancelled. (A digest — several rows of one chat in one message — would claim them together
+with `per_chat`, `start` them together and settle them together: the unit of a send is the
+rows of one chat in hand.)
 """
 
 from __future__ import annotations
@@ -16,12 +26,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from habicht.clock import Clock, Sleep
+from habicht.queue.pacing import Pacer
 from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff, classify
 from habicht.queue.store import LEASE_MARGIN, Notification, NotificationStore
 
@@ -30,7 +41,6 @@ __all__ = [
     "ChatMigratedHook",
     "DeliveryStopped",
     "DrainSummary",
-    "Pacer",
     "Send",
     "drain",
 ]
@@ -50,65 +60,17 @@ T = TypeVar("T")
 _LEAST_PAUSE = 1.0
 """A 429 pauses its chat at least this long, so `retry_after=0` cannot make a drain spin."""
 
+LINGER = 5.0
+"""A drain with nothing in hand waits for a row due within this many seconds rather than
+ending: a backlog's next turn is at most a group's gap (3.1 s) away."""
+
+_REAP_EVERY = 60.0
+"""Seconds between two reaps of a long drain (each drain also reaps when it starts)."""
+
 
 class DeliveryStopped(Exception):
     """Nothing can be delivered (the bot token was rejected). The claimed rows were given
     back without spending attempts; the caller should log it and exit non-zero."""
-
-
-class Pacer:
-    """Telegram's limits: at most `per_second` messages in all, and at least `chat_gap`
-    seconds between two messages to one chat; and the pauses a 429 imposes, on one chat or
-    on the whole bot. Keep one per bot so limits and pauses hold across drains (rows queued
-    after a 429 wait too); it waits through the injected `sleep`, so a fake clock never
-    really waits. Pauses live in memory: after a restart the rows' `next_attempt_at` still
-    holds them."""
-
-    def __init__(
-        self, *, clock: Clock, sleep: Sleep, per_second: float = 30.0, chat_gap: float = 1.0
-    ) -> None:
-        self.clock = clock
-        self.sleep = sleep
-        self.interval = 1.0 / per_second
-        self.chat_gap = chat_gap
-        self._next_any = float("-inf")
-        self._next_by_chat: dict[int, float] = {}
-        self._paused_all = float("-inf")
-        self._paused_chat: dict[int, float] = {}
-
-    def pause(self, until: float, *, chat_id: int | None = None) -> None:
-        """Nothing goes to `chat_id` — to any chat if None — before `until`; a pause only
-        ever grows."""
-        if chat_id is None:
-            self._paused_all = max(self._paused_all, until)
-            return
-        now = self.clock()
-        self._paused_chat = {c: t for c, t in self._paused_chat.items() if t > now}
-        self._paused_chat[chat_id] = max(self._paused_chat.get(chat_id, until), until)
-
-    def paused_until(self, chat_id: int | None = None) -> float | None:
-        """When the pause of `chat_id` (or of the whole bot, if None) ends; None if none."""
-        until = self._paused_all
-        if chat_id is not None:
-            until = max(until, self._paused_chat.get(chat_id, until))
-        return until if until > self.clock() else None
-
-    async def turn(self, chat_id: int) -> None:
-        """Wait until a message to `chat_id` may go out, and book that slot."""
-        while True:
-            now = self.clock()
-            ready = max(self._next_any, self._next_by_chat.get(chat_id, now))
-            if ready <= now:
-                # Checked and booked without an await in between: atomic for asyncio.
-                self._next_any = max(self._next_any, now) + self.interval
-                self._next_by_chat[chat_id] = now + self.chat_gap
-                self._forget_before(now)
-                return
-            await self.sleep(ready - now)
-
-    def _forget_before(self, now: float) -> None:
-        if len(self._next_by_chat) > 1000:
-            self._next_by_chat = {c: t for c, t in self._next_by_chat.items() if t > now}
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +94,6 @@ async def drain(
     sleep: Sleep,
     rand: random.Random,
     batch: int = 50,
-    concurrency: int = 8,
     backoff_base: float = 60.0,
     backoff_cap: float = 3600.0,
     pacer: Pacer | None = None,
@@ -143,9 +104,10 @@ async def drain(
 ) -> DrainSummary:
     """Deliver every due notification; return what happened.
 
-    Claims `batch` rows at a time until none is due, sending to at most `concurrency` chats
-    at once, paced by `pacer`. A 429 pauses its chat until its `retry_after`; 429s from
-    `flood_chats` different chats in one drain mean the bot is flooded: the drain stops and
+    Holds at most `batch` claimed rows (in hand or in flight), one per chat, and sends them
+    as `pacer` allows: fairly across chats, each chat's in the order they were queued. A 429
+    pauses its chat until its `retry_after` — a group's pauses that group only; 429s on
+    `flood_chats` private chats paused at once mean the bot is flooded: the drain stops and
     every pending row waits. The pacer remembers those pauses, so a later drain sends
     nothing to a paused chat (its rows go back, due when the pause ends) and claims nothing
     while the bot is flooded; without a given `pacer` a fresh one remembers them for this
@@ -154,10 +116,10 @@ async def drain(
 
     Setting `stop` (a shutdown) ends the drain soon without cutting a send short: sends
     already started are settled, nothing new starts, and the rest is given back unsent.
-    Cancelling the drain gives back every row that has not started its send, its attempt
-    returned; a send cut off mid-flight may have reached Telegram, so its row keeps the
-    attempt spent and is claimable at once (at-least-once). A send that finished is always
-    settled, even if the cancel arrives while it is being recorded.
+    Cancelling the drain gives back every row that has not started its send, nothing spent;
+    a send cut off mid-flight may have reached Telegram, so its row keeps the attempt spent
+    and is claimable at once (at-least-once). A send that finished is always settled, even
+    if the cancel arrives while it is being recorded.
     """
     run = _Drain(
         store=store,
@@ -165,10 +127,10 @@ async def drain(
         clock=clock,
         rand=rand,
         batch=batch,
-        limit=asyncio.Semaphore(concurrency),
         backoff_base=backoff_base,
         backoff_cap=backoff_cap,
         pacer=pacer or Pacer(clock=clock, sleep=sleep),
+        sleep=sleep,
         flood_chats=flood_chats,
         on_chat_gone=on_chat_gone,
         on_chat_migrated=on_chat_migrated,
@@ -179,14 +141,14 @@ async def drain(
 
 @dataclass(kw_only=True)
 class _Drain:
-    """The state of one drain: its settings, its counters, and whether it must stop."""
+    """The state of one drain: its settings, its counters and its flights."""
 
     store: NotificationStore
     send: Send
     clock: Clock
+    sleep: Sleep
     rand: random.Random
     batch: int
-    limit: asyncio.Semaphore
     backoff_base: float
     backoff_cap: float
     pacer: Pacer
@@ -195,11 +157,16 @@ class _Drain:
     on_chat_migrated: ChatMigratedHook | None
     stop: asyncio.Event
     # Counted with `tally.update(sent=await …)`, never `self.sent += await …`: the latter
-    # reads the old value before the await, and concurrent chats would lose updates.
+    # reads the old value before the await, and concurrent flights would lose updates.
     tally: Counter[str] = field(default_factory=Counter)
     flood_until: float | None = None
     fatal: str | None = None
-    rate_limited: set[int] = field(default_factory=set)
+    flights: dict[asyncio.Task[None], int] = field(default_factory=dict)
+    """One task per claimed row, with its chat (at most one per chat): it waits for the
+    row's turn, then sends and settles it — or gives it back unsent."""
+    claim_at: float = float("-inf")
+    due: float | None = None
+    """When the next waiting row of a chat with no flight is due (None: none waits)."""
 
     @property
     def stopping(self) -> bool:
@@ -209,25 +176,18 @@ class _Drain:
         # A flood seen by an earlier drain: claim nothing, and hold back rows queued since.
         flooded = self.pacer.paused_until()
         self.flood_until = flooded
-        while not self.stopping:
-            self._count_dead(await self.store.reap())
-            claimed = await self.store.claim(self.batch)
-            if not claimed:
-                break
-            by_chat: dict[int, list[Notification]] = {}
-            for row in claimed:
-                by_chat.setdefault(row.chat_id, []).append(row)
-            workers = [asyncio.create_task(self._chat(rows)) for rows in by_chat.values()]
-            try:
-                await asyncio.gather(*workers)
-            finally:
-                # A cancelled gather returns at its first cancelled worker: wait until every
-                # worker has given back its unsent rows.
-                await asyncio.wait(workers)
+        try:
+            await self._loop()
+        except asyncio.CancelledError:
+            for task in self.flights:  # cut off: each gives back or records what it can
+                task.cancel()
+            raise
+        finally:
+            await self._land_all()
         if self.flood_until is not None:
             await self.store.postpone(self.flood_until)
             if flooded is None:
-                log.warning("the bot is flooded (429 on several chats): delivery paused")
+                log.warning("the bot is flooded (429 on several private chats): delivery paused")
         if self.fatal is not None:
             log.critical("delivery stopped: %s", self.fatal)
             raise DeliveryStopped(self.fatal)
@@ -239,37 +199,99 @@ class _Drain:
             flood_until=self.flood_until,
         )
 
-    def _may_send(self, chat_id: int) -> bool:
-        return not self.stopping and self.pacer.paused_until(chat_id) is None
+    async def _loop(self) -> None:
+        """Claim and wait — until stopped, or nothing is left to do soon."""
+        reap_at = float("-inf")
+        while not self.stopping:
+            now = self.clock()
+            if now >= reap_at:
+                self._count_dead(await self.store.reap())
+                reap_at = now + _REAP_EVERY
+            if self._room() and now >= self.claim_at:
+                await self._claim(now)
+            if not self.flights and (self.due is None or self.due > now + LINGER):
+                return
+            # Wake when a flight lands (its chat is free again, and the claim then also finds
+            # rows queued meanwhile), or to claim a row due within LINGER.
+            soon = self.claim_at <= now + LINGER and self._room()
+            await self._wait(max(0.0, self.claim_at - now) if soon else None)
 
-    async def _chat(self, rows: list[Notification]) -> None:
-        """Send one chat's rows in order; whatever is left unsent is given back, due when
-        the chat's (or the bot's) pause ends."""
-        queue = deque(rows)
-        chat_id = rows[0].chat_id
-        try:  # outside the semaphore: a worker cancelled while it waits gives back its rows
-            async with self.limit:
-                while queue and self._may_send(chat_id):
-                    row = queue[0]
-                    await self.pacer.turn(chat_id)
-                    lease_end = (row.lease_until or 0.0) - LEASE_MARGIN
-                    if not self._may_send(chat_id) or self.clock() >= lease_end:
-                        break
-                    try:
-                        outcome = await self._attempt(row)
-                    except asyncio.CancelledError:
-                        # Cut off mid-send, it may have reached Telegram: the attempt stays
-                        # spent and the row is claimable at once, as after a crash.
-                        queue.popleft()
-                        await _finish(self.store.abandon([row]))
-                        raise
-                    queue.popleft()
-                    await _finish(self._settle(row, outcome, queue))
+    def _room(self) -> int:
+        """How many rows a claim may take now: up to `batch` held in all."""
+        return max(0, self.batch - len(self.flights))
+
+    async def _claim(self, now: float) -> None:
+        room = self._room()
+        rows = await self.store.claim(room, per_chat=1, skip=set(self.flights.values()))
+        for row in rows:
+            self.flights[asyncio.create_task(self._fly(row))] = row.chat_id
+        if len(rows) == room:  # there may be more due: claim again when there is room
+            self.due = self.claim_at = now
+            return
+        self.due = await self.store.next_due(skip=set(self.flights.values()))
+        self.claim_at = float("inf") if self.due is None else max(self.due, now)
+
+    async def _wait(self, seconds: float | None) -> None:
+        """Until a flight lands, `seconds` pass (if given), or the drain is told to stop."""
+        waits: set[asyncio.Task[Any]] = {asyncio.create_task(self.stop.wait())}
+        if seconds is not None:
+            waits.add(asyncio.create_task(_sleeping(self.sleep, seconds)))
+        try:
+            await asyncio.wait({*self.flights, *waits}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            if queue:
-                until = self.pacer.paused_until(chat_id)
-                released = await _finish(self.store.release(queue, until=until))
-                self.tally.update(deferred=released)
+            for task in waits:
+                task.cancel()
+        for task in [task for task in self.flights if task.done()]:
+            del self.flights[task]
+            self.claim_at = self.clock()  # its chat is free: its next row may be due
+            task.result()  # a settle that failed (the database) ends the drain
+
+    async def _land_all(self) -> None:
+        """Wait for every flight: those still waiting for their turn give their rows back
+        when it comes (the drain is stopping); a cancel meanwhile cuts them all off."""
+        cancelled = False
+        while not all(task.done() for task in self.flights):
+            try:
+                await asyncio.shield(asyncio.wait(self.flights))
+            except asyncio.CancelledError:
+                cancelled = True
+                for task in self.flights:
+                    task.cancel()
+        for task in self.flights:  # retrieved here; the first failure was raised already
+            if not task.cancelled():
+                task.exception()
+        if cancelled:
+            raise asyncio.CancelledError
+
+    async def _fly(self, row: Notification) -> None:
+        """Wait for the row's turn, count its attempt, send it and settle it; give it back
+        unspent if the drain stops, its chat is paused or its lease nearly over first."""
+        try:
+            last_start = (row.lease_until or 0.0) - LEASE_MARGIN
+            paused = self.pacer.paused_until(row.chat_id)
+            booked = None if paused else await self.pacer.turn(row.chat_id, by=last_start)
+            if booked is not None and not self.stopping:
+                started = await self.store.start([row])
+                if not started:  # the claim was lost (its lease ran out): nothing to send
+                    return
+                row = started[0]
+                await self.pacer.keep(row.chat_id, booked)  # at once, unless the commit was slow
+            if booked is None or self.stopping:  # due again when its chat may have it
+                until = None if self.stopping else self.pacer.ready_at(row.chat_id)
+                self.tally.update(deferred=await _finish(self.store.release([row], until=until)))
+                return
+        except BaseException:
+            # Not sent: back unspent (a started row's attempt is given back too).
+            self.tally.update(deferred=await _finish(self.store.release([row])))
+            raise
+        try:
+            outcome = await self._attempt(row)
+        except asyncio.CancelledError:
+            # Cut off mid-send, it may have reached Telegram: the attempt stays spent and
+            # the row is claimable at once, as after a crash.
+            await _finish(self.store.abandon([row]))
+            raise
+        await _finish(self._settle(row, outcome))
 
     async def _attempt(self, row: Notification) -> Outcome | None:
         try:
@@ -281,10 +303,9 @@ class _Drain:
             return outcome
         return None
 
-    async def _settle(
-        self, row: Notification, outcome: Outcome | None, rest: deque[Notification]
-    ) -> None:
-        """Record what happened to `row`; a chat-wide outcome also settles the chat's `rest`."""
+    async def _settle(self, row: Notification, outcome: Outcome | None) -> None:
+        """Record what happened to `row`; a chat-wide outcome also settles the chat's other
+        waiting rows."""
         store = self.store
         match outcome:
             case None:
@@ -298,15 +319,13 @@ class _Drain:
                 at = self.clock() + delay
                 self.tally.update(retried=await store.mark_retry(row, at=at, error=error))
             case RetryAt(delay=delay):
-                # The pause first: the chat's `rest` and other chats see it at once; `rest`
-                # goes back when this chat's worker ends, due when the pause does.
+                # The pause first: other rows of the chat (and other chats) see it at once.
                 until = self.clock() + max(delay, _LEAST_PAUSE)
                 self._rate_limited(row.chat_id, until)
                 self.tally.update(deferred=await store.release([row], until=until))
                 await store.postpone(until, chat_id=row.chat_id)
             case Dead(error=error, reason=reason, chat_gone=True):
-                await self._bury([row, *rest], reason, error)
-                rest.clear()
+                await self._bury([row], reason, error)
                 self._count_dead(await store.bury_chat(row.chat_id, reason=reason, error=error))
                 await self._hook(self.on_chat_gone, row.chat_id, reason)
             case Dead(error=error, reason=reason):
@@ -318,16 +337,15 @@ class _Drain:
                     await store.mark_retry(row, at=self.clock(), error=error)
                 await store.migrate_chat(row.chat_id, new_chat_id)
                 await self._hook(self.on_chat_migrated, row.chat_id, new_chat_id)
-                self.tally.update(deferred=await store.release(rest))  # reclaimed with the new id
-                rest.clear()
             case Fatal(error=error):
                 self.fatal = error
                 self.tally.update(deferred=await store.release([row]))
 
     def _rate_limited(self, chat_id: int, until: float) -> None:
+        """Pause the chat; private chats paused by 429s at once mean the bot is flooded.
+        A group's 429 pauses that group only: groups have a limit of their own."""
         self.pacer.pause(until, chat_id=chat_id)
-        self.rate_limited.add(chat_id)
-        if len(self.rate_limited) >= self.flood_chats:
+        if chat_id > 0 and self.pacer.paused_private_chats() >= self.flood_chats:
             self.flood_until = max(self.flood_until or until, until)
             self.pacer.pause(self.flood_until)
 
@@ -357,6 +375,11 @@ class _Drain:
             await hook(*args)
         except Exception:
             log.exception("delivery hook %r failed", hook)
+
+
+async def _sleeping(sleep: Sleep, seconds: float) -> None:
+    """`sleep` as a coroutine, which a task needs (a `Sleep` returns any awaitable)."""
+    await sleep(seconds)
 
 
 async def _finish(work: Coroutine[Any, Any, T]) -> T:

@@ -5,15 +5,25 @@ delivery state (see DESIGN.md, "Notification states"). Every write goes through
 `Database.transaction()`; every read returns frozen dataclasses, never sqlite rows.
 
 A claim is one `UPDATE … RETURNING` statement, so two drains racing over the same rows
-never get the same row. Each claim counts an attempt, and the attempt count doubles as the
-claim's token: a settle only touches a row still `sending` with the attempt number it was
-claimed with, so a drain whose lease ran out cannot overwrite the row's next owner.
+never get the same row; it counts the row's `claims`, which is the claim's token: a settle
+only touches a row still `sending` with the token it was claimed with, so a drain whose lease
+ran out cannot overwrite the row's next owner. A claim spends no attempt: `start` counts it,
+in a tiny commit right before the send, and marks the row `started_at` — so after a crash
+the rows that never reached Telegram go back unspent, and only a send that started (and may
+have arrived) is repeated with its attempt spent.
+
+Fair turns: `enqueue` gives each row a due time that is its chat's turn — the next row of a
+chat with a backlog is due one pacing gap after the chat's latest waiting row, a chat with
+none queues at the head of the line — so the claim's walk in due order is a round-robin over
+chats, and one chat's backlog never pushes another chat's message back (DESIGN.md,
+"Delivery is fair").
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
@@ -21,6 +31,7 @@ import aiosqlite
 
 from habicht.clock import Clock
 from habicht.db import Database
+from habicht.queue.pacing import chat_gap
 
 __all__ = [
     "DEFAULT_LEASE",
@@ -31,17 +42,19 @@ __all__ = [
     "Outgoing",
     "QueueStats",
     "Status",
+    "TakenOver",
     "enqueue_within",
 ]
 
 Kind = Literal["new", "drop", "info", "admin"]
 Status = Literal["pending", "sending", "sent", "dead"]
 
-DEFAULT_LEASE = 300.0
-"""Seconds a claim owns its rows. A batch of 50 to ONE chat takes ≥49 s at one message per
-second per chat, plus a send's timeouts: 300 s covers that six times over. A crash does not
-wait for it — the restarted process takes over the dead one's leases (`take_over_leases`) —
-so the lease bounds only how long a live drain that hangs can hold its rows."""
+DEFAULT_LEASE = 60.0
+"""Seconds a claim owns its rows. `drain` claims one row per chat, when it is due, and sends
+it within a few seconds (its chat's gap, its place among the 30 a second), plus a send's
+timeouts (5 s each): 60 s covers that with room. A crash does not wait for it — the restarted
+process takes over the dead one's leases (`take_over_leases`) — so the lease bounds only how
+long a live drain that hangs can hold its rows."""
 
 LEASE_MARGIN = 30.0
 """`drain` starts no send later than this many seconds before its lease ends (it gives the
@@ -81,6 +94,8 @@ class Notification:
     queued_at: float
     updated_at: float
     sent_at: float | None
+    claims: int
+    started_at: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +114,16 @@ class QueueStats:
     dead_by_reason: Mapping[str, int]
 
 
+@dataclass(frozen=True, slots=True)
+class TakenOver:
+    """What `take_over_leases` found of a process that died: rows whose send had started
+    (`in_flight`: sent again, the attempt spent) and rows it had only claimed (`unsent`:
+    given back, nothing spent)."""
+
+    in_flight: int
+    unsent: int
+
+
 _COLUMNS = ", ".join(f.name for f in fields(Notification))
 
 
@@ -107,12 +132,22 @@ def _notification(row: sqlite3.Row | tuple[Any, ...]) -> Notification:
 
 
 # A key is skipped when it is already a row (any status) or was purged (a tombstone), so
-# neither a re-run scrape nor a purge can ever let an alert be sent twice.
+# neither a re-run scrape nor a purge can ever let an alert be sent twice. The due time is
+# the row's turn: one gap after its chat's latest fresh waiting row, else the head of the line
+# (the earliest waiting row, or now) — see the module docstring. Both reads walk an index.
 _INSERT = """
 INSERT INTO notifications
     (chat_id, kind, ad_id, text, dedupe_key, max_attempts, next_attempt_at,
      created_at, queued_at, updated_at)
-SELECT :chat_id, :kind, :ad_id, :text, :dedupe_key, :max_attempts, :now, :now, :now, :now
+SELECT :chat_id, :kind, :ad_id, :text, :dedupe_key, :max_attempts,
+       max(head, coalesce(last + :gap, head)), :now, :now, :now
+FROM (
+    SELECT min(:now, coalesce(
+               (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending'), :now
+           )) AS head,
+           (SELECT max(next_attempt_at) FROM notifications
+            WHERE chat_id = :chat_id AND status = 'pending' AND attempts = 0) AS last
+)
 WHERE NOT EXISTS (SELECT 1 FROM notification_tombstones WHERE dedupe_key = :dedupe_key)
 ON CONFLICT (dedupe_key) DO NOTHING
 """
@@ -135,6 +170,7 @@ async def enqueue_within(
             "dedupe_key": item.dedupe_key,
             "max_attempts": max_attempts,
             "now": now,
+            "gap": chat_gap(item.chat_id),
         }
         for item in items
     ]
@@ -145,33 +181,51 @@ async def enqueue_within(
     return conn.total_changes - before
 
 
-# Due: pending and its time has come, or sending whose lease ran out (its drain crashed).
-# Never claimed: rows past their TTL or out of attempts — `reap` buries those. Each branch
-# walks its own partial index in due order and stops at the limit, so a claim costs the
-# same with ten or ten thousand rows waiting.
+# Due: pending and its turn has come, or sending whose lease ran out (its drain crashed).
+# Never claimed: rows past their TTL or out of attempts — `reap` buries those — and rows of
+# the chats in `:busy` (the drain has one of theirs in hand). Each branch walks its own
+# partial index in due order and stops after `:scan` rows, so a claim costs the same with ten
+# or ten thousand rows waiting; of those, at most `:per_chat` rows per chat are taken.
 _CLAIM = f"""
 UPDATE notifications
-SET status = 'sending', lease_until = :lease_until, attempts = attempts + 1,
+SET status = 'sending', lease_until = :lease_until, claims = claims + 1, started_at = NULL,
     updated_at = :now
 WHERE id IN (
     SELECT id FROM (
-        SELECT * FROM (
-            SELECT id, next_attempt_at AS due FROM notifications
-            WHERE status = 'pending' AND next_attempt_at <= :now AND queued_at > :born_after
-            ORDER BY next_attempt_at LIMIT :limit
-        )
-        UNION ALL
-        SELECT * FROM (
-            SELECT id, lease_until AS due FROM notifications
-            WHERE status = 'sending' AND lease_until <= :now AND queued_at > :born_after
-                AND attempts < max_attempts
-            ORDER BY lease_until LIMIT :limit
+        SELECT id, due, row_number() OVER (PARTITION BY chat_id ORDER BY due, id) AS nth
+        FROM (
+            SELECT * FROM (
+                SELECT id, chat_id, next_attempt_at AS due FROM notifications
+                WHERE status = 'pending' AND next_attempt_at <= :now AND queued_at > :born_after
+                    AND chat_id NOT IN (SELECT value FROM json_each(:busy))
+                ORDER BY next_attempt_at LIMIT :scan
+            )
+            UNION ALL
+            SELECT * FROM (
+                SELECT id, chat_id, lease_until AS due FROM notifications
+                WHERE status = 'sending' AND lease_until <= :now AND queued_at > :born_after
+                    AND attempts < max_attempts
+                    AND chat_id NOT IN (SELECT value FROM json_each(:busy))
+                ORDER BY lease_until LIMIT :scan
+            )
         )
     )
+    WHERE :per_chat IS NULL OR nth <= :per_chat
     ORDER BY due, id
     LIMIT :limit
 )
 RETURNING {_COLUMNS}
+"""
+
+_SCAN = 4
+"""A claim of n rows walks at most 4n due rows per branch to find them: enough when a few
+chats' rows crowd the head of the line, which the per-chat cap then thins out."""
+
+_NEXT_DUE = """
+SELECT next_attempt_at FROM notifications INDEXED BY notifications_due
+WHERE status = 'pending' AND queued_at > :born_after
+    AND chat_id NOT IN (SELECT value FROM json_each(:busy))
+ORDER BY next_attempt_at LIMIT 1
 """
 
 _REAP = f"""
@@ -194,8 +248,41 @@ WHERE id IN (
 RETURNING {_COLUMNS}
 """
 
-# `attempts = :attempts` is the claim token (see the module docstring).
-_OWNED = "id = :id AND status = 'sending' AND attempts = :attempts"
+# `claims = :claims` is the claim's token (see the module docstring).
+_OWNED = "id = :id AND status = 'sending' AND claims = :claims"
+
+# Each count walks a partial index (or, for all rows, SQLite's count of b-tree entries), so
+# `/queue` and `habicht health` answer in milliseconds however many sent rows the table
+# holds; `sent` is the rest of all rows. Without INDEXED BY, SQLite would rather scan the
+# (chat_id, status) index — every row. Checked with EXPLAIN QUERY PLAN in the tests.
+_STATS = """
+SELECT
+    (SELECT count(*) FROM notifications INDEXED BY notifications_due WHERE status = 'pending'),
+    (SELECT count(*) FROM notifications INDEXED BY notifications_lease WHERE status = 'sending'),
+    (SELECT count(*) FROM notifications INDEXED BY notifications_dead WHERE status = 'dead'),
+    (SELECT count(*) FROM notifications),
+    (SELECT count(*) FROM notifications INDEXED BY notifications_due
+     WHERE status = 'pending' AND attempts > 0),
+    (SELECT count(*) FROM notifications WHERE status = 'sent' AND sent_at > :day_ago),
+    (SELECT min(queued_at) FROM notifications WHERE status = 'pending'),
+    (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending')
+"""
+
+_DEAD_BY_REASON = """
+SELECT dead_reason, count(*) FROM notifications WHERE status = 'dead'
+GROUP BY dead_reason ORDER BY count(*) DESC, dead_reason
+"""
+
+_DEAD = f"""
+SELECT {_COLUMNS} FROM notifications WHERE status = 'dead'
+ORDER BY updated_at DESC, id DESC LIMIT ?
+"""
+
+# Two statements each (sent, then dead), every one on its own partial index.
+_PURGED = (
+    "FROM notifications WHERE status = 'sent' AND sent_at <= :cutoff",
+    "FROM notifications WHERE status = 'dead' AND updated_at <= :cutoff",
+)
 
 
 class NotificationStore:
@@ -239,12 +326,15 @@ class NotificationStore:
                 conn, items, now=self.clock(), max_attempts=self.max_attempts
             )
 
-    # -- claim and settle ----------------------------------------------------------------
+    # -- claim, start and settle --------------------------------------------------------
 
-    async def claim(self, limit: int) -> list[Notification]:
-        """Take up to `limit` due rows for sending, oldest due first; each counts an attempt.
+    async def claim(
+        self, limit: int, *, per_chat: int | None = None, skip: Collection[int] = ()
+    ) -> list[Notification]:
+        """Take up to `limit` due rows for sending, earliest turn first, with a lease; at most
+        `per_chat` of one chat, none of the chats in `skip`. Spends no attempt (`start` does).
 
-        Returned in id order, so one chat's messages go out in the order they were queued.
+        Returned in turn order, which keeps each chat's messages in the order they were queued.
         """
         now = self.clock()
         params = {
@@ -252,26 +342,56 @@ class NotificationStore:
             "lease_until": now + self.lease,
             "born_after": now - self.ttl,
             "limit": limit,
+            "scan": limit * _SCAN,
+            "per_chat": per_chat,
+            "busy": json.dumps(sorted(skip)),
         }
         async with self.db.transaction() as conn:
             rows = await conn.execute_fetchall(_CLAIM, params)
-        return sorted((_notification(row) for row in rows), key=lambda n: n.id)
+        return sorted((_notification(row) for row in rows), key=lambda n: (n.next_attempt_at, n.id))
 
-    async def take_over_leases(self) -> int:
-        """End the leases of a process that died mid-send: its rows are due at once.
+    async def next_due(self, *, skip: Collection[int] = ()) -> float | None:
+        """When the earliest waiting row of a chat not in `skip` is due; None if none waits."""
+        params = {"born_after": self.clock() - self.ttl, "busy": json.dumps(sorted(skip))}
+        row = await self.db.fetchone(_NEXT_DUE, params)
+        return None if row is None else float(row[0])
+
+    async def start(self, items: Iterable[Notification]) -> list[Notification]:
+        """Count the attempt of claimed rows whose send starts now (one small commit right
+        before it); returns them as they are now, without the rows this claim lost."""
+        now = self.clock()
+        started: list[sqlite3.Row] = []
+        async with self.db.transaction() as conn:
+            for n in items:
+                started += await conn.execute_fetchall(
+                    "UPDATE notifications SET attempts = attempts + 1, started_at = :now, "
+                    f"updated_at = :now WHERE {_OWNED} AND started_at IS NULL "
+                    f"RETURNING {_COLUMNS}",
+                    {"now": now, "id": n.id, "claims": n.claims},
+                )
+        return [_notification(row) for row in started]
+
+    async def take_over_leases(self) -> TakenOver:
+        """End the leases of a process that died: rows it had only claimed are pending again,
+        their attempt never spent; rows whose send had started are due at once, the attempt
+        spent (the message may have arrived: it is sent again).
 
         Only one habicht runs on a database, so at startup every `sending` row belongs to a
-        process that is gone; without this, a restart would wait out the whole lease before
-        resending them. The attempt the crashed send spent stays spent. Returns the rows.
+        process that is gone; without this, a restart would wait out the whole lease.
         """
         now = self.clock()
         async with self.db.transaction() as conn:
-            cursor = await conn.execute(
-                "UPDATE notifications SET lease_until = :now, updated_at = :now"
-                " WHERE status = 'sending' AND lease_until > :now",
+            unsent = await conn.execute(
+                "UPDATE notifications SET status = 'pending', lease_until = NULL, "
+                "updated_at = :now WHERE status = 'sending' AND started_at IS NULL",
                 {"now": now},
             )
-            return cursor.rowcount
+            in_flight = await conn.execute(
+                "UPDATE notifications SET lease_until = min(lease_until, :now), updated_at = :now"
+                " WHERE status = 'sending'",
+                {"now": now},
+            )
+            return TakenOver(in_flight=in_flight.rowcount, unsent=unsent.rowcount)
 
     async def reap(self) -> list[Notification]:
         """Bury what must never be sent: pending rows past their TTL (`expired`) — also those
@@ -288,7 +408,7 @@ class NotificationStore:
         return await self._settle(
             f"UPDATE notifications SET status = 'sent', sent_at = :now, lease_until = NULL, "
             f"updated_at = :now WHERE {_OWNED}",
-            ({"now": now, "id": n.id, "attempts": n.attempts} for n in items),
+            ({"now": now, "id": n.id, "claims": n.claims} for n in items),
         )
 
     async def mark_retry(self, item: Notification, *, at: float, error: str) -> bool:
@@ -296,8 +416,9 @@ class NotificationStore:
         params = {"now": self.clock(), "at": at, "error": error}
         settled = await self._settle(
             "UPDATE notifications SET status = 'pending', next_attempt_at = :at, "
-            f"lease_until = NULL, last_error = :error, updated_at = :now WHERE {_OWNED}",
-            [{**params, "id": item.id, "attempts": item.attempts}],
+            "lease_until = NULL, started_at = NULL, last_error = :error, updated_at = :now "
+            f"WHERE {_OWNED}",
+            [{**params, "id": item.id, "claims": item.claims}],
         )
         return settled == 1
 
@@ -308,23 +429,25 @@ class NotificationStore:
             "UPDATE notifications SET status = 'dead', dead_reason = :reason, "
             f"last_error = :error, lease_until = NULL, updated_at = :now WHERE {_OWNED}",
             (
-                {"now": now, "reason": reason, "error": error, "id": n.id, "attempts": n.attempts}
+                {"now": now, "reason": reason, "error": error, "id": n.id, "claims": n.claims}
                 for n in items
             ),
         )
 
     async def release(self, items: Iterable[Notification], *, until: float | None = None) -> int:
-        """Give claimed rows back unsent: pending again, the attempt given back.
+        """Give claimed rows back unsent: pending again, with no attempt spent (a started
+        row's is given back: a 429, or a token Telegram refused, delivered nothing).
 
-        Due at `until` if given (a 429's retry time), else as they were. Used at shutdown,
+        Due at `until` if given (a 429's retry time), else at their turn. Used at shutdown,
         on a fatal error, and when a lease is too short to start another send.
         """
         now = self.clock()
         return await self._settle(
-            "UPDATE notifications SET status = 'pending', attempts = attempts - 1, "
+            "UPDATE notifications SET status = 'pending', "
+            "attempts = attempts - (started_at IS NOT NULL), started_at = NULL, "
             "next_attempt_at = max(next_attempt_at, coalesce(:until, next_attempt_at)), "
             f"lease_until = NULL, updated_at = :now WHERE {_OWNED}",
-            ({"now": now, "until": until, "id": n.id, "attempts": n.attempts} for n in items),
+            ({"now": now, "until": until, "id": n.id, "claims": n.claims} for n in items),
         )
 
     async def abandon(self, items: Iterable[Notification]) -> int:
@@ -333,7 +456,7 @@ class NotificationStore:
         now = self.clock()
         return await self._settle(
             f"UPDATE notifications SET lease_until = :now, updated_at = :now WHERE {_OWNED}",
-            ({"now": now, "id": n.id, "attempts": n.attempts} for n in items),
+            ({"now": now, "id": n.id, "claims": n.claims} for n in items),
         )
 
     async def postpone(self, until: float, *, chat_id: int | None = None) -> int:
@@ -384,32 +507,16 @@ class NotificationStore:
     async def stats(self) -> QueueStats:
         """Counts per status, retrying, sent in the last 24 h, oldest pending, next due."""
         now = self.clock()
-        row = await self.db.fetchone(
-            """
-            SELECT
-                count(*) FILTER (WHERE status = 'pending'),
-                count(*) FILTER (WHERE status = 'sending'),
-                count(*) FILTER (WHERE status = 'sent'),
-                count(*) FILTER (WHERE status = 'dead'),
-                count(*) FILTER (WHERE status = 'pending' AND attempts > 0),
-                count(*) FILTER (WHERE status = 'sent' AND sent_at > :day_ago),
-                min(queued_at) FILTER (WHERE status = 'pending'),
-                min(next_attempt_at) FILTER (WHERE status = 'pending')
-            FROM notifications
-            """,
-            {"day_ago": now - 86400},
-        )
-        assert row is not None  # an aggregate without GROUP BY always yields one row
-        reasons = await self.db.fetchall(
-            "SELECT dead_reason, count(*) FROM notifications WHERE status = 'dead' "
-            "GROUP BY dead_reason ORDER BY count(*) DESC, dead_reason"
-        )
+        row = await self.db.fetchone(_STATS, {"day_ago": now - 86400})
+        assert row is not None  # scalar subqueries without FROM always yield one row
+        pending, sending, dead, total = row[0], row[1], row[2], row[3]
+        reasons = await self.db.fetchall(_DEAD_BY_REASON)
         oldest = row[6]
         return QueueStats(
-            pending=row[0],
-            sending=row[1],
-            sent=row[2],
-            dead=row[3],
+            pending=pending,
+            sending=sending,
+            sent=total - pending - sending - dead,
+            dead=dead,
             retrying=row[4],
             sent_last_24h=row[5],
             oldest_pending_age=None if oldest is None else max(0.0, now - oldest),
@@ -419,12 +526,7 @@ class NotificationStore:
 
     async def dead(self, limit: int = 20) -> list[Notification]:
         """The most recently dead rows, newest first."""
-        rows = await self.db.fetchall(
-            f"SELECT {_COLUMNS} FROM notifications WHERE status = 'dead' "
-            "ORDER BY updated_at DESC, id DESC LIMIT ?",
-            (limit,),
-        )
-        return [_notification(row) for row in rows]
+        return [_notification(row) for row in await self.db.fetchall(_DEAD, (limit,))]
 
     async def requeue(self, ids: Sequence[int] | Literal["all"]) -> int:
         """Dead rows back to pending: attempts reset, due now, a fresh TTL. Returns how many."""
@@ -446,16 +548,15 @@ class NotificationStore:
         """Delete sent and dead rows settled longer ago than that; their keys stay as
         tombstones, so the same alert can never be enqueued again. Returns rows deleted."""
         now = self.clock()
-        old = (
-            "FROM notifications WHERE (status = 'sent' AND sent_at <= :cutoff) "
-            "OR (status = 'dead' AND updated_at <= :cutoff)"
-        )
         params = {"cutoff": now - older_than_seconds, "now": now}
+        deleted = 0
         async with self.db.transaction() as conn:
-            await conn.execute(
-                f"INSERT INTO notification_tombstones (dedupe_key, purged_at) "
-                f"SELECT dedupe_key, :now {old} ON CONFLICT (dedupe_key) DO NOTHING",
-                params,
-            )
-            cursor = await conn.execute(f"DELETE {old}", params)
-            return cursor.rowcount
+            for old in _PURGED:
+                await conn.execute(
+                    f"INSERT INTO notification_tombstones (dedupe_key, purged_at) "
+                    f"SELECT dedupe_key, :now {old} ON CONFLICT (dedupe_key) DO NOTHING",
+                    params,
+                )
+                cursor = await conn.execute(f"DELETE {old}", params)
+                deleted += cursor.rowcount
+        return deleted

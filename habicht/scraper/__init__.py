@@ -4,7 +4,14 @@ Knows nothing of Telegram: it writes rendered texts into the outbox through a `R
 is given. Other code imports only the names listed here.
 """
 
-from habicht.scraper.diff import PUBLISHED_SLACK, Event, NewListing, PriceDrop, diff
+from habicht.scraper.diff import (
+    PUBLISHED_SLACK,
+    BumpedListing,
+    Event,
+    NewListing,
+    PriceDrop,
+    diff,
+)
 from habicht.scraper.errors import (
     Blocked,
     DuplicateWatch,
@@ -18,10 +25,35 @@ from habicht.scraper.errors import (
     WatchError,
 )
 from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.filters import FilterReason, InvalidFilter, WatchFilter, parse_price
+from habicht.scraper.history import PricePoint
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
-from habicht.scraper.scan import FAILING_AFTER, Renderer, ScanSummary, SearchFailure, scan
-from habicht.scraper.subscriptions import Overview, SearchHealth, Subscriptions, WatchInfo
+from habicht.scraper.scan import (
+    FAILING_AFTER,
+    MAX_PAGES,
+    Renderer,
+    ScanSummary,
+    SearchFailure,
+    scan,
+)
+from habicht.scraper.schedule import (
+    BEHIND_FACTOR,
+    Capacity,
+    Freshness,
+    FreshnessWatch,
+    capacity,
+    freshness,
+    run_pass,
+)
+from habicht.scraper.subscriptions import (
+    AdvertHistory,
+    Overview,
+    SearchHealth,
+    Subscriptions,
+    WatchInfo,
+)
 from habicht.scraper.urls import (
+    PAGE_ROWS,
     Search,
     keyword_search,
     normalise_search_url,
@@ -30,13 +62,23 @@ from habicht.scraper.urls import (
 )
 
 __all__ = [
+    "BEHIND_FACTOR",
     "FAILING_AFTER",
+    "MAX_PAGES",
+    "PAGE_ROWS",
     "PUBLISHED_SLACK",
+    "AdvertHistory",
     "Blocked",
+    "BumpedListing",
+    "Capacity",
     "DuplicateWatch",
     "ErrorKind",
     "Event",
     "FetchError",
+    "FilterReason",
+    "Freshness",
+    "FreshnessWatch",
+    "InvalidFilter",
     "InvalidReason",
     "InvalidSearch",
     "LayoutError",
@@ -44,6 +86,7 @@ __all__ = [
     "NewListing",
     "Overview",
     "PriceDrop",
+    "PricePoint",
     "Renderer",
     "ScanSummary",
     "ScrapeError",
@@ -54,13 +97,18 @@ __all__ = [
     "Subscriptions",
     "TooManyWatches",
     "WatchError",
+    "WatchFilter",
     "WatchInfo",
     "WillhabenClient",
+    "capacity",
     "diff",
+    "freshness",
     "keyword_search",
     "normalise_search_url",
+    "parse_price",
     "parse_search_page",
     "parse_watch_argument",
     "request_url",
+    "run_pass",
     "scan",
 ]

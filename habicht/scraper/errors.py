@@ -37,7 +37,10 @@ __all__ = [
     "WatchError",
 ]
 
-ErrorKind = Literal["fetch", "blocked", "layout"]
+ErrorKind = Literal["fetch", "blocked", "layout", "database"]
+"""What `searches.last_error_kind` records: a `ScrapeError`'s kind, or "database" when
+SQLite failed while a scan recorded its page (locked past the busy timeout, disk full) —
+never the page's fault, so never "layout"."""
 
 
 class ScrapeError(Exception):
@@ -83,7 +86,8 @@ class InvalidReason(StrEnum):
     MALFORMED = "malformed"  # not a parseable URL (spaces, backslashes, dot segments, bad port)
     SCHEME = "scheme"  # not http or https
     HOST = "host"  # not willhaben.at: other hosts, look-alikes, IPs, user@host, other ports
-    AD_PAGE = "ad_page"  # a single advert, not a search
+    AD_PAGE = "ad_page"  # a single advert (also its share link), not a search
+    SEARCH_AGENT = "search_agent"  # a Suchagent link from willhaben's alert e-mails
     NOT_SEARCH = "not_search"  # a willhaben page that is not a search (outside /iad/…)
     PRICE = "price"  # the maximum price is not a sensible amount
 

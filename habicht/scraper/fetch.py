@@ -128,8 +128,10 @@ class WillhabenClient:
         """When the site-wide backoff after a block ends, or None if we are not backing off."""
         return self._paused_until if self._paused_until > self._clock() else None
 
-    async def search(self, url: str) -> SearchPage:
-        """Fetch and parse the normalised search `url`; raises a `ScrapeError` on failure."""
+    async def search(self, url: str, *, page: int = 1) -> SearchPage:
+        """Fetch and parse page `page` of the normalised search `url` (`PAGE_ROWS` adverts a
+        page); raises a `ScrapeError` on failure. Each page is a request like any other: after
+        the gap, and not at all while the block backoff lasts."""
         async with self._lock:
             paused_until = self.paused_until
             if paused_until is not None:
@@ -138,19 +140,21 @@ class WillhabenClient:
                     retry_after=paused_until - self._clock(),
                 )
             try:
-                page = parse_search_page(await self._fetch(request_url(url, self._base_url)))
+                found = parse_search_page(
+                    await self._fetch(request_url(url, self._base_url, page=page))
+                )
             except Blocked as exc:
                 self._start_pause(exc.retry_after)
                 raise
             self._blocks_in_a_row = 0
-            return page
+            return found
 
     def _start_pause(self, retry_after: float | None) -> None:
         self._blocks_in_a_row += 1
         grown = self._block_base * 2.0 ** min(self._blocks_in_a_row - 1, 32)
         self._paused_until = self._clock() + min(self._block_cap, max(retry_after or 0.0, grown))
 
-    async def _fetch(self, url: str) -> str:
+    async def _fetch(self, url: str) -> bytes:
         """The page body, after at most `attempts` tries; the last error if all fail."""
         for attempt in range(1, self._attempts + 1):
             try:
@@ -172,7 +176,7 @@ class WillhabenClient:
             if wait > 0:
                 await self._sleep(wait)
 
-    async def _get(self, url: str) -> str:
+    async def _get(self, url: str) -> bytes:
         """One GET, following redirects to our own origin only, each hop after the gap."""
         if self._http is None:
             state = "was closed" if self._closed else "is not open yet"
@@ -200,7 +204,7 @@ class WillhabenClient:
         finally:
             self._last_request_end = self._clock()
 
-    def _body(self, response: httpx.Response) -> str:
+    def _body(self, response: httpx.Response) -> bytes:
         status = response.status_code
         if status == 429:
             retry_after = _retry_after(response.headers.get("Retry-After"), self._clock())
@@ -211,7 +215,7 @@ class WillhabenClient:
             raise FetchError(f"willhaben answered {status}")
         if status != 200:
             raise FetchError(f"willhaben answered {status}", retryable=False)
-        return response.text
+        return response.content  # the parser reads bytes; text would only be encoded back
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:

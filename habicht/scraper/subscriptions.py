@@ -7,6 +7,11 @@ and `/unwatch 2` means.
 A watch that was not scanned for its chat for a while (paused, or its chat blocked the bot)
 starts over with a silent baseline when it becomes active again: otherwise everything that
 appeared meanwhile would arrive at once as "new".
+
+A change that needs a scan (a new watch, a resume, a chat back from a block) asks the
+scheduler for one by setting its search's `scan_requested_at`, in the same transaction and
+only for watches whose state it changed: asking again while the scan is pending sets the
+same column again, so repeating a command queues no second fetch.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import aiosqlite
@@ -21,9 +27,11 @@ import aiosqlite
 from habicht.clock import Clock
 from habicht.db import Database
 from habicht.scraper.errors import DuplicateWatch, ErrorKind, TooManyWatches
+from habicht.scraper.filters import WatchFilter
+from habicht.scraper.history import HIT_WINDOW, PricePoint
 from habicht.scraper.urls import Search
 
-__all__ = ["Overview", "SearchHealth", "Subscriptions", "WatchInfo"]
+__all__ = ["AdvertHistory", "Overview", "SearchHealth", "Subscriptions", "WatchInfo"]
 
 Fetch = Callable[[str, Sequence[Any]], Awaitable[list[sqlite3.Row]]]
 
@@ -44,6 +52,23 @@ class WatchInfo:
     last_success_at: float | None
     consecutive_failures: int
     last_error_kind: ErrorKind | None
+    thread_id: int | None
+    """The forum topic the watch was created in (Telegram's `message_thread_id`), if any."""
+    filter: WatchFilter
+    hidden: tuple[tuple[str, int], ...]
+    """(rule, adverts) the filter hid in the last `HIT_WINDOW`, most first."""
+
+
+@dataclass(frozen=True, slots=True)
+class AdvertHistory:
+    """An advert one of the chat's watches has seen, with every price it was seen at."""
+
+    ad_id: str
+    title: str
+    url: str
+    price: Decimal | None
+    price_display: str | None
+    points: list[PricePoint]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,13 +97,25 @@ class Overview:
     failing: list[SearchHealth]
 
 
+_REQUEST_SCAN = (
+    "UPDATE searches SET scan_requested_at = coalesce(scan_requested_at, ?) WHERE id = ?"
+)
+"""A pending request keeps its time: the scheduler serves requests oldest first."""
+
 _WATCHES = """
-SELECT w.id, w.chat_id, w.search_id, s.url, w.label, w.status, w.baseline_at,
+SELECT w.id, w.chat_id, w.search_id, s.url, w.label, w.status, w.baseline_at, w.filters,
        (SELECT COUNT(*) FROM watch_listings wl WHERE wl.watch_id = w.id) AS listings_known,
-       s.last_success_at, s.consecutive_failures, s.last_error_kind
+       s.last_success_at, s.consecutive_failures, s.last_error_kind, w.thread_id
 FROM watches w JOIN searches s ON s.id = w.search_id
 WHERE w.chat_id = ?
 ORDER BY w.id
+"""
+_HITS = """
+SELECT h.watch_id, h.rule, COUNT(*) AS adverts
+FROM filter_hits h JOIN watches w ON w.id = h.watch_id
+WHERE w.chat_id = ? AND h.hit_at >= ?
+GROUP BY h.watch_id, h.rule
+ORDER BY adverts DESC, h.rule
 """
 
 
@@ -92,8 +129,14 @@ def _on(conn: aiosqlite.Connection) -> Fetch:
     return fetch
 
 
-async def _watch_list(fetch: Fetch, chat_id: int) -> list[WatchInfo]:
+async def _watch_list(
+    fetch: Fetch, chat_id: int, *, hits_since: float | None = None
+) -> list[WatchInfo]:
     rows = await fetch(_WATCHES, (chat_id,))
+    hidden: dict[int, list[tuple[str, int]]] = {}
+    if hits_since is not None:
+        for hit in await fetch(_HITS, (chat_id, hits_since)):
+            hidden.setdefault(hit["watch_id"], []).append((hit["rule"], hit["adverts"]))
     return [
         WatchInfo(
             id=row["id"],
@@ -108,6 +151,9 @@ async def _watch_list(fetch: Fetch, chat_id: int) -> list[WatchInfo]:
             last_success_at=row["last_success_at"],
             consecutive_failures=row["consecutive_failures"],
             last_error_kind=row["last_error_kind"],
+            thread_id=row["thread_id"],
+            filter=WatchFilter.from_json(row["filters"]),
+            hidden=tuple(hidden.get(row["id"], ())),
         )
         for number, row in enumerate(rows, start=1)
     ]
@@ -120,9 +166,18 @@ def _numbered(watches: list[WatchInfo], number: int) -> WatchInfo | None:
 class Subscriptions:
     """Chats and their watches in the database; every change is one transaction."""
 
-    def __init__(self, db: Database, *, clock: Clock) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        clock: Clock,
+        on_chat_migrated: Callable[[int, int], None] | None = None,
+    ) -> None:
+        """`on_chat_migrated(old, new)` is told after a chat's row moved to its new id (the
+        bot keeps the chat's settings in memory too)."""
         self._db = db
         self._clock = clock
+        self._on_chat_migrated = on_chat_migrated
 
     async def register_chat(self, chat_id: int) -> bool:
         """Create the chat, or re-activate it if it had blocked the bot; True if it was blocked.
@@ -148,6 +203,10 @@ class Subscriptions:
             await conn.execute(
                 "UPDATE watches SET baseline_at = NULL WHERE chat_id = ?", (chat_id,)
             )
+            watches = await _watch_list(_on(conn), chat_id)
+            await conn.executemany(
+                _REQUEST_SCAN, [(now, w.search_id) for w in watches if not w.paused]
+            )
             return True
 
     async def block_chat(self, chat_id: int) -> None:
@@ -162,7 +221,8 @@ class Subscriptions:
             )
 
     async def migrate_chat(self, old: int, new: int) -> None:
-        """A group became a supergroup: its chat row and its watches move to the new id.
+        """A group became a supergroup: its chat row (settings too) and its watches move to
+        the new id.
 
         A watch the new id already has for the same search wins; the old one goes with the
         old chat row.
@@ -170,8 +230,8 @@ class Subscriptions:
         now = self._clock()
         async with self._db.transaction() as conn:
             await conn.execute(
-                "INSERT INTO chats (chat_id, status, created_at, updated_at)"
-                " SELECT ?, status, created_at, ? FROM chats WHERE chat_id = ?"
+                "INSERT INTO chats (chat_id, status, lang, alert_style, created_at, updated_at)"
+                " SELECT ?, status, lang, alert_style, created_at, ? FROM chats WHERE chat_id = ?"
                 " ON CONFLICT (chat_id) DO NOTHING",
                 (new, now, old),
             )
@@ -179,13 +239,18 @@ class Subscriptions:
                 "UPDATE OR IGNORE watches SET chat_id = ? WHERE chat_id = ?", (new, old)
             )
             await conn.execute("DELETE FROM chats WHERE chat_id = ?", (old,))
+        if self._on_chat_migrated is not None:
+            self._on_chat_migrated(old, new)
 
     async def is_blocked(self, chat_id: int) -> bool:
         row = await self._db.fetchone("SELECT status FROM chats WHERE chat_id = ?", (chat_id,))
         return row is not None and row["status"] == "blocked"
 
-    async def add_watch(self, chat_id: int, search: Search, *, max_watches: int) -> WatchInfo:
-        """Add a watch of `search` for the chat; identical searches share one `searches` row.
+    async def add_watch(
+        self, chat_id: int, search: Search, *, max_watches: int, thread_id: int | None = None
+    ) -> WatchInfo:
+        """Add a watch of `search` for the chat (in forum topic `thread_id`, if given);
+        identical searches share one `searches` row.
 
         Raises `DuplicateWatch` if the chat already watches it, `TooManyWatches` at the limit.
         """
@@ -208,16 +273,22 @@ class Subscriptions:
             if len(existing) >= max_watches:
                 raise TooManyWatches(max_watches)
             async with conn.execute(
-                "INSERT INTO watches (chat_id, search_id, label, created_at)"
-                " SELECT ?, id, ?, ? FROM searches WHERE url = ?",
-                (chat_id, search.label, now, search.url),
+                "INSERT INTO watches (chat_id, search_id, label, created_at, thread_id)"
+                " SELECT ?, id, ?, ?, ? FROM searches WHERE url = ?",
+                (chat_id, search.label, now, thread_id, search.url),
             ) as cursor:
                 watch_id = cursor.lastrowid
-            return next(w for w in await _watch_list(fetch, chat_id) if w.id == watch_id)
+            added = next(w for w in await _watch_list(fetch, chat_id) if w.id == watch_id)
+            await conn.execute(_REQUEST_SCAN, (now, added.search_id))
+            return added
 
-    async def watches(self, chat_id: int) -> list[WatchInfo]:
-        """The chat's watches in creation order; `number` is the position, from 1."""
-        return await _watch_list(self._db.fetchall, chat_id)
+    async def watches(self, chat_id: int, *, with_hits: bool = False) -> list[WatchInfo]:
+        """The chat's watches in creation order; `number` is the position, from 1.
+
+        `with_hits` also counts what each filter hid in the last day (for /list).
+        """
+        since = self._clock() - HIT_WINDOW if with_hits else None
+        return await _watch_list(self._db.fetchall, chat_id, hits_since=since)
 
     async def watch(self, chat_id: int, number: int) -> WatchInfo | None:
         return _numbered(await self.watches(chat_id), number)
@@ -242,8 +313,10 @@ class Subscriptions:
         """Pause or resume watch `number`, or all of the chat's watches when it is None.
 
         Returns the addressed watches as they are now; empty if there is no such watch.
-        A resumed watch starts over with a silent baseline.
+        A resumed watch starts over with a silent baseline, and asks for a scan; one that
+        was active already changes nothing.
         """
+        now = self._clock()
         async with self._db.transaction() as conn:
             fetch = _on(conn)
             watches = await _watch_list(fetch, chat_id)
@@ -252,14 +325,55 @@ class Subscriptions:
             else:
                 target = _numbered(watches, number)
                 targets = [] if target is None else [target]
-            changed = [(w.id,) for w in targets if w.paused != paused]
+            changed = [w for w in targets if w.paused != paused]
             if paused:
                 sql = "UPDATE watches SET status = 'paused' WHERE id = ?"
             else:
                 sql = "UPDATE watches SET status = 'active', baseline_at = NULL WHERE id = ?"
-            await conn.executemany(sql, changed)
+                await conn.executemany(_REQUEST_SCAN, [(now, w.search_id) for w in changed])
+            await conn.executemany(sql, [(w.id,) for w in changed])
             ids = {w.id for w in targets}
             return [w for w in await _watch_list(fetch, chat_id) if w.id in ids]
+
+    async def set_filter(
+        self, chat_id: int, number: int, watch_filter: WatchFilter
+    ) -> WatchInfo | None:
+        """Give watch `number` this filter (the empty one clears it); None if no such watch.
+
+        Adverts the filter hides are still recorded as seen, so loosening it later never
+        floods the chat with old adverts.
+        """
+        async with self._db.transaction() as conn:
+            fetch = _on(conn)
+            watch = _numbered(await _watch_list(fetch, chat_id), number)
+            if watch is None:
+                return None
+            await conn.execute(
+                "UPDATE watches SET filters = ? WHERE id = ?", (watch_filter.to_json(), watch.id)
+            )
+            return _numbered(await _watch_list(fetch, chat_id), number)
+
+    async def history(self, chat_id: int, ad_id: str) -> AdvertHistory | None:
+        """The advert and its prices, if one of the chat's watches has seen it."""
+        row = await self._db.fetchone(
+            "SELECT l.ad_id, l.title, l.url, l.price, l.price_display FROM listings l"
+            " WHERE l.ad_id = ? AND EXISTS (SELECT 1 FROM watch_listings wl"
+            " JOIN watches w ON w.id = wl.watch_id WHERE wl.ad_id = l.ad_id AND w.chat_id = ?)",
+            (ad_id, chat_id),
+        )
+        if row is None:
+            return None
+        points = await self._db.fetchall(
+            "SELECT seen_at, price FROM price_history WHERE ad_id = ? ORDER BY seen_at", (ad_id,)
+        )
+        return AdvertHistory(
+            ad_id=row["ad_id"],
+            title=row["title"],
+            url=row["url"],
+            price=None if row["price"] is None else Decimal(row["price"]),
+            price_display=row["price_display"],
+            points=[PricePoint(p["seen_at"], Decimal(p["price"])) for p in points],
+        )
 
     async def overview(self) -> Overview:
         """Counts for /stats and the searches whose latest scans failed, worst first."""

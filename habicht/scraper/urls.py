@@ -13,8 +13,15 @@ URL parser cannot read, and percent-encoded `.`, `/` or `\\` in the path (a serv
 them would see dot segments or other separators than we checked).
 
 Normalised form (two subscribers with the same search share one URL, so it is fetched once):
-https, host `www.willhaben.at`, newest first (`sort=1`), no `page`, no tracking or
-session parameters, no fragment, query parameters sorted.
+https, host `www.willhaben.at`, newest first (`sort=1`), no `page` or `rows`, no tracking or
+session parameters, no fragment, query parameters sorted, and a `keyword` in lower case with
+its whitespace collapsed (willhaben's keyword search ignores case, so "RTX  3070" and
+"rtx 3070" are one search). `request_url` adds `rows=PAGE_ROWS` and the page number.
+
+Near misses are refused with the reason that says what to paste instead: a single advert
+(`/iad/<vertical>/d/…-<id>/`, `/iad/object?adId=`, an old-style link with `?adId=`, a share
+link `/iad/share/<id>`) is AD_PAGE; a Suchagent link (`/iad/searchagent/…`, from willhaben's
+alert e-mails) is SEARCH_AGENT — it names a saved search, not the results to watch.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from habicht.scraper.errors import InvalidReason, InvalidSearch
 
 __all__ = [
+    "PAGE_ROWS",
     "SEARCH_SECTIONS",
     "Search",
     "keyword_search",
@@ -45,6 +53,8 @@ _MAX_URL = 2000
 _MAX_KEYWORDS = 100
 _MAX_KEYWORD_TEXT = 200  # before the price suffix is split off; the regex is quadratic
 _MAX_PRICE = Decimal(100_000_000)
+PAGE_ROWS = 200
+"""Adverts asked for per page: willhaben's cap (a page asked for more answers 200)."""
 
 # Parameters that say how a page was reached or shown, not what is searched for.
 _DROPPED = frozenset(
@@ -107,14 +117,18 @@ def normalise_search_url(text: str) -> str:
     if port is not None and port != _DEFAULT_PORTS[scheme]:
         raise InvalidSearch(InvalidReason.HOST, f"only the standard port, got {port}")
     path = parts.path
-    _check_path(path)
-    query = [(key, value) for key, value in parse_qsl(parts.query) if _kept(key)]
+    params = parse_qsl(parts.query)
+    _check_path(path, has_ad_id=any(key == "adId" for key, _ in params))
+    query = [(key, _normal_value(key, value)) for key, value in params if _kept(key)]
     query.append(("sort", "1"))
     return urlunsplit(("https", HOST, path, urlencode(sorted(query)), ""))
 
 
-def _check_path(path: str) -> None:
-    """Refuse hidden separators, dot segments, single adverts and non-searches under /iad/."""
+def _check_path(path: str, *, has_ad_id: bool) -> None:
+    """Refuse hidden separators, dot segments, single adverts and non-searches under /iad/.
+
+    `has_ad_id`: the query names an advert (`adId=`), as old-style advert links do.
+    """
     if _ENCODED_SEPARATOR.search(path):
         raise InvalidSearch(InvalidReason.MALFORMED, "the path contains an encoded . / or \\")
     segments = [segment for segment in path.split("/") if segment]
@@ -122,9 +136,18 @@ def _check_path(path: str) -> None:
         raise InvalidSearch(InvalidReason.MALFORMED, "the path contains . or .. segments")
     if segments[:1] != ["iad"]:
         raise InvalidSearch(InvalidReason.NOT_SEARCH, f"not a willhaben search page: {path!r}")
-    # An advert is `/iad/<vertical>/d/…/<slug>-<id>/` or `/iad/object?adId=<id>`.
-    if segments[1:2] == ["object"] or ("d" in segments and segments[-1][-1:].isdigit()):
+    # An advert is `/iad/<vertical>/d/…/<slug>-<id>/`, `/iad/object?adId=<id>` (an old-style
+    # link without `/d/` but with `?adId=<id>`) or the share link `/iad/share/<id>`.
+    if (
+        has_ad_id
+        or segments[1:2] in (["object"], ["share"])
+        or ("d" in segments and segments[-1][-1:].isdigit())
+    ):
         raise InvalidSearch(InvalidReason.AD_PAGE, "a single advert, not a search")
+    if segments[1:2] == ["searchagent"]:
+        raise InvalidSearch(
+            InvalidReason.SEARCH_AGENT, "a Suchagent link; paste the results page's address"
+        )
     if len(segments) < 3 or segments[1] not in SEARCH_SECTIONS:
         raise InvalidSearch(InvalidReason.NOT_SEARCH, f"not a willhaben search page: {path!r}")
 
@@ -133,8 +156,21 @@ def _kept(key: str) -> bool:
     return key not in _DROPPED and not key.startswith(_DROPPED_PREFIXES)
 
 
+def _normal_value(key: str, value: str) -> str:
+    """A `keyword` as willhaben reads it: case and runs of whitespace do not matter."""
+    return _normal_keywords(value) if key == "keyword" else value
+
+
+def _normal_keywords(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
 def keyword_search(keywords: str, *, max_price: Decimal | None = None) -> Search:
-    """A marketplace search for `keywords`, newest first, optionally up to `max_price` euros."""
+    """A marketplace search for `keywords`, newest first, optionally up to `max_price` euros.
+
+    The URL holds the keywords in lower case (one search however they are typed); the label
+    keeps them as the subscriber typed them.
+    """
     words = " ".join(keywords.split())
     if not words:
         raise InvalidSearch(InvalidReason.EMPTY, "no keywords given")
@@ -142,7 +178,7 @@ def keyword_search(keywords: str, *, max_price: Decimal | None = None) -> Search
         raise InvalidSearch(
             InvalidReason.TOO_LONG, f"keywords longer than {_MAX_KEYWORDS} characters"
         )
-    query = [("keyword", words), ("sort", "1")]
+    query = [("keyword", _normal_keywords(words)), ("sort", "1")]
     label = words
     if max_price is not None:
         if not 0 < max_price <= _MAX_PRICE or max_price != max_price.to_integral_value():
@@ -190,8 +226,10 @@ def _label(url: str) -> str:
     return label
 
 
-def request_url(normalised: str, base_url: str) -> str:
-    """Where to fetch a normalised search: `base_url` (HABICHT_WILLHABEN_URL) + path + query."""
+def request_url(normalised: str, base_url: str, *, page: int = 1) -> str:
+    """Where to fetch page `page` of a normalised search: `base_url` (HABICHT_WILLHABEN_URL)
+    + path + query, asking for `PAGE_ROWS` adverts per page."""
     parts = urlsplit(normalised)
-    query = f"?{parts.query}" if parts.query else ""
-    return f"{base_url.rstrip('/')}{parts.path}{query}"
+    paging = [("rows", str(PAGE_ROWS))] + ([("page", str(page))] if page > 1 else [])
+    query = "&".join(part for part in (parts.query, urlencode(paging)) if part)
+    return f"{base_url.rstrip('/')}{parts.path}?{query}"

@@ -60,3 +60,36 @@ def test_sigterm_exits_0_within_10_s_and_loses_nothing(world: World) -> None:
     world.wait_for(lambda: set(world.alerts()) == expected, "every alert after the restart")
     world.wait_for(lambda: set(world.outbox().values()) == {"sent"}, "the outbox settled")
     assert world.alerts() == dict.fromkeys(expected, 1)
+
+
+def test_a_crash_loop_never_kills_an_unsent_alert(world: World) -> None:
+    """Issue 15: a backlog of 20 alerts for one chat, 7 `kill -9` in a row while it drains
+    (more than HABICHT_MAX_ATTEMPTS), each followed by a restart, then a clean run: every
+    alert arrives, none is dead, and no more arrive twice than were in flight at the kills."""
+    chat = 301
+    world.site.set_listings(SEARCH, [gpu(1, 300)])
+    world.start()
+    world.subscribe(chat)
+    world.telegram.delay = 0.3  # answers take a while: a kill often cuts one off
+    world.site.add(SEARCH, *(gpu(n, 100 + n) for n in range(2, 22)))
+    expected = {Alert(chat, "new", str(770_000 + n)) for n in range(2, 22)}
+    in_flight_at_kills = 0
+    for kill in range(1, 8):
+        seen = len(world.alerts())
+        world.wait_for(
+            lambda seen=seen: len(world.alerts()) > seen, f"a new alert before kill {kill}"
+        )
+        world.kill()
+        # Requests that reached Telegram before the kill are delivered, answered or not.
+        world.telegram.wait_until(lambda: not world.telegram.in_progress["sendMessage"], timeout=30)
+        sent = {alert for alert, status in world.outbox().items() if status == "sent"}
+        in_flight_at_kills += len(set(world.alerts()) - sent)
+        assert "dead" not in world.outbox().values(), f"an alert died at kill {kill}"
+        world.start()
+    assert len(world.alerts()) < len(expected), "the kills landed while the backlog drained"
+
+    world.wait_for(lambda: set(world.alerts()) == expected, "every alert after the crash loop")
+    world.wait_for(lambda: set(world.outbox().values()) == {"sent"}, "the outbox settled")
+    duplicates = sum(world.alerts().values()) - len(expected)
+    assert duplicates <= in_flight_at_kills
+    assert max(world.alerts().values()) <= 2

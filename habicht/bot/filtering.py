@@ -1,0 +1,102 @@
+"""What subscribers shape their watches with: /filter, and /history of an advert's prices.
+
+`/filter <n> <rule> …` adds rules to watch n, `/filter <n>` shows them, `/filter <n> clear`
+removes them; the rules are `habicht.scraper.filters`'. A change is refused whole when one
+rule is bad, and the answer names the words at fault. In a group only its admins may use
+/filter (it changes what the whole group is told); /history is for everyone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from telegram import Update
+
+from habicht.bot.handling import chat_of, reply, whole_number
+from habicht.bot.permissions import admins_only
+from habicht.bot.services import Context
+from habicht.bot.texts import Html
+from habicht.scraper import InvalidFilter, WatchFilter
+
+__all__ = ["advert_id", "filter_command", "history_command"]
+
+# An advert's code in what people paste: `…/schoene-wohnung-1622906706/`, `?adId=95640092`,
+# `/iad/share/1622906706`, or the bare code willhaben shows under the advert.
+_ADVERT_CODE = re.compile(r"(?:adId=|/share/|-|^)([0-9]{4,12})(?=[/?#&]|$)")
+
+
+def advert_id(text: str) -> str | None:
+    """The advert code in a pasted link or typed number; None if there is none."""
+    matches = _ADVERT_CODE.findall(text.strip())
+    return matches[-1] if matches else None
+
+
+@admins_only
+async def filter_command(update: Update, context: Context) -> None:
+    """`/filter <n> [rules … | clear]`; in a group, for its admins (a filter changes what the
+    whole group is told)."""
+    services = context.bot_data
+    texts = services.texts_for(chat_of(update))
+    args = context.args or []
+    if not args:
+        await reply(update, texts.fill("filter_usage"))
+        return
+    number = whole_number(args[0])
+    if number is None:
+        await reply(update, texts.fill("not_a_number", given=texts.echo(args[0])))
+        return
+    watch = await services.subscriptions.watch(chat_of(update), number)
+    if watch is None:
+        await reply(update, texts.fill("no_such_watch", number=number))
+        return
+    rules = args[1:]
+    label = texts.label(watch.label)
+    if not rules:
+        if watch.filter.empty:
+            await reply(update, texts.fill("filter_none", number=number, label=label))
+        else:
+            shown = texts.rules(watch.filter.rules())
+            await reply(update, texts.fill("filter_show", number=number, label=label, rules=shown))
+        return
+    cleared = [rule.casefold() for rule in rules] == ["clear"]
+    try:
+        changed = WatchFilter() if cleared else watch.filter.with_rules(rules)
+    except InvalidFilter as exc:
+        await reply(update, texts.filter_invalid(exc.reason, exc.token))
+        return
+    await services.subscriptions.set_filter(chat_of(update), number, changed)
+    if changed.empty:
+        await reply(update, texts.fill("filter_cleared", number=number, label=label))
+    else:
+        shown = texts.rules(changed.rules())
+        await reply(update, texts.fill("filter_set", number=number, label=label, rules=shown))
+
+
+async def history_command(update: Update, context: Context) -> None:
+    """`/history <advert link or code>`: every price the chat's watches saw it at."""
+    services = context.bot_data
+    texts = services.texts_for(chat_of(update))
+    code = advert_id(" ".join(context.args or []))
+    if code is None:
+        await reply(update, texts.fill("history_usage"))
+        return
+    advert = await services.subscriptions.history(chat_of(update), code)
+    if advert is None:
+        await reply(update, texts.fill("history_unknown"))
+        return
+    now = services.clock()
+    lines = [
+        texts.fill(
+            "history_line", price=texts.price(point.price), age=texts.age(now - point.seen_at)
+        )
+        for point in reversed(advert.points)
+    ] or [texts.fill("history_none")]
+    await reply(
+        update,
+        texts.fill(
+            "history",
+            url=advert.url,
+            title=texts.label(advert.title),
+            lines=Html("\n".join(lines[:20])),
+        ),
+    )

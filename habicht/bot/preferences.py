@@ -1,0 +1,112 @@
+"""Each chat's settings — its language and its alert style — in `chats`, mirrored in memory.
+
+The scraper renders alerts inside its scan transaction through a synchronous `Renderer`, so
+the renderer cannot ask the database which language a chat speaks: it reads this mirror.
+The mirror is loaded when the bot opens and written after each commit that changes a chat's
+settings. Only one `habicht run` uses a database (it holds the lock), so nobody else changes
+these columns behind its back, and a change is seen by the first alert queued after it.
+
+A chat's language is NULL until someone in it shows one habicht speaks (the `language_code`
+Telegram sends with a message): its first message with one sets it, `/settings` changes it,
+and until then `HABICHT_LANG` applies — so a changed default reaches every chat that never
+said otherwise. A group that became a supergroup takes its row, settings included, to the
+new id, and `moved` makes the mirror follow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Self, get_args
+
+from habicht.bot.texts import Lang
+from habicht.clock import Clock
+from habicht.db import Database
+
+__all__ = ["ALERT_STYLES", "LANGS", "AlertStyle", "ChatPrefs", "Preferences", "language_of"]
+
+AlertStyle = Literal["photo", "compact"]
+ALERT_STYLES: tuple[AlertStyle, ...] = get_args(AlertStyle)
+LANGS: tuple[Lang, ...] = get_args(Lang)
+
+
+def language_of(code: str | None) -> Lang | None:
+    """The language habicht speaks for Telegram's `language_code` (`de-AT` → `de`), or None."""
+    primary = (code or "").split("-")[0].lower()
+    return next((lang for lang in LANGS if lang == primary), None)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatPrefs:
+    """One chat's settings as stored; `lang` None means "the default" (`HABICHT_LANG`)."""
+
+    lang: Lang | None = None
+    alert_style: AlertStyle = "photo"
+
+
+_ROW = """
+INSERT INTO chats (chat_id, created_at, updated_at) VALUES (?, ?, ?)
+ON CONFLICT (chat_id) DO NOTHING
+"""
+
+# The only assignments `_change` runs: fixed SQL, every value a `?` parameter.
+_ADOPT_LANG = "lang = COALESCE(lang, ?)"
+_SET_LANG = "lang = ?"
+_SET_STYLE = "alert_style = ?"
+
+
+class Preferences:
+    """The settings of every chat, read from memory and written through to `chats`."""
+
+    def __init__(self, db: Database, *, clock: Clock, default_lang: Lang) -> None:
+        self._db = db
+        self._clock = clock
+        self.default_lang: Lang = default_lang
+        self._chats: dict[int, ChatPrefs] = {}
+
+    async def load(self) -> Self:
+        """Read every chat's settings into the mirror (at startup)."""
+        rows = await self._db.fetchall("SELECT chat_id, lang, alert_style FROM chats")
+        self._chats = {row["chat_id"]: ChatPrefs(row["lang"], row["alert_style"]) for row in rows}
+        return self
+
+    def known(self, chat_id: int) -> bool:
+        """Whether the chat has a row (it has written to the bot, or had a watch)."""
+        return chat_id in self._chats
+
+    def of(self, chat_id: int) -> ChatPrefs:
+        return self._chats.get(chat_id, ChatPrefs())
+
+    def lang(self, chat_id: int) -> Lang:
+        """The language the chat gets its texts in."""
+        return self.of(chat_id).lang or self.default_lang
+
+    async def adopt(self, chat_id: int, lang: Lang | None) -> ChatPrefs:
+        """Record the chat (if new) and `lang` as its language unless it already has one."""
+        return await self._change(chat_id, _ADOPT_LANG, lang)
+
+    async def set_lang(self, chat_id: int, lang: Lang) -> ChatPrefs:
+        return await self._change(chat_id, _SET_LANG, lang)
+
+    async def set_alert_style(self, chat_id: int, style: AlertStyle) -> ChatPrefs:
+        return await self._change(chat_id, _SET_STYLE, style)
+
+    async def _change(self, chat_id: int, assignment: str, value: str | None) -> ChatPrefs:
+        now = self._clock()
+        async with self._db.transaction() as conn:
+            await conn.execute(_ROW, (chat_id, now, now))
+            async with conn.execute(
+                f"UPDATE chats SET {assignment}, updated_at = ? WHERE chat_id = ?"
+                " RETURNING lang, alert_style",
+                (value, now, chat_id),
+            ) as cursor:
+                row = await cursor.fetchone()
+        assert row is not None  # the row was inserted above if it was missing
+        self._chats[chat_id] = prefs = ChatPrefs(row["lang"], row["alert_style"])
+        return prefs
+
+    def moved(self, old: int, new: int) -> None:
+        """A group became a supergroup and its row moved: its settings follow it. (If the new
+        id had a row already, that row stayed, and so do its settings.)"""
+        prefs = self._chats.pop(old, None)
+        if prefs is not None:
+            self._chats.setdefault(new, prefs)

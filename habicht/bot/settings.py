@@ -1,0 +1,87 @@
+"""`/settings`: one message with the chat's settings and a button for each choice.
+
+A press changes the setting and edits that message to show it — in the new language, when
+the language was changed. Callback data is `set:lang:<de|en>` or `set:style:<photo|compact>`
+(at most 17 bytes); anything else, forged or from an older version, does nothing. In a
+group, only its admins may press them (`permissions`).
+
+The alert style applies to alerts queued after the change (an alert's text is final once
+queued). Until photos are sent, a "photo" alert is the text whose link preview shows the
+listing's picture, and a "compact" one is a single line without a preview.
+"""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+
+from habicht.bot.handling import edit_in_place, reply
+from habicht.bot.permissions import admins_only, admins_only_button
+from habicht.bot.preferences import ALERT_STYLES, LANGS, ChatPrefs, Preferences
+from habicht.bot.services import Context
+from habicht.bot.texts import LANGUAGE_NAMES, Html, Texts
+
+__all__ = ["PREFIX", "on_settings_button", "settings_command"]
+
+PREFIX = "set:"
+"""What the callback data of every settings button begins with (the handler's pattern)."""
+
+_CHOSEN = "✓ "
+
+
+def _view(prefs: Preferences, chat_id: int) -> tuple[Html, InlineKeyboardMarkup]:
+    """The settings message of the chat: its text and its buttons, in its language."""
+    lang, style = prefs.lang(chat_id), prefs.of(chat_id).alert_style
+    texts = Texts(lang)
+
+    def button(label: str, chosen: bool, data: str) -> InlineKeyboardButton:
+        return InlineKeyboardButton(
+            (_CHOSEN if chosen else "") + label, callback_data=f"{PREFIX}{data}"
+        )
+
+    rows = [
+        [button(LANGUAGE_NAMES[code], code == lang, f"lang:{code}") for code in LANGS],
+        [
+            button(texts.fill(f"style_{code}"), code == style, f"style:{code}")
+            for code in ALERT_STYLES
+        ],
+    ]
+    text = texts.fill(
+        "settings", lang=LANGUAGE_NAMES[lang], style=Html(texts.fill(f"style_{style}"))
+    )
+    return text, InlineKeyboardMarkup(rows)
+
+
+@admins_only
+async def settings_command(update: Update, context: Context) -> None:
+    """`/settings`: the chat's language and alert style, each changed by a button."""
+    if update.effective_chat is None:
+        return
+    await reply(update, *_view(context.bot_data.preferences, update.effective_chat.id))
+
+
+async def _apply(prefs: Preferences, chat_id: int, data: str) -> ChatPrefs | None:
+    """Apply the button's choice; None for data no settings button carries."""
+    setting, _, value = data.removeprefix(PREFIX).partition(":")
+    for lang in LANGS:
+        if setting == "lang" and value == lang:
+            return await prefs.set_lang(chat_id, lang)
+    for style in ALERT_STYLES:
+        if setting == "style" and value == style:
+            return await prefs.set_alert_style(chat_id, style)
+    return None
+
+
+@admins_only_button
+async def on_settings_button(update: Update, context: Context) -> None:
+    """A settings button: change that setting and show the settings as they are now."""
+    query, chat = update.callback_query, update.effective_chat
+    if query is None or query.data is None or chat is None:
+        return
+    prefs = context.bot_data.preferences
+    before = _view(prefs, chat.id)
+    changed = await _apply(prefs, chat.id, query.data)
+    await query.answer()
+    after = _view(prefs, chat.id)
+    # Editing a message into what it already shows is an error at Telegram: skip it.
+    if changed is not None and (after[0], after[1].to_json()) != (before[0], before[1].to_json()):
+        await edit_in_place(query, *after)

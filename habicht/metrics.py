@@ -1,0 +1,157 @@
+"""Prometheus metrics for operators, served at `/metrics` when HABICHT_METRICS_PORT is set.
+
+Every number comes from outside the outbox's internals (keep in sync with README "Metrics"):
+
+- `habicht_notifications{status}` (gauge) — outbox rows by status, read from the database;
+- `habicht_sends_total{outcome}` (counter) — sends by outcome, counted by a wrapper around
+  the `send` the bot hands the drain: `sent`, or what `classify` makes of the error
+  (`retry`, `retry_after`, `dead`, `migrated`, `fatal`);
+- `habicht_fetches_total{outcome}` (counter) — searches scanned, `ok` or the error kind
+  (`fetch`, `blocked`, `layout`, `database`), as the scheduler reports each one;
+- `habicht_scan_staleness_seconds{quantile}` (gauge) — seconds since the last scan of the
+  stalest active search (`max`) and of the 95th percentile (`0.95`);
+- `habicht_searches_active` (gauge) — searches with an active watch;
+- `habicht_delivery_seconds` (histogram) — detection to delivery: from a sent row's
+  `created_at` to its `sent_at`, read from the database for rows sent since the last refresh.
+
+The gauges and the histogram are refreshed by `refresh`, which the bot calls on the
+scheduler's tick; the endpoint itself runs in prometheus-client's own thread, so a busy event
+loop never delays a scrape of the metrics. Each `Metrics` has its own registry: two bots in
+one process (the tests) never share counters.
+"""
+
+from __future__ import annotations
+
+import logging
+from threading import Thread
+from typing import Literal
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+from habicht.config import ConfigError
+from habicht.db import Database
+from habicht.queue import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, Send, classify
+from habicht.scraper import ErrorKind, freshness
+
+__all__ = ["DELIVERY_BUCKETS", "Metrics"]
+
+log = logging.getLogger(__name__)
+
+DELIVERY_BUCKETS = (1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 86400)
+"""Seconds; from "at once" over one scrape interval to the message TTL."""
+
+_OUTCOMES: dict[type[Outcome], str] = {
+    Retry: "retry",
+    RetryAt: "retry_after",
+    Dead: "dead",
+    Migrate: "migrated",
+    Fatal: "fatal",
+}
+
+_QUEUE = "SELECT status, count(*) FROM notifications GROUP BY status"
+_STATUSES = ("pending", "sending", "sent", "dead")
+_DELIVERED = """
+SELECT sent_at - created_at, sent_at, id FROM notifications
+WHERE status = 'sent' AND sent_at >= :at AND (sent_at > :at OR id > :id)
+ORDER BY sent_at, id
+"""
+"""Rows sent after the last one observed, in (sent_at, id) order: two rows sent at the same
+clock reading are told apart by their id."""
+
+
+class Metrics:
+    """The bot's metrics, on a registry of their own; `serve` starts the endpoint."""
+
+    def __init__(self, *, since: float) -> None:
+        """`since`: rows sent before this (a previous run's) stay out of the histogram."""
+        self.registry = CollectorRegistry()
+        self.notifications = Gauge(
+            "habicht_notifications",
+            "Outbox rows by status.",
+            ["status"],
+            registry=self.registry,
+        )
+        self.sends = Counter(
+            "habicht_sends", "Send attempts by outcome.", ["outcome"], registry=self.registry
+        )
+        self.fetches = Counter(
+            "habicht_fetches",
+            "Searches scanned, by outcome.",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.staleness = Gauge(
+            "habicht_scan_staleness_seconds",
+            "Seconds since the last scan of an active search: the stalest, and the 95th"
+            " percentile.",
+            ["quantile"],
+            registry=self.registry,
+        )
+        self.searches = Gauge(
+            "habicht_searches_active", "Searches with an active watch.", registry=self.registry
+        )
+        self.delivery = Histogram(
+            "habicht_delivery_seconds",
+            "Seconds from detecting an event to delivering its message.",
+            buckets=DELIVERY_BUCKETS,
+            registry=self.registry,
+        )
+        self._observed: tuple[float, int] = (since, 0)
+        """(sent_at, id) of the last sent row the histogram has seen."""
+        self._server: tuple[WSGIServer, Thread] | None = None
+
+    def sending(self, send: Send) -> Send:
+        """`send`, counting each attempt by its outcome."""
+
+        async def counted(chat_id: int, text: str) -> None:
+            try:
+                await send(chat_id, text)
+            except Exception as exc:
+                self.sends.labels(_OUTCOMES[type(classify(exc))]).inc()
+                raise
+            self.sends.labels("sent").inc()
+
+        return counted
+
+    def scanned(self, outcome: ErrorKind | Literal["ok"]) -> None:
+        self.fetches.labels(outcome).inc()
+
+    async def refresh(self, db: Database, *, now: float, interval: float) -> None:
+        """Read the gauges and the deliveries since the last refresh from the database."""
+        counts = dict.fromkeys(_STATUSES, 0)
+        counts.update({row[0]: row[1] for row in await db.fetchall(_QUEUE)})
+        for status, count in counts.items():
+            self.notifications.labels(status).set(count)
+        fresh = await freshness(db, now=now, interval=interval)
+        self.searches.set(fresh.searches)
+        self.staleness.labels("max").set(fresh.stalest or 0.0)
+        self.staleness.labels("0.95").set(fresh.p95 or 0.0)
+        at, last_id = self._observed
+        for took, sent_at, row_id in await db.fetchall(_DELIVERED, {"at": at, "id": last_id}):
+            self.delivery.observe(max(0.0, took))
+            self._observed = (sent_at, row_id)
+
+    def serve(self, *, host: str, port: int) -> int:
+        """Start the endpoint on `host`:`port` (0: any free port); the port it listens on.
+
+        A port in use or an address that is not this machine's is bad configuration: it
+        stops the startup with one line (`ConfigError`)."""
+        try:
+            server, thread = start_http_server(port, addr=host, registry=self.registry)
+        except OSError as exc:
+            raise ConfigError(
+                f"HABICHT_METRICS_HOST/HABICHT_METRICS_PORT {host}:{port} cannot be served: {exc}"
+            ) from exc
+        self._server = (server, thread)
+        log.info("metrics at http://%s:%d/metrics", host, server.server_port)
+        return int(server.server_port)
+
+    def close(self) -> None:
+        """Stop the endpoint, if it runs."""
+        if self._server is not None:
+            server, thread = self._server
+            server.shutdown()
+            server.server_close()
+            thread.join()
+            self._server = None

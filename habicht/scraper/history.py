@@ -1,0 +1,103 @@
+"""Every price an advert was seen at, and what a watch's filter kept from its chat.
+
+Both are written inside a scan's transaction (the caller's connection) and read by drop
+alerts, `/list` and `/history`. The price history holds one row per change of a known price:
+a price-less spell writes nothing, so a drop is always measured against, and shown after,
+the last price that was known.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+import aiosqlite
+
+__all__ = [
+    "HIT_WINDOW",
+    "PricePoint",
+    "lowest_prices",
+    "price_paths",
+    "record_hits",
+    "record_prices",
+]
+
+HIT_WINDOW = 86400.0
+"""How far back `/list` counts what a filter hid (and how long a hit is kept)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PricePoint:
+    """An advert was seen at `price` from `seen_at` on."""
+
+    seen_at: float
+    price: Decimal
+
+
+def _ids(ad_ids: Iterable[str]) -> str:
+    return json.dumps(list(ad_ids))
+
+
+async def record_prices(
+    conn: aiosqlite.Connection, prices: Iterable[tuple[str, str]], *, now: float
+) -> None:
+    """Add `(ad_id, price)` to each advert's history unless it is the last price known."""
+    await conn.executemany(
+        """
+        INSERT INTO price_history (ad_id, seen_at, price)
+        SELECT :ad_id, :now, :price
+        WHERE :price IS NOT (
+            SELECT price FROM price_history WHERE ad_id = :ad_id ORDER BY seen_at DESC LIMIT 1
+        )
+        ON CONFLICT (ad_id, seen_at) DO UPDATE SET price = excluded.price
+        """,
+        [{"ad_id": ad_id, "price": price, "now": now} for ad_id, price in prices],
+    )
+
+
+async def lowest_prices(
+    conn: aiosqlite.Connection, ad_ids: Sequence[str], *, before: float
+) -> dict[str, Decimal]:
+    """The lowest price each advert was seen at before `before` (adverts with none left out).
+
+    (With `MIN()`, SQLite takes the bare column `price` from the row holding the minimum.)
+    """
+    async with conn.execute(
+        "SELECT ad_id, MIN(CAST(price AS REAL)) AS low, price FROM price_history"
+        " WHERE ad_id IN (SELECT value FROM json_each(?)) AND seen_at < ? GROUP BY ad_id",
+        (_ids(ad_ids), before),
+    ) as cursor:
+        return {row["ad_id"]: Decimal(row["price"]) for row in await cursor.fetchall()}
+
+
+async def price_paths(
+    conn: aiosqlite.Connection, ad_ids: Sequence[str]
+) -> dict[str, list[PricePoint]]:
+    """Each advert's known prices, oldest first."""
+    paths: dict[str, list[PricePoint]] = {ad_id: [] for ad_id in ad_ids}
+    async with conn.execute(
+        "SELECT ad_id, seen_at, price FROM price_history"
+        " WHERE ad_id IN (SELECT value FROM json_each(?)) ORDER BY ad_id, seen_at",
+        (_ids(ad_ids),),
+    ) as cursor:
+        for row in await cursor.fetchall():
+            paths[row["ad_id"]].append(PricePoint(row["seen_at"], Decimal(row["price"])))
+    return paths
+
+
+async def record_hits(
+    conn: aiosqlite.Connection, watch_id: int, hits: Iterable[tuple[str, str]], *, now: float
+) -> None:
+    """Note `(ad_id, rule)` pairs the watch's filter hid now; forget hits past the window."""
+    await conn.execute(
+        "DELETE FROM filter_hits WHERE watch_id = ? AND hit_at < ?",
+        (watch_id, now - HIT_WINDOW),
+    )
+    await conn.executemany(
+        "INSERT INTO filter_hits (watch_id, ad_id, rule, hit_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (watch_id, ad_id) DO UPDATE SET rule = excluded.rule,"
+        " hit_at = excluded.hit_at",
+        [(watch_id, ad_id, rule, now) for ad_id, rule in hits],
+    )

@@ -1,0 +1,231 @@
+"""The due-time scheduler: which search to scan next, how fresh the searches are, and whether
+the politeness budget keeps up.
+
+Every search with an active watch of an active chat is due `interval` seconds
+(HABICHT_SCRAPE_INTERVAL) after its last scan — `last_attempt_at`, a success or a failure,
+so a failing search waits its turn like any other. A pass (`run_pass`) takes one search at a
+time, choosing again after each scan:
+
+1. searches a command asked for (`scan_requested_at`: a new watch's baseline, a resumed
+   watch, a chat back from a block), oldest request first — the request is cleared as the
+   scan starts, so asking again while it is pending changes nothing;
+2. due searches, least recently scanned first (never scanned before all others).
+
+It ends when nothing is due, when willhaben's block backoff starts — then every search stays
+due in the same order, so the pass after the block starts with the searches that waited
+longest, and a block delays everyone equally instead of starving the same tail — or at a
+database error. Politeness is the `WillhabenClient`'s: one request at a time, the fetch gap
+and the block backoff per request, so every page fetched counts in the same budget.
+
+Capacity (keep in sync with README "Scheduling"): one interval fits about
+`interval / (fetch_gap + fetch time)` searches. With more, the achieved interval stretches;
+`freshness` measures it (the age of the stalest active search since its last scan, and the
+95th percentile) and `FreshnessWatch` says when it stayed above `BEHIND_FACTOR` times the
+interval for an interval — and when it came back.
+
+Knows nothing of Telegram, like the rest of the scraper.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from habicht.clock import Clock
+from habicht.db import Database
+from habicht.scraper.errors import ErrorKind
+from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.scan import (
+    _DATABASE_ERRORS,
+    Renderer,
+    ScanSummary,
+    Tally,
+    _Search,
+    scan_search,
+)
+
+__all__ = [
+    "BEHIND_FACTOR",
+    "Capacity",
+    "Freshness",
+    "FreshnessWatch",
+    "capacity",
+    "freshness",
+    "run_pass",
+]
+
+BEHIND_FACTOR = 2.0
+"""Freshness is behind when the stalest search waited more than this many intervals."""
+
+_CANDIDATES = 8
+"""Searches read per choice; a search tried in this pass is skipped (normally it is no
+longer due, having just been scanned)."""
+
+_ACTIVE = """EXISTS (
+    SELECT 1 FROM watches w JOIN chats c ON c.chat_id = w.chat_id
+    WHERE w.search_id = s.id AND w.status = 'active' AND c.status = 'active'
+)"""
+
+_REQUESTED = f"""
+SELECT s.id, s.url, s.consecutive_failures FROM searches s
+WHERE s.scan_requested_at IS NOT NULL AND {_ACTIVE}
+ORDER BY s.scan_requested_at, s.id LIMIT {_CANDIDATES}
+"""
+
+_DUE = f"""
+SELECT s.id, s.url, s.consecutive_failures FROM searches s
+WHERE (s.last_attempt_at IS NULL OR s.last_attempt_at <= :horizon) AND {_ACTIVE}
+ORDER BY s.last_attempt_at, s.id LIMIT {_CANDIDATES}
+"""
+
+_COUNT_DUE = f"""
+SELECT count(*) FROM searches s
+WHERE (s.scan_requested_at IS NOT NULL OR s.last_attempt_at IS NULL
+       OR s.last_attempt_at <= :horizon) AND {_ACTIVE}
+"""
+
+_SINCE_SCAN = f"""
+SELECT :now - coalesce(s.last_attempt_at, s.created_at) FROM searches s WHERE {_ACTIVE}
+"""
+
+
+async def _next(db: Database, *, horizon: float, tried: set[int]) -> _Search | None:
+    """The search to scan next (module docstring), its request cleared; None if none is due."""
+    for sql in (_REQUESTED, _DUE):
+        for row in await db.fetchall(sql, {"horizon": horizon}):
+            if row["id"] not in tried:
+                search = _Search(row["id"], row["url"], row["consecutive_failures"])
+                if sql is _REQUESTED:
+                    async with db.transaction() as conn:
+                        await conn.execute(
+                            "UPDATE searches SET scan_requested_at = NULL WHERE id = ?",
+                            (search.id,),
+                        )
+                return search
+    return None
+
+
+async def run_pass(
+    db: Database,
+    client: WillhabenClient,
+    renderer: Renderer,
+    *,
+    clock: Clock,
+    max_attempts: int,
+    interval: float,
+    slack: float = 0.0,
+    progress: Callable[[], object] | None = None,
+    on_scanned: Callable[[ErrorKind | Literal["ok"]], object] | None = None,
+) -> ScanSummary:
+    """Scan every search that is due, in the scheduler's order (module docstring).
+
+    A search counts as due `slack` seconds early: the caller runs a pass every `slack`
+    seconds, and a search due before the next one is better scanned now than late.
+    `progress` is called after each search tried (the bot's heartbeat and watchdog),
+    `on_scanned` with its outcome (the fetch metrics). `skipped` counts the searches still
+    due when a block or a database error ended the pass.
+    """
+    started = clock()
+    tally = Tally()
+    tried: set[int] = set()
+    while client.paused_until is None and tally.database_error is None:
+        try:
+            search = await _next(db, horizon=clock() + slack - interval, tried=tried)
+        except _DATABASE_ERRORS as exc:
+            tally.database_error = f"{type(exc).__name__}: {exc}"
+            break
+        if search is None:
+            break
+        tried.add(search.id)
+        try:
+            kind = await scan_search(
+                db, client, renderer, search, clock=clock, max_attempts=max_attempts, tally=tally
+            )
+        finally:
+            if progress is not None:
+                progress()
+        if on_scanned is not None:
+            on_scanned(kind or "ok")
+    if client.paused_until is not None:
+        tally.skipped = await db.single_value(_COUNT_DUE, {"horizon": clock() + slack - interval})
+    return tally.summary(duration=clock() - started, paused_until=client.paused_until)
+
+
+@dataclass(frozen=True, slots=True)
+class Freshness:
+    """How long the active searches have waited since their last scan (a never-scanned one
+    since it was created), in seconds; `stalest` and `p95` are None without searches."""
+
+    searches: int
+    stalest: float | None
+    p95: float | None
+    interval: float
+
+    @property
+    def behind(self) -> bool:
+        """Whether the stalest search waited more than `BEHIND_FACTOR` intervals."""
+        return self.stalest is not None and self.stalest > BEHIND_FACTOR * self.interval
+
+
+async def freshness(db: Database, *, now: float, interval: float) -> Freshness:
+    """The freshness of every search with an active watch of an active chat, now."""
+    ages = sorted(max(0.0, row[0]) for row in await db.fetchall(_SINCE_SCAN, {"now": now}))
+    if not ages:
+        return Freshness(0, None, None, interval)
+    rank = max(1, math.ceil(0.95 * len(ages)))  # nearest rank
+    return Freshness(len(ages), ages[-1], ages[rank - 1], interval)
+
+
+@dataclass(frozen=True, slots=True)
+class Capacity:
+    """What the politeness budget allows: `fits` searches per interval at the measured
+    `seconds_per_search`; `interval_needed` for all `searches`; the largest fetch gap that
+    would fit them in the configured interval (None when even no gap would)."""
+
+    searches: int
+    seconds_per_search: float
+    fits: int
+    interval_needed: float
+    gap_that_fits: float | None
+
+
+def capacity(
+    searches: int, *, interval: float, fetch_gap: float, seconds_per_search: float
+) -> Capacity:
+    """searches per interval ≈ interval / (gap + fetch time), where `seconds_per_search`
+    (measured: a pass's duration per search tried) is the gap plus the fetch time."""
+    per_search = max(seconds_per_search, fetch_gap, 1e-3)
+    fetch_time = per_search - fetch_gap
+    gap = interval / searches - fetch_time if searches else fetch_gap
+    return Capacity(
+        searches=searches,
+        seconds_per_search=per_search,
+        fits=int(interval / per_search),
+        interval_needed=searches * per_search,
+        gap_that_fits=gap if gap >= 0 else None,
+    )
+
+
+class FreshnessWatch:
+    """Says once when freshness has been behind for a whole interval, and once when it is
+    back: `update` returns "behind" or "recovered" at those moments, else None."""
+
+    def __init__(self) -> None:
+        self._behind_since: float | None = None
+        self.told = False
+
+    def update(self, fresh: Freshness, *, now: float) -> Literal["behind", "recovered"] | None:
+        if not fresh.behind:
+            self._behind_since = None
+            if self.told:
+                self.told = False
+                return "recovered"
+            return None
+        if self._behind_since is None:
+            self._behind_since = now
+        if not self.told and now - self._behind_since >= fresh.interval:
+            self.told = True
+            return "behind"
+        return None

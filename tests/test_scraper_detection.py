@@ -1,0 +1,357 @@
+"""Issue 9: detection on pages shaped like the real site — random ids, heavy bumping, reserved
+adverts, 200 rows a page and `page=` paging — through the real client, scan and SQLite file."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator, Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fakes import FakeClock, TextRenderer
+
+from habicht.db import Database, migrations
+from habicht.fakes import FakeAdvert
+from habicht.fakes.willhaben_site import FakeWillhabenSite
+from habicht.scraper import (
+    MAX_PAGES,
+    PAGE_ROWS,
+    ScanSummary,
+    Subscriptions,
+    WillhabenClient,
+    parse_watch_argument,
+    scan,
+)
+
+FLATS = parse_watch_argument("https://www.willhaben.at/iad/immobilien/mietwohnungen/wien")
+DAY_MS = 86_400_000
+
+
+class Site:
+    """The fake willhaben, and one request → response function in front of it that can fail
+    chosen pages (a plain function as transport, as the style guide has it)."""
+
+    def __init__(self) -> None:
+        self.willhaben = FakeWillhabenSite()
+        self.failing_pages: set[str] = set()
+        self.pages_asked: list[str] = []
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        page = request.url.params.get("page", "1")
+        self.pages_asked.append(page)
+        if page in self.failing_pages:
+            self.failing_pages.discard(page)
+            return httpx.Response(503, text="<html><body>Fehler</body></html>")
+        return self.willhaben.handle(request)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def site() -> Site:
+    return Site()
+
+
+@pytest.fixture
+def subs(db: Database, clock: FakeClock) -> Subscriptions:
+    return Subscriptions(db, clock=clock)
+
+
+@pytest.fixture
+async def client(site: Site, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
+    async with WillhabenClient(
+        base_url="https://www.willhaben.at",
+        fetch_gap=2.0,
+        clock=clock,
+        sleep=clock.sleep,
+        transport=httpx.MockTransport(site.handle),
+        attempts=1,
+    ) as willhaben:
+        yield willhaben
+
+
+@pytest.fixture
+def run(db: Database, client: WillhabenClient, clock: FakeClock) -> Callable[[], Any]:
+    async def run_scan() -> ScanSummary:
+        clock.advance(300)
+        return await scan(db, client, TextRenderer(), clock=clock, max_attempts=5)
+
+    return run_scan
+
+
+@pytest.fixture
+def make(clock: FakeClock) -> Callable[..., list[FakeAdvert]]:
+    """Adverts with random ids (as on real pages: about 5·10^8 to 2.2·10^9), published `age`
+    seconds before now."""
+    rand = random.Random(9)
+
+    def adverts(count: int, *, age: float = 0.0, price: int = 700) -> list[FakeAdvert]:
+        ids = rand.sample(range(500_000_000, 2_200_000_000), count)
+        published = int((clock() - age) * 1000)
+        return [
+            FakeAdvert(str(ad_id), f"Wohnung {ad_id}", Decimal(price), published_ms=published)
+            for ad_id in ids
+        ]
+
+    return adverts
+
+
+async def alerts(db: Database, kind: str = "new") -> list[tuple[str, str]]:
+    rows = await db.fetchall(
+        "SELECT text, dedupe_key FROM notifications WHERE kind = ? ORDER BY id", (kind,)
+    )
+    return [(row["text"], row["dedupe_key"]) for row in rows]
+
+
+async def baseline(
+    subs: Subscriptions, site: Site, run: Callable[[], Any], adverts: list[FakeAdvert]
+) -> ScanSummary:
+    """Chat 1 watches FLATS, which holds `adverts` (newest first); its baseline is taken."""
+    site.willhaben.set_listings(FLATS.url, adverts)
+    await subs.add_watch(1, FLATS, max_watches=5)
+    summary: ScanSummary = await run()
+    assert summary.baselines == 1
+    return summary
+
+
+async def test_75_new_adverts_in_one_interval_are_all_alerted_exactly_once(
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
+) -> None:
+    """75 new adverts between two scans, mixed with 20 old ones bumped among them, are 75
+    alerts — each once, however often the search is scanned again."""
+    old = make(100, age=30 * 86400)
+    await baseline(subs, site, run, old)
+    new = make(75)
+    shuffled = random.Random(1).sample(new + old[:20], 95)
+    for advert in shuffled:
+        if advert in old:
+            site.willhaben.bump(FLATS.url, advert.id)
+        else:
+            site.willhaben.add(FLATS.url, advert)
+    assert (await run()).new == 75
+    assert (await run()).new == 0
+    keys = [key for _, key in await alerts(db)]
+    assert sorted(keys) == sorted(f"new:{advert.id}:1" for advert in new)
+
+
+async def test_more_new_adverts_than_a_page_holds_are_read_from_the_next_pages(
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any, clock: FakeClock
+) -> None:
+    """450 new adverts in one interval: pages 1 to 3 (200 rows each) are read — each after
+    the fetch gap — until one holds an advert the watch has seen; all 450 are alerted."""
+    await baseline(subs, site, run, make(100, age=86400))
+    new = make(450)
+    site.willhaben.add(FLATS.url, *new)
+    site.pages_asked.clear()
+    clock.slept.clear()
+    summary = await run()
+    assert (summary.new, site.pages_asked) == (450, ["1", "2", "3"])
+    assert clock.slept == [2.0, 2.0]
+    assert len(await alerts(db)) == 450
+
+
+async def test_beyond_the_page_cap_new_adverts_are_missed_and_the_log_says_so(
+    db: Database,
+    subs: Subscriptions,
+    site: Site,
+    run: Any,
+    make: Any,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The documented limit: more new adverts in one interval than MAX_PAGES pages hold —
+    the newest MAX_PAGES · PAGE_ROWS are alerted, the scan warns, and the rest stay unseen."""
+    await baseline(subs, site, run, make(100, age=86400))
+    site.willhaben.add(FLATS.url, *make(MAX_PAGES * PAGE_ROWS + 50))
+    site.pages_asked.clear()
+    assert (await run()).new == MAX_PAGES * PAGE_ROWS
+    assert site.pages_asked == [str(n) for n in range(1, MAX_PAGES + 1)]
+    assert "may still hide unseen adverts" in caplog.text
+
+
+async def test_a_failed_later_page_records_nothing_and_loses_nothing(
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
+) -> None:
+    """When page 2 fails, the whole search fails this cycle: no alerts from page 1, nothing
+    recorded (no advert "gone"); the next cycle alerts every one of them."""
+    await baseline(subs, site, run, make(100, age=86400))
+    site.willhaben.add(FLATS.url, *make(300))
+    site.failing_pages.add("2")
+    failed = await run()
+    assert ([f.kind for f in failed.failed], failed.new) == (["fetch"], 0)
+    (watch,) = await subs.watches(1)
+    assert watch.listings_known == 100
+    assert (await run()).new == 300
+    assert len(await alerts(db)) == 300
+
+
+async def test_a_search_of_260_adverts_bumped_after_the_baseline_announces_none_of_them(
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any, clock: FakeClock
+) -> None:
+    """The baseline reads both pages of a 260-advert search, so old adverts bumped to the top
+    later — even from the second page — are known; a new advert with an id lower than every
+    id seen is still alerted."""
+    old = make(260, age=90 * 86400)
+    site.pages_asked.clear()
+    await baseline(subs, site, run, old)
+    assert site.pages_asked == ["1", "2"]
+    assert await db.single_value("SELECT baseline_complete FROM watches") == 1
+    for advert in random.Random(2).sample(old, 80) + old[-5:]:
+        site.willhaben.bump(FLATS.url, advert.id, published_ms=int(clock() * 1000))
+    lowest = min(int(advert.id) for advert in old)
+    low_id = FakeAdvert(str(lowest - 1), "Neu, kleine id", Decimal(650))
+    site.willhaben.add(FLATS.url, low_id)
+    assert (await run()).new == 1
+    assert await alerts(db) == [(f"new {low_id.id}", f"new:{low_id.id}:1")]
+
+
+async def test_beyond_a_baseline_that_could_not_read_the_search_a_bump_is_said_honestly_once(
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any, clock: FakeClock
+) -> None:
+    """A search larger than MAX_PAGES pages: the baseline is incomplete. An unseen advert
+    bumped up from beyond it may be new or old: it is sent once as "bumped, not seen before",
+    never as new; a seen one bumped says nothing, a new unbumped one is new."""
+    old = make(MAX_PAGES * PAGE_ROWS + 100, age=90 * 86400)
+    await baseline(subs, site, run, old)
+    assert await db.single_value("SELECT baseline_complete FROM watches") == 0
+    (watch,) = await subs.watches(1)
+    assert watch.listings_known == MAX_PAGES * PAGE_ROWS
+    deep, seen = old[-50], old[10]
+    new = make(1)[0]
+    for _ in range(2):
+        site.willhaben.bump(FLATS.url, deep.id, published_ms=int(clock() * 1000))
+        site.willhaben.bump(FLATS.url, seen.id, published_ms=int(clock() * 1000))
+        await run()
+    site.willhaben.add(FLATS.url, new)
+    await run()
+    assert await alerts(db) == [
+        (f"bumped {deep.id}", f"new:{deep.id}:1"),
+        (f"new {new.id}", f"new:{new.id}:1"),
+    ]
+
+
+async def test_a_reserved_advert_is_silent_and_judged_again_when_active(
+    db: Database, subs: Subscriptions, site: Site, run: Any
+) -> None:
+    """Reserved adverts are not on the page: not counted in the baseline, no alert while
+    reserved (new or cheaper); active again, one never seen is new and one seen is a drop
+    from its last known price."""
+    reserved = FakeAdvert("1622906706", "Helle 3 Zimmer", Decimal(1099), reserved=True)
+    flat = FakeAdvert("978586977", "Loft", Decimal(3500))
+    summary = await baseline(subs, site, run, [reserved, flat])
+    assert summary.baselines == 1
+    assert [text for text, _ in await alerts(db, "info")] == [f"watching {FLATS.label}: 1"]
+    site.willhaben.set_reserved(flat.id, True)
+    site.willhaben.set_price(flat.id, Decimal(3000))
+    late = FakeAdvert("1032170049", "Neu, gleich reserviert", Decimal(745), reserved=True)
+    site.willhaben.add(FLATS.url, late)
+    assert ((await run()).new, await alerts(db, "drop")) == (0, [])
+    for advert in (reserved, flat, late):
+        site.willhaben.set_reserved(advert.id, False)
+    summary = await run()
+    assert (summary.new, summary.drops) == (2, 1)
+    assert await alerts(db) == [
+        (f"new {late.id}", f"new:{late.id}:1"),
+        (f"new {reserved.id}", f"new:{reserved.id}:1"),
+    ]
+    assert await alerts(db, "drop") == [
+        (f"drop {flat.id} 3500->3000", f"drop:{flat.id}:1:3500:3000")
+    ]
+
+
+async def test_a_price_less_spell_keeps_the_last_known_price(
+    db: Database, subs: Subscriptions, site: Site, run: Any
+) -> None:
+    """500 → no price → 300 is a drop from 500: a spell without a price erases nothing."""
+    flat = FakeAdvert("1339479305", "Balkon", Decimal(500))
+    await baseline(subs, site, run, [flat])
+    site.willhaben.set_price(flat.id, None)
+    assert (await run()).drops == 0
+    site.willhaben.set_price(flat.id, Decimal(300))
+    assert (await run()).drops == 1
+    assert await alerts(db, "drop") == [(f"drop {flat.id} 500->300", f"drop:{flat.id}:1:500:300")]
+
+
+async def test_each_distinct_drop_is_alerted_once_and_only_queued_ones_count(
+    db: Database, subs: Subscriptions, site: Site, run: Any
+) -> None:
+    """500 → 400 → 450 → 400 alerts 500→400 and 450→400; 500 → 400 once more is the same
+    pair, not re-sent, and the scan does not count it."""
+    flat = FakeAdvert("1613379810", "Erstbezug", Decimal(500))
+    await baseline(subs, site, run, [flat])
+    drops = []
+    for price in (400, 450, 400, 500, 400):
+        site.willhaben.set_price(flat.id, Decimal(price))
+        drops.append((await run()).drops)
+    assert drops == [1, 0, 1, 0, 0]
+    assert [key for _, key in await alerts(db, "drop")] == [
+        f"drop:{flat.id}:1:500:400",
+        f"drop:{flat.id}:1:450:400",
+    ]
+
+
+async def test_keywords_in_any_case_are_one_search_and_one_fetch(
+    db: Database, subs: Subscriptions, site: Site, run: Any
+) -> None:
+    """ "RTX  3070" and "rtx 3070" are one search row, fetched once for both chats."""
+    upper, lower = parse_watch_argument("RTX  3070"), parse_watch_argument("rtx 3070")
+    site.willhaben.set_listings(lower.url, [FakeAdvert("1000000001", "RTX 3070", Decimal(300))])
+    first = await subs.add_watch(1, upper, max_watches=5)
+    second = await subs.add_watch(2, lower, max_watches=5)
+    assert first.search_id == second.search_id
+    assert (first.label, second.label) == ("RTX 3070", "rtx 3070")
+    summary = await run()
+    assert (summary.scanned, summary.baselines) == (1, 2)
+    assert sum(site.willhaben.hits.values()) == 1
+
+
+async def test_a_watch_from_before_the_deep_baseline_is_upgraded_keeping_what_it_saw(
+    tmp_path: Path, site: Site, client: WillhabenClient, clock: FakeClock
+) -> None:
+    """The migration keeps every watch, what it has seen and every old `drop:<ad>:<chat>:<new>`
+    key; a watch baselined before it read one page only, so it counts as incomplete: an
+    unseen bumped advert is "bumped", a seen one's drop gets the (old, new) key."""
+    version = next(v for v, name, _ in migrations() if name.endswith("_deep_baseline.sql"))
+    path = tmp_path / "old.sqlite3"
+    now = clock()
+    async with await Database(path).open(target=version - 1) as old, old.transaction() as conn:
+        await conn.execute(
+            "INSERT INTO chats (chat_id, created_at, updated_at) VALUES (1, ?, ?)", (now, now)
+        )
+        await conn.execute("INSERT INTO searches (url, created_at) VALUES (?, ?)", (FLATS.url, now))
+        await conn.execute(
+            "INSERT INTO watches (chat_id, search_id, label, baseline_at, created_at)"
+            " VALUES (1, 1, ?, ?, ?)",
+            (FLATS.label, now, now),
+        )
+        await conn.execute(
+            "INSERT INTO watch_listings (watch_id, ad_id, last_price, first_seen_at)"
+            " VALUES (1, '1871129324', '990', ?)",
+            (now,),
+        )
+        await conn.execute(
+            "INSERT INTO notifications (chat_id, kind, ad_id, text, dedupe_key, status,"
+            " max_attempts, next_attempt_at, created_at, queued_at, updated_at)"
+            " VALUES (1, 'drop', '1871129324', 'drop', 'drop:1871129324:1:990', 'sent', 5,"
+            " ?, ?, ?, ?)",
+            (now, now, now, now),
+        )
+    seen = FakeAdvert("1871129324", "U1 Oberlaa", Decimal(900))
+    beyond = FakeAdvert("826611808", "Klimatisiert", Decimal(1290), bumped=True)
+    site.willhaben.set_listings(FLATS.url, [beyond, seen])
+    async with Database(path) as db:
+        assert await db.single_value("SELECT baseline_complete FROM watches") == 0
+        clock.advance(300)
+        summary = await scan(db, client, TextRenderer(), clock=clock, max_attempts=5)
+        assert (summary.new, summary.drops) == (1, 1)
+        rows = await db.fetchall("SELECT text, dedupe_key FROM notifications ORDER BY id")
+        assert [(row["text"], row["dedupe_key"]) for row in rows] == [
+            ("drop", "drop:1871129324:1:990"),
+            ("bumped 826611808", "new:826611808:1"),
+            ("drop 1871129324 990->900", "drop:1871129324:1:990:900"),
+        ]
