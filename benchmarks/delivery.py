@@ -142,7 +142,7 @@ async def run_virtual(shape: Shape) -> Result:
                 async with Bot(api.token, request=request) as bot:
                     queued: list[float] = []
 
-                    async def send(chat_id: int, text: str) -> object:
+                    async def send(chat_id: int, text: str, /, *, silent: bool) -> object:
                         if shape.late_chat is not None and len(api.messages()) == 10 and not queued:
                             queued.append(clock())
                             late = Outgoing(shape.late_chat, "new", "<b>late</b>", "bench:late")

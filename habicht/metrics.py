@@ -104,9 +104,9 @@ class Metrics:
     def sending(self, send: Send) -> Send:
         """`send`, counting each attempt by its outcome."""
 
-        async def counted(chat_id: int, text: str) -> None:
+        async def counted(chat_id: int, text: str, /, *, silent: bool) -> None:
             try:
-                await send(chat_id, text)
+                await send(chat_id, text, silent=silent)
             except Exception as exc:
                 self.sends.labels(_OUTCOMES[type(classify(exc))]).inc()
                 raise

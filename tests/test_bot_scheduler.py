@@ -203,7 +203,7 @@ async def test_sends_are_counted_by_what_their_error_meant(
         [None, RetryAfter(timedelta(seconds=5)), Forbidden("bot was blocked by the user"), None]
     )
 
-    async def send(chat_id: int, text: str) -> None:
+    async def send(chat_id: int, text: str, /, *, silent: bool) -> None:
         failure = next(failures)
         if failure is not None:
             raise failure
@@ -212,7 +212,7 @@ async def test_sends_are_counted_by_what_their_error_meant(
     raised: list[type[Exception]] = []
     for _ in range(4):
         try:
-            await counted(ALICE, "x")
+            await counted(ALICE, "x", silent=False)
         except (RetryAfter, Forbidden) as exc:
             raised.append(type(exc))
     assert raised == [RetryAfter, Forbidden]

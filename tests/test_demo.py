@@ -190,6 +190,7 @@ _ROW = Notification(
     sent_at=None,
     claims=0,
     started_at=None,
+    silent=False,
 )
 
 

@@ -103,7 +103,7 @@ def test_a_missing_database_is_one_clear_line(
 
 def test_reports_of_an_empty_queue_say_so() -> None:
     """With nothing queued, stats show zeros without ages, and `dead` says there are none."""
-    empty = QueueStats(0, 0, 0, 0, 0, 0, None, None, {})
+    empty = QueueStats(0, 0, 0, 0, 0, 0, None, None, {}, {})
     assert describe_stats(empty, now=0).splitlines() == [
         "pending       0  (0 retrying)",
         "sending       0",

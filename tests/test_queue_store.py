@@ -243,6 +243,7 @@ async def test_stats_summarise_the_queue(store: NotificationStore, clock: FakeCl
         oldest_pending_age=100,
         next_due_at=NOW,
         dead_by_reason={"expired": 2, "blocked": 1},
+        held={},
     )
     clock.advance(86400)
     assert (await store.stats()).sent_last_24h == 0
@@ -438,6 +439,8 @@ async def test_owner_and_health_queries_never_read_every_sent_row(
         "dedupe_key": "k",
         "max_attempts": 5,
         "gap": 1.0,
+        "release": None,
+        "silent": False,
     }
     if "?" in sql:
         params = (10,)

@@ -210,9 +210,9 @@ async def deliver(services: BotServices) -> None:
 def _sending(send: Send, progress: Callable[[], object]) -> Send:
     """`send`, and a sign of progress after each try: a long backlog is no stall."""
 
-    async def send_and_beat(chat_id: int, text: str) -> None:
+    async def send_and_beat(chat_id: int, text: str, /, *, silent: bool) -> None:
         try:
-            await send(chat_id, text)
+            await send(chat_id, text, silent=silent)
         finally:
             progress()
 

@@ -205,9 +205,9 @@ class BotServices:
     def client(self) -> WillhabenClient:
         return self._ready(self._client, "willhaben client")
 
-    async def send(self, chat_id: int, text: str) -> None:
+    async def send(self, chat_id: int, text: str, /, *, silent: bool) -> None:
         """The queue's `send`: one HTML message; the first link (the listing) is previewed,
-        unless the chat chose compact alerts."""
+        unless the chat chose compact alerts; `silent` (quiet hours) mutes its sound."""
         bot = self._ready(self._bot, "bot")
         compact = self.preferences.of(chat_id).alert_style == "compact"
         await bot.send_message(
@@ -215,6 +215,7 @@ class BotServices:
             text,
             parse_mode=ParseMode.HTML,
             link_preview_options=NO_PREVIEW if compact else None,
+            disable_notification=silent,
         )
 
     def is_admin(self, user_id: int | None) -> bool:

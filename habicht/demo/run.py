@@ -17,7 +17,6 @@ import tempfile
 import time
 from collections.abc import Awaitable, Iterator
 from contextlib import contextmanager
-from dataclasses import fields
 from pathlib import Path
 from typing import TextIO
 
@@ -38,7 +37,6 @@ from habicht.demo.summary import Summary, describe, summarise
 from habicht.demo.terminal import Terminal, plain, wants_colour
 from habicht.fakes.telegram import DEFAULT_TOKEN
 from habicht.fakes.willhaben_site import FakeWillhabenSite
-from habicht.queue import Notification
 
 __all__ = ["DEFAULT_SEED", "DEFAULT_SPEED", "demo_settings", "run_demo"]
 
@@ -49,7 +47,6 @@ DEFAULT_SEED = 6
 TAIL_LIMIT = 3600.0
 """After the last cycle, drains go on until nothing is pending, for at most this long."""
 
-_COLUMNS = ", ".join(f.name for f in fields(Notification))
 _TONES = {"plain": (), "good": ("green",), "warn": ("yellow",), "bad": ("red",)}
 
 
@@ -215,8 +212,7 @@ class _Demo:
     async def _step(self, work: Awaitable[object], *, replies: bool = True) -> None:
         """Await `work`, then print what it changed in the outbox and on the wires."""
         await work
-        rows = await self.app.bot_data.db.fetchall(f"SELECT {_COLUMNS} FROM notifications")
-        outbox = {row["id"]: Notification(*row) for row in rows}
+        outbox = await self.app.bot_data.store.every_row()
         attempts, fetches = self.recorder.take()
         for entry in narrate(self.outbox, outbox, attempts, fetches, names=self.names):
             if replies or entry.label != "reply":

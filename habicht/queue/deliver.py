@@ -1,4 +1,5 @@
-"""Delivery: drain the outbox through a `send(chat_id, text)` callable, paced and settled.
+"""Delivery: drain the outbox through a `send(chat_id, text, silent=…)` callable, paced and
+settled.
 
 `drain` is a pipeline, not a series of batches. Each claimed row — at most one per chat,
 claimed when its turn is due (see `store`, "Fair turns") — gets a flight of its own that
@@ -29,7 +30,7 @@ import random
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from habicht.clock import Clock, Sleep
 from habicht.queue.pacing import Pacer
@@ -47,8 +48,15 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-Send = Callable[[int, str], Awaitable[object]]
-"""Sends `text` (HTML) to `chat_id`; raises `telegram.error` exceptions on failure."""
+
+class Send(Protocol):
+    """Sends `text` (HTML) to `chat_id`, without a notification sound if `silent` (the row
+    was queued in its chat's silent quiet hours); raises `telegram.error` exceptions on
+    failure."""
+
+    def __call__(self, chat_id: int, text: str, /, *, silent: bool) -> Awaitable[object]: ...
+
+
 ChatGoneHook = Callable[[int, str], Awaitable[object]]
 """Called with `(chat_id, reason)` when a chat cannot be written to any more."""
 ChatMigratedHook = Callable[[int, int], Awaitable[object]]
@@ -295,7 +303,7 @@ class _Drain:
 
     async def _attempt(self, row: Notification) -> Outcome | None:
         try:
-            await self.send(row.chat_id, row.text)
+            await self.send(row.chat_id, row.text, silent=row.silent)
         except Exception as exc:  # every failure is classified; the table names the catch-all
             outcome = classify(exc)
             if isinstance(outcome, Retry) and outcome.unexpected:

@@ -25,6 +25,7 @@ __all__ = [
     "QuietMode",
     "QuietReason",
     "parse_quiet_hours",
+    "stored_quiet_hours",
 ]
 
 DEFAULT_ZONE = "Europe/Vienna"
@@ -113,6 +114,21 @@ class QuietHours:
         if crosses_midnight and wall >= self.start:
             day += timedelta(days=1)
         return max(datetime.combine(day, self.end, tzinfo=zone).timestamp(), now)
+
+
+def stored_quiet_hours(
+    start: str | None, end: str | None, mode: str | None, zone: str | None
+) -> QuietHours | None:
+    """A chat's window from its `chats` columns (`quiet_from`, `quiet_to` as `HH:MM`,
+    `quiet_mode`, `quiet_zone`); None when it has none (`quiet_mode` NULL)."""
+    if start is None or end is None or mode not in ("hold", "silent"):
+        return None
+    return QuietHours(
+        start=time.fromisoformat(start),
+        end=time.fromisoformat(end),
+        mode="silent" if mode == "silent" else "hold",
+        zone=zone or DEFAULT_ZONE,
+    )
 
 
 def parse_quiet_hours(text: str, *, zone: str = DEFAULT_ZONE) -> QuietHours:

@@ -4,8 +4,11 @@ admin commands can send them (HTML-escaped, in `<pre>`). Also the one parser of 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Literal
+from zoneinfo import ZoneInfo
 
+from habicht.queue.quiet import DEFAULT_ZONE
 from habicht.queue.store import Notification, QueueStats
 
 __all__ = ["describe_dead", "describe_stats", "parse_ids"]
@@ -20,8 +23,9 @@ def _span(seconds: float) -> str:
     return f"{seconds:.0f} s"
 
 
-def describe_stats(stats: QueueStats, *, now: float) -> str:
-    """Counts per status with what matters beside each: retries, age, next due, dead reasons."""
+def describe_stats(stats: QueueStats, *, now: float, zone: str = DEFAULT_ZONE) -> str:
+    """Counts per status with what matters beside each: retries, age, next due, dead reasons;
+    held rows (quiet hours) apart from the pending ones, by release time in `zone`."""
     pending_notes = [f"{stats.retrying} retrying"]
     if stats.next_due_at is not None:
         due = stats.next_due_at - now
@@ -29,14 +33,20 @@ def describe_stats(stats: QueueStats, *, now: float) -> str:
     if stats.oldest_pending_age is not None:
         pending_notes.append(f"oldest queued {_span(stats.oldest_pending_age)} ago")
     reasons = ", ".join(f"{reason} {count}" for reason, count in stats.dead_by_reason.items())
+    held = sum(stats.held.values())
     lines = [
-        ("pending", stats.pending, "; ".join(pending_notes)),
+        ("pending", stats.pending - held, "; ".join(pending_notes)),
         ("sending", stats.sending, ""),
         ("sent", stats.sent, f"{stats.sent_last_24h} in the last 24 h"),
         ("dead", stats.dead, reasons),
     ]
+    tz = ZoneInfo(zone)
     return "\n".join(
-        f"{name:<8}{count:>7}" + (f"  ({note})" if note else "") for name, count, note in lines
+        [f"{name:<8}{count:>7}" + (f"  ({note})" if note else "") for name, count, note in lines]
+        + [
+            f"held until {datetime.fromtimestamp(release, tz):%H:%M}: {count}"
+            for release, count in stats.held.items()
+        ]
     )
 
 

@@ -17,6 +17,13 @@ chat with a backlog is due one pacing gap after the chat's latest waiting row, a
 none queues at the head of the line — so the claim's walk in due order is a round-robin over
 chats, and one chat's backlog never pushes another chat's message back (DESIGN.md,
 "Delivery is fair").
+
+Quiet hours: `enqueue` reads the chat's window from `chats` in the same transaction. An alert
+(`new`, `drop`) queued inside a `hold` window is *held*: an ordinary pending row whose due
+time and `queued_at` are the end of the window, so its TTL counts from then, a restart
+changes nothing about it, and its dedupe key stops the same alert from being queued twice
+while it waits. Inside a `silent` window it is queued as usual, marked `silent`. Messages
+that answer someone (`info`) and owner alerts are never held.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import aiosqlite
 from habicht.clock import Clock
 from habicht.db import Database
 from habicht.queue.pacing import chat_gap
+from habicht.queue.quiet import QuietHours, stored_quiet_hours
 
 __all__ = [
     "DEFAULT_LEASE",
@@ -44,6 +52,7 @@ __all__ = [
     "Status",
     "TakenOver",
     "enqueue_within",
+    "retime_within",
 ]
 
 Kind = Literal["new", "drop", "info", "admin"]
@@ -96,6 +105,8 @@ class Notification:
     sent_at: float | None
     claims: int
     started_at: float | None
+    silent: bool
+    """Sent with `disable_notification` (queued during its chat's silent quiet hours)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +123,8 @@ class QueueStats:
     oldest_pending_age: float | None
     next_due_at: float | None
     dead_by_reason: Mapping[str, int]
+    held: Mapping[float, int]
+    """Held rows (quiet hours; counted in `pending` too) by when they are released."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,33 +137,68 @@ class TakenOver:
     unsent: int
 
 
-_COLUMNS = ", ".join(f.name for f in fields(Notification))
+_NAMES = [f.name for f in fields(Notification)]
+_COLUMNS = ", ".join(_NAMES)
 
 
 def _notification(row: sqlite3.Row | tuple[Any, ...]) -> Notification:
-    return Notification(*row)
+    values = dict(zip(_NAMES, row, strict=True))
+    values["silent"] = bool(values["silent"])  # SQLite stores it as 0 or 1
+    return Notification(**values)
 
 
 # A key is skipped when it is already a row (any status) or was purged (a tombstone), so
 # neither a re-run scrape nor a purge can ever let an alert be sent twice. The due time is
 # the row's turn: one gap after its chat's latest fresh waiting row, else the head of the line
 # (the earliest waiting row, or now) — see the module docstring. Both reads walk an index.
+# `:release` is the end of the chat's quiet hours for a held row (NULL for any other): it is
+# queued then and due no sooner, and a row queued now takes its turn after the chat's rows
+# waiting now, not after those held for the morning.
 _INSERT = """
 INSERT INTO notifications
     (chat_id, kind, ad_id, text, dedupe_key, max_attempts, next_attempt_at,
-     created_at, queued_at, updated_at)
+     created_at, queued_at, updated_at, silent)
 SELECT :chat_id, :kind, :ad_id, :text, :dedupe_key, :max_attempts,
-       max(head, coalesce(last + :gap, head)), :now, :now, :now
+       max(coalesce(:release, head), coalesce(last + :gap, head)), :now,
+       coalesce(:release, :now), :now, :silent
 FROM (
     SELECT min(:now, coalesce(
                (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending'), :now
            )) AS head,
            (SELECT max(next_attempt_at) FROM notifications
-            WHERE chat_id = :chat_id AND status = 'pending' AND attempts = 0) AS last
+            WHERE chat_id = :chat_id AND status = 'pending' AND attempts = 0
+                AND (queued_at <= :now OR queued_at = :release)) AS last
 )
 WHERE NOT EXISTS (SELECT 1 FROM notification_tombstones WHERE dedupe_key = :dedupe_key)
 ON CONFLICT (dedupe_key) DO NOTHING
 """
+
+
+_QUIET_HOURS = """
+SELECT chat_id, quiet_from, quiet_to, quiet_mode, quiet_zone FROM chats
+WHERE quiet_mode IS NOT NULL AND chat_id IN (SELECT value FROM json_each(?))
+"""
+
+_QUIETED: frozenset[Kind] = frozenset({"new", "drop"})
+"""The kinds quiet hours hold back or silence: alerts, not answers or owner messages."""
+
+
+async def _quiet_hours(
+    conn: aiosqlite.Connection, chat_ids: Collection[int]
+) -> dict[int, QuietHours]:
+    """The quiet hours of those chats that have them, as stored in `chats`."""
+    rows = await conn.execute_fetchall(_QUIET_HOURS, (json.dumps(sorted(chat_ids)),))
+    found = {row[0]: stored_quiet_hours(*row[1:]) for row in rows}
+    return {chat_id: quiet for chat_id, quiet in found.items() if quiet is not None}
+
+
+def _timing(quiet: QuietHours | None, now: float) -> tuple[float | None, bool]:
+    """Under the chat's quiet hours, for a row queued now: when it is released (None: it is
+    not held) and whether it is silent."""
+    release = None if quiet is None else quiet.release_at(now)
+    if quiet is None or release is None:
+        return None, False
+    return (None, True) if quiet.mode == "silent" else (release, False)
 
 
 async def enqueue_within(
@@ -159,26 +207,55 @@ async def enqueue_within(
     """Insert `items` inside the caller's open transaction; return how many rows were new.
 
     The caller holds `db.transaction()`, so the alert is recorded in the same transaction
-    that detected it (transactional outbox) and nothing is sent before the commit.
+    that detected it (transactional outbox) and nothing is sent before the commit; the
+    chat's quiet hours are read in it too (see the module docstring).
     """
-    rows = [
-        {
-            "chat_id": item.chat_id,
-            "kind": item.kind,
-            "ad_id": item.ad_id,
-            "text": item.text,
-            "dedupe_key": item.dedupe_key,
-            "max_attempts": max_attempts,
-            "now": now,
-            "gap": chat_gap(item.chat_id),
-        }
-        for item in items
-    ]
-    if not rows:
+    items = list(items)
+    if not items:
         return 0
+    quiet = await _quiet_hours(conn, {item.chat_id for item in items if item.kind in _QUIETED})
+    rows = []
+    for item in items:
+        release, silent = _timing(quiet.get(item.chat_id) if item.kind in _QUIETED else None, now)
+        rows.append(
+            {
+                "chat_id": item.chat_id,
+                "kind": item.kind,
+                "ad_id": item.ad_id,
+                "text": item.text,
+                "dedupe_key": item.dedupe_key,
+                "max_attempts": max_attempts,
+                "now": now,
+                "release": release,
+                "silent": silent,
+                "gap": chat_gap(item.chat_id),
+            }
+        )
     before = conn.total_changes
     await conn.executemany(_INSERT, rows)
     return conn.total_changes - before
+
+
+# Held rows keep their turns (their offsets from the release) when the release moves.
+_RETIME = """
+UPDATE notifications
+SET next_attempt_at = next_attempt_at - queued_at + :release, queued_at = :release,
+    silent = :silent, updated_at = :now
+WHERE chat_id = :chat_id AND status = 'pending' AND queued_at > :now
+"""
+
+
+async def retime_within(
+    conn: aiosqlite.Connection, chat_id: int, quiet: QuietHours | None, *, now: float
+) -> int:
+    """The chat's quiet hours changed (inside the caller's transaction): its held rows wait
+    for the end of the new window, or are released now — silently, in a silent window —
+    when it is off or `now` is outside it. Returns how many held rows were re-timed."""
+    release, silent = _timing(quiet, now)
+    cursor = await conn.execute(
+        _RETIME, {"chat_id": chat_id, "release": release or now, "silent": silent, "now": now}
+    )
+    return cursor.rowcount
 
 
 # Due: pending and its turn has come, or sending whose lease ran out (its drain crashed).
@@ -266,6 +343,12 @@ SELECT
     (SELECT count(*) FROM notifications WHERE status = 'sent' AND sent_at > :day_ago),
     (SELECT min(queued_at) FROM notifications WHERE status = 'pending'),
     (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending')
+"""
+
+# Held rows are the pending rows queued (released) later than now: the TTL's index.
+_HELD = """
+SELECT queued_at, count(*) FROM notifications INDEXED BY notifications_age
+WHERE status = 'pending' AND queued_at > :now GROUP BY queued_at ORDER BY queued_at
 """
 
 _DEAD_BY_REASON = """
@@ -511,6 +594,7 @@ class NotificationStore:
         assert row is not None  # scalar subqueries without FROM always yield one row
         pending, sending, dead, total = row[0], row[1], row[2], row[3]
         reasons = await self.db.fetchall(_DEAD_BY_REASON)
+        held = await self.db.fetchall(_HELD, {"now": now})
         oldest = row[6]
         return QueueStats(
             pending=pending,
@@ -522,7 +606,13 @@ class NotificationStore:
             oldest_pending_age=None if oldest is None else max(0.0, now - oldest),
             next_due_at=row[7],
             dead_by_reason={reason or "unknown": count for reason, count in reasons},
+            held={release: count for release, count in held},
         )
+
+    async def every_row(self) -> dict[int, Notification]:
+        """Every row by id: the whole outbox, for `habicht demo`'s small database only."""
+        rows = await self.db.fetchall(f"SELECT {_COLUMNS} FROM notifications")
+        return {row[0]: _notification(row) for row in rows}
 
     async def dead(self, limit: int = 20) -> list[Notification]:
         """The most recently dead rows, newest first."""

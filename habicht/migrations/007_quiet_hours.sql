@@ -1,0 +1,14 @@
+-- Quiet hours (issue 14): a chat's nightly window, and alerts that arrive without a sound.
+
+-- The window as wall-clock times 'HH:MM' in `quiet_zone` (NULL: Europe/Vienna); no window
+-- when `quiet_mode` is NULL. 'hold' keeps alerts in the outbox until the window ends,
+-- 'silent' sends them at once without a notification sound.
+ALTER TABLE chats ADD COLUMN quiet_from TEXT;
+ALTER TABLE chats ADD COLUMN quiet_to TEXT;
+ALTER TABLE chats ADD COLUMN quiet_mode TEXT CHECK (quiet_mode IN ('hold', 'silent'));
+ALTER TABLE chats ADD COLUMN quiet_zone TEXT;
+
+-- Sent with `disable_notification` (decided when the row was queued, from its chat's
+-- quiet hours). A held row needs no column: it is a pending row whose `queued_at` (and due
+-- time) is the end of its quiet hours, still in the future.
+ALTER TABLE notifications ADD COLUMN silent INTEGER NOT NULL DEFAULT 0;
