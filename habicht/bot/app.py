@@ -53,7 +53,7 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from habicht.bot import admin, commands, filtering
+from habicht.bot import admin, commands, filtering, quiet
 from habicht.bot import settings as chat_settings
 from habicht.bot.alerts import report_error
 from habicht.bot.jobs import DRAIN, RETENTION, SCRAPE, drain_job, retention_job, scrape_job, tick
@@ -196,6 +196,7 @@ def build_application(
             CommandHandler("pause", commands.pause_command, filters=new),
             CommandHandler("resume", commands.resume_command, filters=new),
             CommandHandler("settings", chat_settings.settings_command, filters=new),
+            CommandHandler("quiet", quiet.quiet_command, filters=new),
             CommandHandler("queue", admin.queue_command, filters=new),
             CommandHandler("stats", admin.stats_command, filters=new),
             CallbackQueryHandler(

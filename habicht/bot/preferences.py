@@ -1,4 +1,5 @@
-"""Each chat's settings — its language and its alert style — in `chats`, mirrored in memory.
+"""Each chat's settings — its language, its alert style, its quiet hours — in `chats`,
+mirrored in memory.
 
 The scraper renders alerts inside its scan transaction through a synchronous `Renderer`, so
 the renderer cannot ask the database which language a chat speaks: it reads this mirror.
@@ -11,16 +12,25 @@ Telegram sends with a message): its first message with one sets it, `/settings` 
 and until then `HABICHT_LANG` applies — so a changed default reaches every chat that never
 said otherwise. A group that became a supergroup takes its row, settings included, to the
 new id, and `moved` makes the mirror follow.
+
+Quiet hours are read by the outbox itself when it queues an alert (in the scan's transaction,
+from `chats`); a change re-times the chat's held alerts in the same transaction, so `/quiet
+off` releases them at once and a new window holds them until its own end.
 """
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal, Self, get_args
+
+import aiosqlite
 
 from habicht.bot.texts import Lang
 from habicht.clock import Clock
 from habicht.db import Database
+from habicht.queue import QuietHours, retime_within, stored_quiet_hours
 
 __all__ = ["ALERT_STYLES", "LANGS", "AlertStyle", "ChatPrefs", "Preferences", "language_of"]
 
@@ -41,6 +51,7 @@ class ChatPrefs:
 
     lang: Lang | None = None
     alert_style: AlertStyle = "photo"
+    quiet: QuietHours | None = None
 
 
 _ROW = """
@@ -52,6 +63,16 @@ ON CONFLICT (chat_id) DO NOTHING
 _ADOPT_LANG = "lang = COALESCE(lang, ?)"
 _SET_LANG = "lang = ?"
 _SET_STYLE = "alert_style = ?"
+_SET_QUIET = "quiet_from = ?, quiet_to = ?, quiet_mode = ?, quiet_zone = ?"
+
+_COLUMNS = "lang, alert_style, quiet_from, quiet_to, quiet_mode, quiet_zone"
+
+
+def _prefs(row: sqlite3.Row) -> ChatPrefs:
+    quiet = stored_quiet_hours(
+        row["quiet_from"], row["quiet_to"], row["quiet_mode"], row["quiet_zone"]
+    )
+    return ChatPrefs(row["lang"], row["alert_style"], quiet)
 
 
 class Preferences:
@@ -65,8 +86,8 @@ class Preferences:
 
     async def load(self) -> Self:
         """Read every chat's settings into the mirror (at startup)."""
-        rows = await self._db.fetchall("SELECT chat_id, lang, alert_style FROM chats")
-        self._chats = {row["chat_id"]: ChatPrefs(row["lang"], row["alert_style"]) for row in rows}
+        rows = await self._db.fetchall(f"SELECT chat_id, {_COLUMNS} FROM chats")
+        self._chats = {row["chat_id"]: _prefs(row) for row in rows}
         return self
 
     def known(self, chat_id: int) -> bool:
@@ -90,18 +111,43 @@ class Preferences:
     async def set_alert_style(self, chat_id: int, style: AlertStyle) -> ChatPrefs:
         return await self._change(chat_id, _SET_STYLE, style)
 
-    async def _change(self, chat_id: int, assignment: str, value: str | None) -> ChatPrefs:
+    async def set_quiet(self, chat_id: int, quiet: QuietHours | None) -> int:
+        """New quiet hours (None: none); returns how many held alerts were re-timed — released
+        now, or held until the new window ends — in the same transaction."""
+        values = (
+            (None,) * 4
+            if quiet is None
+            else (f"{quiet.start:%H:%M}", f"{quiet.end:%H:%M}", quiet.mode, quiet.zone)
+        )
+        retimed = 0
+
+        async def retime(conn: aiosqlite.Connection, now: float) -> None:
+            nonlocal retimed
+            retimed = await retime_within(conn, chat_id, quiet, now=now)
+
+        await self._change(chat_id, _SET_QUIET, *values, then=retime)
+        return retimed
+
+    async def _change(
+        self,
+        chat_id: int,
+        assignment: str,
+        *values: str | None,
+        then: Callable[[aiosqlite.Connection, float], Awaitable[None]] | None = None,
+    ) -> ChatPrefs:
         now = self._clock()
         async with self._db.transaction() as conn:
             await conn.execute(_ROW, (chat_id, now, now))
             async with conn.execute(
                 f"UPDATE chats SET {assignment}, updated_at = ? WHERE chat_id = ?"
-                " RETURNING lang, alert_style",
-                (value, now, chat_id),
+                f" RETURNING {_COLUMNS}",
+                (*values, now, chat_id),
             ) as cursor:
                 row = await cursor.fetchone()
+            if then is not None:
+                await then(conn, now)
         assert row is not None  # the row was inserted above if it was missing
-        self._chats[chat_id] = prefs = ChatPrefs(row["lang"], row["alert_style"])
+        self._chats[chat_id] = prefs = _prefs(row)
         return prefs
 
     def moved(self, old: int, new: int) -> None:

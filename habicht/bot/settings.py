@@ -1,9 +1,12 @@
 """`/settings`: one message with the chat's settings and a button for each choice.
 
 A press changes the setting and edits that message to show it — in the new language, when
-the language was changed. Callback data is `set:lang:<de|en>` or `set:style:<photo|compact>`
-(at most 17 bytes); anything else, forged or from an older version, does nothing. In a
-group, only its admins may press them (`permissions`).
+the language was changed. Callback data is `set:lang:<de|en>`, `set:style:<photo|compact>`
+or `set:quiet:<off|hold|silent>` (at most 17 bytes); anything else, forged or from an older
+version, does nothing. In a group, only its admins may press them (`permissions`).
+
+The quiet buttons end the quiet hours or switch their mode, keeping the chat's window (or
+22:00-07:00 when it has none); `/quiet` sets any other window.
 
 The alert style applies to alerts queued after the change (an alert's text is final once
 queued). Until photos are sent, a "photo" alert is the text whose link preview shows the
@@ -12,13 +15,19 @@ listing's picture, and a "compact" one is a single line without a preview.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import time
+from typing import get_args
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
 from habicht.bot.handling import edit_in_place, reply
 from habicht.bot.permissions import admins_only, admins_only_button
 from habicht.bot.preferences import ALERT_STYLES, LANGS, ChatPrefs, Preferences
+from habicht.bot.quiet import describe_quiet
 from habicht.bot.services import Context
 from habicht.bot.texts import LANGUAGE_NAMES, Html, Texts
+from habicht.queue import QuietHours, QuietMode
 
 __all__ = ["PREFIX", "on_settings_button", "settings_command"]
 
@@ -27,10 +36,16 @@ PREFIX = "set:"
 
 _CHOSEN = "✓ "
 
+QUIET_MODES: tuple[QuietMode, ...] = get_args(QuietMode)
+
+_NIGHT = QuietHours(start=time(22), end=time(7))
+"""The window a quiet button sets in a chat that has none."""
+
 
 def _view(prefs: Preferences, chat_id: int) -> tuple[Html, InlineKeyboardMarkup]:
     """The settings message of the chat: its text and its buttons, in its language."""
-    lang, style = prefs.lang(chat_id), prefs.of(chat_id).alert_style
+    lang, chat = prefs.lang(chat_id), prefs.of(chat_id)
+    style, quiet = chat.alert_style, chat.quiet
     texts = Texts(lang)
 
     def button(label: str, chosen: bool, data: str) -> InlineKeyboardButton:
@@ -44,9 +59,23 @@ def _view(prefs: Preferences, chat_id: int) -> tuple[Html, InlineKeyboardMarkup]
             button(texts.fill(f"style_{code}"), code == style, f"style:{code}")
             for code in ALERT_STYLES
         ],
+        [
+            button(texts.fill("quiet_button_off"), quiet is None, "quiet:off"),
+            *(
+                button(
+                    texts.fill(f"quiet_button_{mode}"),
+                    quiet is not None and quiet.mode == mode,
+                    f"quiet:{mode}",
+                )
+                for mode in QUIET_MODES
+            ),
+        ],
     ]
     text = texts.fill(
-        "settings", lang=LANGUAGE_NAMES[lang], style=Html(texts.fill(f"style_{style}"))
+        "settings",
+        lang=LANGUAGE_NAMES[lang],
+        style=Html(texts.fill(f"style_{style}")),
+        quiet=describe_quiet(texts, quiet),
     )
     return text, InlineKeyboardMarkup(rows)
 
@@ -68,6 +97,13 @@ async def _apply(prefs: Preferences, chat_id: int, data: str) -> ChatPrefs | Non
     for style in ALERT_STYLES:
         if setting == "style" and value == style:
             return await prefs.set_alert_style(chat_id, style)
+    if setting == "quiet" and value == "off":
+        await prefs.set_quiet(chat_id, None)
+        return prefs.of(chat_id)
+    for mode in QUIET_MODES:
+        if setting == "quiet" and value == mode:
+            await prefs.set_quiet(chat_id, replace(prefs.of(chat_id).quiet or _NIGHT, mode=mode))
+            return prefs.of(chat_id)
     return None
 
 

@@ -171,6 +171,20 @@ class Catalog:
     settings: str
     style_photo: str
     style_compact: str
+    quiet_none: str
+    quiet_hold: str
+    quiet_silent: str
+    quiet_button_off: str
+    quiet_button_hold: str
+    quiet_button_silent: str
+    quiet_show: str
+    quiet_set: str
+    quiet_off: str
+    quiet_released: str
+    quiet_held_until: str
+    quiet_usage: str
+    quiet_bad_time: str
+    quiet_empty: str
     # filters and price history
     filter_usage: str
     filter_show: str
@@ -242,6 +256,7 @@ GERMAN = Catalog(
         "pause": "pausieren",
         "resume": "fortsetzen",
         "settings": "Sprache und Alarme",
+        "quiet": "Ruhezeiten",
         "help": "Hilfe",
     },
     start=(
@@ -262,6 +277,7 @@ GERMAN = Catalog(
         "/pause [<i>n</i>] — Suche n (oder alle) pausieren\n"
         "/resume [<i>n</i>] — wieder aufnehmen\n"
         "/settings — Sprache und Art der Alarme\n"
+        "/quiet <i>22-7</i> [silent] — Ruhezeiten (/quiet off beendet sie)\n"
         "/help — diese Hilfe\n\n"
         "Eine neue Suche merkt sich zuerst, was es schon gibt; danach bekommst du nur neue "
         "Anzeigen und Preissenkungen."
@@ -321,12 +337,35 @@ GERMAN = Catalog(
     settings=(
         "⚙️ <b>Einstellungen dieses Chats</b>\n"
         "Sprache: {lang}\n"
-        "Alarme: {style}\n\n"
+        "Alarme: {style}\n"
+        "Ruhezeiten: {quiet}\n\n"
         "<i>Foto</i>: jede Anzeige mit ihrem Bild — bis Fotos verschickt werden, als Text mit "
         "der Linkvorschau, die das Bild zeigt. <i>Kompakt</i>: eine Zeile, ohne Vorschau."
     ),
     style_photo="🖼 Foto",
     style_compact="📝 Kompakt",
+    quiet_none="keine",
+    quiet_hold="{window} ({zone}), Alarme warten bis zum Ende",
+    quiet_silent="{window} ({zone}), Alarme kommen ohne Ton",
+    quiet_button_off="🔔 keine Ruhezeiten",
+    quiet_button_hold="🌙 warten",
+    quiet_button_silent="🔕 ohne Ton",
+    quiet_show=(
+        "🌙 Ruhezeiten: {quiet}\n\n"
+        "<code>/quiet 22-7</code>: Alarme warten bis 07:00 und kommen dann gesammelt. "
+        "<code>/quiet 22:30-6:45 silent</code>: sie kommen gleich, aber ohne Ton. "
+        "<code>/quiet off</code> beendet die Ruhezeiten."
+    ),
+    quiet_set="🌙 Ruhezeiten: {quiet}",
+    quiet_off="🔔 Keine Ruhezeiten mehr: Alarme kommen, sobald es sie gibt.",
+    quiet_released="{count} zurückgehaltene Alarme kommen jetzt.",
+    quiet_held_until="{count} zurückgehaltene Alarme warten jetzt bis {until}.",
+    quiet_usage=(
+        "So geht's: <code>/quiet 22-7</code>, <code>/quiet 22:30-6:45 silent</code> oder "
+        "<code>/quiet off</code>."
+    ),
+    quiet_bad_time="{given}: Stunden gehen bis 23, Minuten bis 59.",
+    quiet_empty="{given}: Beginn und Ende sind gleich — das ist keine Ruhezeit.",
     filter_usage=(
         "<b>Filter</b> für Suche Nr. n: <code>/filter n Regeln…</code>\n"
         "<code>+wort</code> muss vorkommen · <code>-wort</code> darf nicht vorkommen\n"
@@ -455,6 +494,7 @@ ENGLISH = Catalog(
         "pause": "pause",
         "resume": "resume",
         "settings": "language and alerts",
+        "quiet": "quiet hours",
         "help": "help",
     },
     start=(
@@ -474,6 +514,7 @@ ENGLISH = Catalog(
         "/pause [<i>n</i>] — pause search n (or all)\n"
         "/resume [<i>n</i>] — resume it\n"
         "/settings — language and kind of alerts\n"
+        "/quiet <i>22-7</i> [silent] — quiet hours (/quiet off ends them)\n"
         "/help — this help\n\n"
         "A new search first notes what is already there; after that you only get new "
         "listings and price drops."
@@ -531,12 +572,35 @@ ENGLISH = Catalog(
     settings=(
         "⚙️ <b>Settings of this chat</b>\n"
         "Language: {lang}\n"
-        "Alerts: {style}\n\n"
+        "Alerts: {style}\n"
+        "Quiet hours: {quiet}\n\n"
         "<i>Photo</i>: every listing with its picture — until photos are sent, as text with "
         "the link preview that shows the picture. <i>Compact</i>: one line, no preview."
     ),
     style_photo="🖼 Photo",
     style_compact="📝 Compact",
+    quiet_none="none",
+    quiet_hold="{window} ({zone}), alerts wait until the end",
+    quiet_silent="{window} ({zone}), alerts arrive without a sound",
+    quiet_button_off="🔔 no quiet hours",
+    quiet_button_hold="🌙 hold",
+    quiet_button_silent="🔕 silent",
+    quiet_show=(
+        "🌙 Quiet hours: {quiet}\n\n"
+        "<code>/quiet 22-7</code>: alerts wait until 07:00, then arrive together. "
+        "<code>/quiet 22:30-6:45 silent</code>: they arrive at once, without a sound. "
+        "<code>/quiet off</code> ends the quiet hours."
+    ),
+    quiet_set="🌙 Quiet hours: {quiet}",
+    quiet_off="🔔 No more quiet hours: alerts arrive as they come.",
+    quiet_released="{count} held alerts are on their way now.",
+    quiet_held_until="{count} held alerts now wait until {until}.",
+    quiet_usage=(
+        "Like this: <code>/quiet 22-7</code>, <code>/quiet 22:30-6:45 silent</code> or "
+        "<code>/quiet off</code>."
+    ),
+    quiet_bad_time="{given}: hours go up to 23, minutes up to 59.",
+    quiet_empty="{given}: start and end are the same time — that is no quiet window.",
     filter_usage=(
         "<b>Filter</b> for search no. n: <code>/filter n rules…</code>\n"
         "<code>+word</code> must appear · <code>-word</code> must not appear\n"

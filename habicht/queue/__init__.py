@@ -25,6 +25,15 @@ from habicht.queue.policy import (
     error_rules,
     retry_after_seconds,
 )
+from habicht.queue.quiet import (
+    DEFAULT_ZONE,
+    InvalidQuietHours,
+    QuietHours,
+    QuietMode,
+    QuietReason,
+    parse_quiet_hours,
+    stored_quiet_hours,
+)
 from habicht.queue.report import describe_dead, describe_stats, parse_ids
 from habicht.queue.store import (
     Notification,
@@ -33,14 +42,17 @@ from habicht.queue.store import (
     QueueStats,
     TakenOver,
     enqueue_within,
+    retime_within,
 )
 
 __all__ = [
+    "DEFAULT_ZONE",
     "ChatGoneHook",
     "Dead",
     "DeliveryStopped",
     "DrainSummary",
     "Fatal",
+    "InvalidQuietHours",
     "Migrate",
     "Notification",
     "NotificationStore",
@@ -48,6 +60,9 @@ __all__ = [
     "Outgoing",
     "Pacer",
     "QueueStats",
+    "QuietHours",
+    "QuietMode",
+    "QuietReason",
     "Retry",
     "RetryAt",
     "Send",
@@ -60,5 +75,8 @@ __all__ = [
     "enqueue_within",
     "error_rules",
     "parse_ids",
+    "parse_quiet_hours",
+    "retime_within",
     "retry_after_seconds",
+    "stored_quiet_hours",
 ]
