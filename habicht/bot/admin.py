@@ -9,8 +9,10 @@ every member other chats' ids and errors, so there they get no answer at all.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
+from datetime import datetime
 from functools import wraps
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from telegram import Update
 from telegram.constants import ChatType
@@ -20,6 +22,7 @@ from habicht.bot.handling import reply, whole_number
 from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import Html, Texts, shorten
+from habicht.queue import DEFAULT_ZONE
 from habicht.scraper import freshness
 
 __all__ = ["owner_only", "queue_command", "stats_command"]
@@ -65,9 +68,18 @@ async def _overview(services: BotServices, texts: Texts) -> Html:
             for reason, count in stats.dead_by_reason.items()
         )
     )
+    zone = ZoneInfo(DEFAULT_ZONE)
+    held = Html(
+        "".join(
+            "\n"
+            + texts.fill("queue_held", until=f"{datetime.fromtimestamp(at, zone):%H:%M}", count=n)
+            for at, n in stats.held.items()
+        )
+    )
     return texts.fill(
         "queue_stats",
-        pending=stats.pending,
+        pending=stats.pending - sum(stats.held.values()),
+        held=held,
         oldest=none if stats.oldest_pending_age is None else texts.age(stats.oldest_pending_age),
         retrying=stats.retrying,
         next_retry=none if stats.next_due_at is None else texts.until(stats.next_due_at - now),

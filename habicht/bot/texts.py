@@ -219,6 +219,7 @@ class Catalog:
     queue_stats: str
     queue_none: str
     queue_reason: str
+    queue_held: str
     due_now: str
     due_in: str
     queue_dead_header: str
@@ -437,7 +438,7 @@ GERMAN = Catalog(
     ),
     queue_stats=(
         "<b>Warteschlange</b>\n"
-        "wartend: {pending} (älteste: {oldest})\n"
+        "wartend: {pending} (älteste: {oldest}){held}\n"
         "davon Wiederholung: {retrying} (nächste fällig: {next_retry})\n"
         "wird gesendet: {sending}\n"
         "gesendet (24 h): {sent_24h}\n"
@@ -445,6 +446,7 @@ GERMAN = Catalog(
     ),
     queue_none="—",
     queue_reason="  • {reason}: {count}",
+    queue_held="zurückgehalten bis {until}: {count}",
     due_now="jetzt",
     due_in="in {age}",
     queue_dead_header="<b>Letzte tote Nachrichten</b>",
@@ -667,7 +669,7 @@ ENGLISH = Catalog(
     ),
     queue_stats=(
         "<b>Queue</b>\n"
-        "pending: {pending} (oldest: {oldest})\n"
+        "pending: {pending} (oldest: {oldest}){held}\n"
         "of which retrying: {retrying} (next due: {next_retry})\n"
         "sending: {sending}\n"
         "sent (24 h): {sent_24h}\n"
@@ -675,6 +677,7 @@ ENGLISH = Catalog(
     ),
     queue_none="—",
     queue_reason="  • {reason}: {count}",
+    queue_held="held until {until}: {count}",
     due_now="now",
     due_in="in {age}",
     queue_dead_header="<b>Latest dead messages</b>",
