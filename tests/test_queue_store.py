@@ -409,6 +409,8 @@ def _scans(db_path: Path, sql: str, params: dict[str, object] | tuple[object, ..
         ("claim", store_module._CLAIM),
         ("next due", store_module._NEXT_DUE),
         ("enqueue", store_module._INSERT),
+        ("held", store_module._HELD),
+        ("retime", store_module._RETIME),
         *[(f"purge {i}", f"DELETE {old}") for i, old in enumerate(store_module._PURGED)],
         *[
             (f"tombstones {i}", f"SELECT dedupe_key {old}")

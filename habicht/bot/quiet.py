@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 from telegram import Update
 
 from habicht.bot.handling import reply
+from habicht.bot.jobs import kick_delivery
 from habicht.bot.permissions import admins_only
 from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts
@@ -95,3 +96,5 @@ async def _change_quiet(update: Update, context: Context) -> None:
             return
     retimed = await services.preferences.set_quiet(chat_id, quiet)
     await reply(update, _outcome(texts, quiet, retimed, now=services.clock()))
+    if retimed:
+        kick_delivery(services)  # released rows are due now (re-held ones wait: no harm)
