@@ -137,9 +137,8 @@ def parse_quiet_hours(text: str, *, zone: str = DEFAULT_ZONE) -> QuietHours:
     if match is None:
         raise InvalidQuietHours(QuietReason.SYNTAX, text)
     mode: QuietMode = "silent" if (match["mode"] or "").lower() == "silent" else "hold"
-    return QuietHours(
-        start=_clock_time(match["from"], text),
-        end=_clock_time(match["to"], text),
-        mode=mode,
-        zone=zone,
-    )
+    start, end = _clock_time(match["from"], text), _clock_time(match["to"], text)
+    try:
+        return QuietHours(start=start, end=end, mode=mode, zone=zone)
+    except InvalidQuietHours as exc:  # name what was typed, not what it was read as
+        raise InvalidQuietHours(exc.reason, text) from None

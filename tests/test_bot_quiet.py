@@ -1,0 +1,109 @@
+"""Quiet hours through the bot (issue 14): `/quiet`, its buttons in `/settings`, held alerts
+that wait until the morning or `/quiet off`, silent ones, and the upgrade of an old file.
+
+The fake clock starts at 23:13 in Vienna (14 November 2023), inside `22-7`.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+from botkit import ALICE, BOB, OWNER, SEARCH, Bot
+from test_bot_settings import buttons, settings_message
+
+from habicht.bot import deliver
+from habicht.db import Database, migrations
+from habicht.fakes import FakeAdvert
+
+
+def _version(name: str) -> int:
+    return next(version for version, file, _ in migrations() if name in file)
+
+
+async def watching(bot: Bot) -> None:
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    await bot.say(BOB, f"/watch {SEARCH}")
+    await bot.baseline()
+
+
+async def test_alerts_in_quiet_hours_wait_and_quiet_off_releases_them(bot: Bot) -> None:
+    """`/quiet 22-7`: a new listing at 23:13 reaches the other chat only; `/queue` shows it
+    held until 07:00; `/quiet off` says it is on its way, and it arrives."""
+    await watching(bot)
+    await bot.say(ALICE, "/quiet 22-7")
+    assert "22:00-07:00 (Europe/Vienna), Alarme warten bis zum Ende" in bot.last(ALICE)
+    sent = len(bot.api.messages(ALICE))
+    bot.site.adverts.insert(0, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
+    await bot.scrape()
+    assert "Neues Sofa" in bot.last(BOB)
+    assert len(bot.api.messages(ALICE)) == sent
+    await bot.say(OWNER, "/queue")
+    assert "zurückgehalten bis 07:00: 1" in bot.last(OWNER)
+
+    await bot.say(ALICE, "/quiet off")
+    assert "1 zurückgehaltene Alarme kommen jetzt." in bot.last(ALICE)
+    await deliver(bot.app.bot_data)
+    assert "Neues Sofa" in bot.last(ALICE)
+
+
+async def test_silent_quiet_hours_send_at_once_without_a_sound(bot: Bot) -> None:
+    await watching(bot)
+    await bot.say(ALICE, "/quiet 22:30-6:45 silent")
+    assert "22:30-06:45 (Europe/Vienna), Alarme kommen ohne Ton" in bot.last(ALICE)
+    bot.site.adverts.insert(0, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
+    await bot.scrape()
+    [alice] = [m for m in bot.api.messages(ALICE) if "Neues Sofa" in m.text]
+    [bob] = [m for m in bot.api.messages(BOB) if "Neues Sofa" in m.text]
+    assert alice.params["disable_notification"] == "true"
+    assert bob.params.get("disable_notification", "false") == "false"
+
+
+async def test_quiet_shows_the_setting_and_refuses_what_is_no_window(bot: Bot) -> None:
+    await bot.say(ALICE, "/quiet")
+    assert "Ruhezeiten: keine" in bot.last(ALICE)
+    for typed, answer in (
+        ("/quiet 25-7", "25-7: Stunden gehen bis 23"),
+        ("/quiet 7-7", "7-7: Beginn und Ende sind gleich"),
+        ("/quiet heute nicht", "So geht's: <code>/quiet 22-7</code>"),
+        ("/quiet 22-7 laut", "So geht's"),
+    ):
+        await bot.say(ALICE, typed)
+        assert answer in bot.last(ALICE), typed
+    assert bot.app.bot_data.preferences.of(ALICE).quiet is None
+
+
+async def test_settings_show_quiet_hours_and_switch_their_mode(bot: Bot) -> None:
+    """A chat without a window gets 22:00-07:00 from the "hold" button; "silent" keeps the
+    window; "no quiet hours" ends it."""
+    message = await settings_message(bot, ALICE)
+    assert "Ruhezeiten: keine" in message.text
+    await bot.press(ALICE, message.message_id, buttons(message)["🌙 warten"])
+    assert "Ruhezeiten: 22:00-07:00 (Europe/Vienna), Alarme warten" in bot.api.edits[-1].text
+    await bot.say(ALICE, "/quiet 23-6")
+    message = await settings_message(bot, ALICE)
+    await bot.press(ALICE, message.message_id, buttons(message)["🔕 ohne Ton"])
+    assert "23:00-06:00 (Europe/Vienna), Alarme kommen ohne Ton" in bot.api.edits[-1].text
+    await bot.press(ALICE, message.message_id, buttons(bot.api.edits[-1])["🔔 keine Ruhezeiten"])
+    assert bot.app.bot_data.preferences.of(ALICE).quiet is None
+
+
+async def test_an_old_file_gains_quiet_hours_off_and_keeps_its_settings(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    old = await Database(path).open(target=_version("quiet") - 1)
+    async with old.transaction() as conn:
+        await conn.execute(
+            "INSERT INTO chats (chat_id, created_at, updated_at, lang, alert_style)"
+            " VALUES (7, 0, 0, 'en', 'compact')"
+        )
+        await conn.execute(
+            "INSERT INTO notifications (chat_id, kind, text, dedupe_key, max_attempts,"
+            " next_attempt_at, created_at, queued_at, updated_at)"
+            " VALUES (7, 'new', 'x', 'k', 5, 1, 1, 1, 1)"
+        )
+    await old.close()
+    async with Database(path) as db:
+        chat = await db.fetchone("SELECT * FROM chats WHERE chat_id = 7")
+        assert chat is not None
+        assert (chat["lang"], chat["alert_style"], chat["quiet_mode"]) == ("en", "compact", None)
+        assert await db.single_value("SELECT silent FROM notifications") == 0
