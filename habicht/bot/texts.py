@@ -353,7 +353,7 @@ GERMAN = Catalog(
     quiet_button_silent="🔕 ohne Ton",
     quiet_show=(
         "🌙 Ruhezeiten: {quiet}\n\n"
-        "<code>/quiet 22-7</code>: Alarme warten bis 07:00 und kommen dann gesammelt. "
+        "<code>/quiet 22-7</code>: Alarme warten bis 07:00 und kommen dann. "
         "<code>/quiet 22:30-6:45 silent</code>: sie kommen gleich, aber ohne Ton. "
         "<code>/quiet off</code> beendet die Ruhezeiten."
     ),
@@ -589,7 +589,7 @@ ENGLISH = Catalog(
     quiet_button_silent="🔕 silent",
     quiet_show=(
         "🌙 Quiet hours: {quiet}\n\n"
-        "<code>/quiet 22-7</code>: alerts wait until 07:00, then arrive together. "
+        "<code>/quiet 22-7</code>: alerts wait until 07:00, then arrive. "
         "<code>/quiet 22:30-6:45 silent</code>: they arrive at once, without a sound. "
         "<code>/quiet off</code> ends the quiet hours."
     ),
