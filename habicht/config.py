@@ -61,6 +61,13 @@ class Settings:
     queue_batch: int = _setting(
         "HABICHT_QUEUE_BATCH", 50, "most notifications claimed per batch", minimum=1, maximum=1000
     )
+    digest_after: int = _setting(
+        "HABICHT_DIGEST_AFTER",
+        5,
+        "more alerts than this due at once for one chat go out as a digest",
+        minimum=0,
+        maximum=1000,
+    )
     max_attempts: int = _setting(
         "HABICHT_MAX_ATTEMPTS", 5, "failed attempts before an item is dead", minimum=1, maximum=100
     )

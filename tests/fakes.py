@@ -41,5 +41,14 @@ class TextRenderer:
         way = "->".join(str(point.price) for point in path)
         return f"drop {listing.id} {old}->{new}" + (f" path {way}" if len(path) > 2 else "")
 
+    def digest_line(
+        self,
+        listing: Listing,
+        *,
+        drop: tuple[Decimal, Decimal] | None = None,
+        bumped: bool = False,
+    ) -> str:
+        return f"line {listing.id}" + ("" if drop is None else f" {drop[0]}->{drop[1]}")
+
     def baseline(self, label: str, count: int) -> str:
         return f"watching {label}: {count}"

@@ -410,6 +410,7 @@ def _scans(db_path: Path, sql: str, params: dict[str, object] | tuple[object, ..
         ("next due", store_module._NEXT_DUE),
         ("enqueue", store_module._INSERT),
         ("held", store_module._HELD),
+        ("digest rows", store_module._DIGEST_ROWS),
         ("retime", store_module._RETIME),
         *[(f"purge {i}", f"DELETE {old}") for i, old in enumerate(store_module._PURGED)],
         *[
@@ -443,6 +444,9 @@ async def test_owner_and_health_queries_never_read_every_sent_row(
         "gap": 1.0,
         "release": None,
         "silent": False,
+        "digest_line": None,
+        "id": 1,
+        "most": 5,
     }
     if "?" in sql:
         params = (10,)

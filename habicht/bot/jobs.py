@@ -237,6 +237,8 @@ async def _drain(services: BotServices, send: Send) -> None:
             on_chat_gone=_chat_gone(services),
             on_chat_migrated=services.subscriptions.migrate_chat,
             stop=services.stopping,
+            digest_after=settings.digest_after,
+            render_digest=services.render_digest,
         )
     except DeliveryStopped as exc:
         await alert_stopped(services, str(exc))

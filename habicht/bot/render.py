@@ -70,6 +70,20 @@ class MessageRenderer:
             compact=self.style == "compact",
         )
 
+    def digest_line(
+        self,
+        listing: Listing,
+        *,
+        drop: tuple[Decimal, Decimal] | None = None,
+        bumped: bool = False,
+    ) -> str:
+        """The alert as one line of a digest: its compact text (title as the link, price or
+        old → new, place), whatever the chat's alert style."""
+        line = MessageRenderer(self.texts, style="compact")
+        if drop is not None:
+            return line.price_drop(listing, *drop)
+        return line.new_listing(listing, bumped=bumped)
+
     def baseline(self, label: str, count: int) -> str:
         """A new watch's first scan: how many listings it now watches, silently."""
         return self.texts.baseline(label, count)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import httpx
@@ -217,6 +218,11 @@ class BotServices:
             link_preview_options=NO_PREVIEW if compact else None,
             disable_notification=silent,
         )
+
+    def render_digest(self, chat_id: int, lines: Sequence[str]) -> str:
+        """The queue's digest: a heading with the count, then one line per alert."""
+        texts = self.texts_for(chat_id)
+        return "\n".join([texts.fill("digest", count=len(lines)), *lines])
 
     def is_admin(self, user_id: int | None) -> bool:
         return user_id is not None and user_id in self.settings.admin_ids

@@ -171,6 +171,7 @@ class Catalog:
     settings: str
     style_photo: str
     style_compact: str
+    digest: str
     quiet_none: str
     quiet_hold: str
     quiet_silent: str
@@ -345,6 +346,7 @@ GERMAN = Catalog(
     ),
     style_photo="🖼 Foto",
     style_compact="📝 Kompakt",
+    digest="📬 <b>{count} Alarme auf einmal</b>",
     quiet_none="keine",
     quiet_hold="{window} ({zone}), Alarme warten bis zum Ende",
     quiet_silent="{window} ({zone}), Alarme kommen ohne Ton",
@@ -581,6 +583,7 @@ ENGLISH = Catalog(
     ),
     style_photo="🖼 Photo",
     style_compact="📝 Compact",
+    digest="📬 <b>{count} alerts at once</b>",
     quiet_none="none",
     quiet_hold="{window} ({zone}), alerts wait until the end",
     quiet_silent="{window} ({zone}), alerts arrive without a sound",

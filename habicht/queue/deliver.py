@@ -17,9 +17,15 @@ Delivery is at-least-once, not exactly-once: a send whose answer is lost (a time
 between Telegram's reply and the commit that records it, or a cancel mid-send) is sent again.
 The window is one send plus one small commit per message, since each row is settled on its
 own, and a settle, once its send has started, runs to its end even when the drain is
-cancelled. (A digest — several rows of one chat in one message — would claim them together
-with `per_chat`, `start` them together and settle them together: the unit of a send is the
-rows of one chat in hand.)
+cancelled.
+
+Digests: when a claimed row's chat has more than its threshold of alerts waiting at once
+(a burst, released quiet hours, the backlog after an outage), the drain claims them together
+(`store.claim_digest`) and sends them as digest messages — each as few as Telegram's
+4,096-character limit allows, `render_digest` writing one from the rows' `digest_line`s.
+A digest message is one send for the pacer; its rows are started in one commit right before
+it and settled together after it, so a crash mid-digest repeats at most that message, and
+the chat's later digest messages go back unspent.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import asyncio
 import logging
 import random
 from collections import Counter
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -41,6 +47,7 @@ __all__ = [
     "ChatGoneHook",
     "ChatMigratedHook",
     "DeliveryStopped",
+    "DigestRenderer",
     "DrainSummary",
     "Send",
     "drain",
@@ -63,7 +70,14 @@ ChatMigratedHook = Callable[[int, int], Awaitable[object]]
 """Called with `(old_chat_id, new_chat_id)` when a group became a supergroup."""
 
 
+DigestRenderer = Callable[[int, Sequence[str]], str]
+"""Writes one digest message for `chat_id` from its entries' `digest_line`s (HTML)."""
+
 T = TypeVar("T")
+
+MESSAGE_LIMIT = 4096
+"""Telegram's longest message text (UTF-16 code units of the visible text). A digest is
+measured by its HTML, which is never shorter than what it shows."""
 
 _LEAST_PAUSE = 1.0
 """A 429 pauses its chat at least this long, so `retry_after=0` cannot make a drain spin."""
@@ -109,6 +123,8 @@ async def drain(
     on_chat_gone: ChatGoneHook | None = None,
     on_chat_migrated: ChatMigratedHook | None = None,
     stop: asyncio.Event | None = None,
+    digest_after: int | None = None,
+    render_digest: DigestRenderer | None = None,
 ) -> DrainSummary:
     """Deliver every due notification; return what happened.
 
@@ -128,6 +144,9 @@ async def drain(
     a send cut off mid-flight may have reached Telegram, so its row keeps the attempt spent
     and is claimable at once (at-least-once). A send that finished is always settled, even
     if the cancel arrives while it is being recorded.
+
+    With `render_digest`, a chat with more than `digest_after` alerts waiting at once (or its
+    own threshold) gets them as digests (see the module docstring).
     """
     run = _Drain(
         store=store,
@@ -143,6 +162,8 @@ async def drain(
         on_chat_gone=on_chat_gone,
         on_chat_migrated=on_chat_migrated,
         stop=stop if stop is not None else asyncio.Event(),
+        digest_after=None if render_digest is None else digest_after,
+        render_digest=render_digest,
     )
     return await run.run()
 
@@ -164,14 +185,16 @@ class _Drain:
     on_chat_gone: ChatGoneHook | None
     on_chat_migrated: ChatMigratedHook | None
     stop: asyncio.Event
+    digest_after: int | None
+    render_digest: DigestRenderer | None
     # Counted with `tally.update(sent=await …)`, never `self.sent += await …`: the latter
     # reads the old value before the await, and concurrent flights would lose updates.
     tally: Counter[str] = field(default_factory=Counter)
     flood_until: float | None = None
     fatal: str | None = None
     flights: dict[asyncio.Task[None], int] = field(default_factory=dict)
-    """One task per claimed row, with its chat (at most one per chat): it waits for the
-    row's turn, then sends and settles it — or gives it back unsent."""
+    """One task per chat with claimed rows (a row, or the rows of its digest): it waits for
+    each message's turn, then sends and settles it — or gives the rows back unsent."""
     claim_at: float = float("-inf")
     due: float | None = None
     """When the next waiting row of a chat with no flight is due (None: none waits)."""
@@ -232,7 +255,10 @@ class _Drain:
         room = self._room()
         rows = await self.store.claim(room, per_chat=1, skip=set(self.flights.values()))
         for row in rows:
-            self.flights[asyncio.create_task(self._fly(row))] = row.chat_id
+            carried = [row]
+            if self.digest_after is not None:
+                carried = await self.store.claim_digest(row, digest_after=self.digest_after)
+            self.flights[asyncio.create_task(self._fly_all(carried))] = row.chat_id
         if len(rows) == room:  # there may be more due: claim again when there is room
             self.due = self.claim_at = now
             return
@@ -271,83 +297,125 @@ class _Drain:
         if cancelled:
             raise asyncio.CancelledError
 
-    async def _fly(self, row: Notification) -> None:
-        """Wait for the row's turn, count its attempt, send it and settle it; give it back
-        unspent if the drain stops, its chat is paused or its lease nearly over first."""
-        try:
-            last_start = (row.lease_until or 0.0) - LEASE_MARGIN
-            paused = self.pacer.paused_until(row.chat_id)
-            booked = None if paused else await self.pacer.turn(row.chat_id, by=last_start)
-            if booked is not None and not self.stopping:
-                started = await self.store.start([row])
-                if not started:  # the claim was lost (its lease ran out): nothing to send
-                    return
-                row = started[0]
-                await self.pacer.keep(row.chat_id, booked)  # at once, unless the commit was slow
-            if booked is None or self.stopping:  # due again when its chat may have it
-                until = None if self.stopping else self.pacer.ready_at(row.chat_id)
-                self.tally.update(deferred=await _finish(self.store.release([row], until=until)))
+    def _messages(self, rows: list[Notification]) -> list[tuple[str, list[Notification]]]:
+        """The messages that carry `rows`: the row's own text for one row; else digests,
+        each with as many entries as fit in `MESSAGE_LIMIT`, in turn order."""
+        render = self.render_digest
+        if len(rows) == 1 or render is None:
+            return [(row.text, [row]) for row in rows]
+        chat_id = rows[0].chat_id
+        messages: list[tuple[str, list[Notification]]] = []
+        for row in rows:
+            if messages:
+                carried = [*messages[-1][1], row]
+                text = render(chat_id, [n.digest_line or n.text for n in carried])
+                if _length(text) <= MESSAGE_LIMIT:
+                    messages[-1] = (text, carried)
+                    continue
+            messages.append((render(chat_id, [row.digest_line or row.text]), [row]))
+        return messages
+
+    async def _fly_all(self, rows: list[Notification]) -> None:
+        """Send the messages that carry the chat's claimed rows one after the other; when
+        one is not sent, the rows of the later ones go back unspent."""
+        messages = self._messages(rows)
+        for nth, (text, carried) in enumerate(messages):
+            rest = [row for _, later in messages[nth + 1 :] for row in later]
+            try:
+                sent = await self._fly(carried, text)
+            except BaseException:
+                self.tally.update(deferred=await _finish(self.store.release(rest)))
+                raise
+            if not sent:
+                until = None if self.stopping else self.pacer.ready_at(rows[0].chat_id)
+                self.tally.update(deferred=await _finish(self.store.release(rest, until=until)))
                 return
+
+    async def _fly(self, rows: list[Notification], text: str) -> bool:
+        """Wait for the message's turn, count the attempt of its rows, send it and settle
+        them; give them back unspent if the drain stops, the chat is paused or the lease
+        nearly over first. True if it was sent."""
+        chat_id = rows[0].chat_id
+        try:
+            last_start = min(row.lease_until or 0.0 for row in rows) - LEASE_MARGIN
+            paused = self.pacer.paused_until(chat_id)
+            booked = None if paused else await self.pacer.turn(chat_id, by=last_start)
+            if booked is not None and not self.stopping:
+                started = await self.store.start(rows)
+                if not started:  # the claim was lost (its lease ran out): nothing to send
+                    return False
+                rows = started
+                await self.pacer.keep(chat_id, booked)  # at once, unless the commit was slow
+            if booked is None or self.stopping:  # due again when its chat may have it
+                until = None if self.stopping else self.pacer.ready_at(chat_id)
+                self.tally.update(deferred=await _finish(self.store.release(rows, until=until)))
+                return False
         except BaseException:
             # Not sent: back unspent (a started row's attempt is given back too).
-            self.tally.update(deferred=await _finish(self.store.release([row])))
+            self.tally.update(deferred=await _finish(self.store.release(rows)))
             raise
         try:
-            outcome = await self._attempt(row)
+            outcome = await self._attempt(rows, text)
         except asyncio.CancelledError:
             # Cut off mid-send, it may have reached Telegram: the attempt stays spent and
-            # the row is claimable at once, as after a crash.
-            await _finish(self.store.abandon([row]))
+            # the rows are claimable at once, as after a crash.
+            await _finish(self.store.abandon(rows))
             raise
-        await _finish(self._settle(row, outcome))
+        await _finish(self._settle(rows, outcome))
+        return outcome is None
 
-    async def _attempt(self, row: Notification) -> Outcome | None:
+    async def _attempt(self, rows: list[Notification], text: str) -> Outcome | None:
         try:
-            await self.send(row.chat_id, row.text, silent=row.silent)
+            await self.send(rows[0].chat_id, text, silent=all(row.silent for row in rows))
         except Exception as exc:  # every failure is classified; the table names the catch-all
             outcome = classify(exc)
             if isinstance(outcome, Retry) and outcome.unexpected:
-                log.error("unexpected error sending notification %d", row.id, exc_info=exc)
+                ids = ", ".join(str(row.id) for row in rows)
+                log.error("unexpected error sending notification %s", ids, exc_info=exc)
             return outcome
         return None
 
-    async def _settle(self, row: Notification, outcome: Outcome | None) -> None:
-        """Record what happened to `row`; a chat-wide outcome also settles the chat's other
-        waiting rows."""
+    async def _settle(self, rows: list[Notification], outcome: Outcome | None) -> None:
+        """Record what happened to the rows of one message; a chat-wide outcome also settles
+        the chat's other waiting rows."""
         store = self.store
+        chat_id = rows[0].chat_id
+        spent = [row for row in rows if row.attempts >= row.max_attempts]
+        left = [row for row in rows if row.attempts < row.max_attempts]
         match outcome:
             case None:
-                self.tally.update(sent=await store.mark_sent([row]))
-            case Retry(error=error) if row.attempts >= row.max_attempts:
-                await self._bury([row], "attempts_exhausted", error)
+                self.tally.update(sent=await store.mark_sent(rows))
             case Retry(error=error):
-                delay = backoff(
-                    row.attempts, base=self.backoff_base, cap=self.backoff_cap, rand=self.rand
-                )
-                at = self.clock() + delay
-                self.tally.update(retried=await store.mark_retry(row, at=at, error=error))
+                await self._bury(spent, "attempts_exhausted", error)
+                for row in left:
+                    delay = backoff(
+                        row.attempts, base=self.backoff_base, cap=self.backoff_cap, rand=self.rand
+                    )
+                    at = self.clock() + delay
+                    self.tally.update(retried=await store.mark_retry(row, at=at, error=error))
             case RetryAt(delay=delay):
                 # The pause first: other rows of the chat (and other chats) see it at once.
                 until = self.clock() + max(delay, _LEAST_PAUSE)
-                self._rate_limited(row.chat_id, until)
-                self.tally.update(deferred=await store.release([row], until=until))
-                await store.postpone(until, chat_id=row.chat_id)
+                self._rate_limited(chat_id, until)
+                self.tally.update(deferred=await store.release(rows, until=until))
+                await store.postpone(until, chat_id=chat_id)
             case Dead(error=error, reason=reason, chat_gone=True):
-                await self._bury([row], reason, error)
-                self._count_dead(await store.bury_chat(row.chat_id, reason=reason, error=error))
-                await self._hook(self.on_chat_gone, row.chat_id, reason)
+                await self._bury(rows, reason, error)
+                self._count_dead(await store.bury_chat(chat_id, reason=reason, error=error))
+                await self._hook(self.on_chat_gone, chat_id, reason)
             case Dead(error=error, reason=reason):
-                await self._bury([row], reason, error)
+                await self._bury(rows, reason, error)
             case Migrate(error=error, new_chat_id=new_chat_id):
-                if row.attempts >= row.max_attempts:  # a chat "migrating" on every try
-                    await self._bury([row], "attempts_exhausted", error)
-                else:  # at once, to the new id; the attempt stays spent, so a loop ends
+                # A chat "migrating" on every try ends; else at once, to the new id, the
+                # attempt spent, so a loop ends.
+                await self._bury(spent, "attempts_exhausted", error)
+                for row in left:
                     await store.mark_retry(row, at=self.clock(), error=error)
-                await store.migrate_chat(row.chat_id, new_chat_id)
-                await self._hook(self.on_chat_migrated, row.chat_id, new_chat_id)
+                await store.migrate_chat(chat_id, new_chat_id)
+                await self._hook(self.on_chat_migrated, chat_id, new_chat_id)
             case Fatal(error=error):
                 self.fatal = error
-                self.tally.update(deferred=await store.release([row]))
+                self.tally.update(deferred=await store.release(rows))
 
     def _rate_limited(self, chat_id: int, until: float) -> None:
         """Pause the chat; private chats paused by 429s at once mean the bot is flooded.
@@ -383,6 +451,11 @@ class _Drain:
             await hook(*args)
         except Exception:
             log.exception("delivery hook %r failed", hook)
+
+
+def _length(text: str) -> int:
+    """A text's length as Telegram counts it: UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
 
 
 async def _sleeping(sleep: Sleep, seconds: float) -> None:

@@ -80,6 +80,8 @@ class Outgoing:
     text: str
     dedupe_key: str
     ad_id: str | None = None
+    digest_line: str | None = None
+    """The message as one line of a digest (HTML); None: it never goes in a digest."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,7 @@ class Notification:
     started_at: float | None
     silent: bool
     """Sent with `disable_notification` (queued during its chat's silent quiet hours)."""
+    digest_line: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,10 +160,10 @@ def _notification(row: sqlite3.Row | tuple[Any, ...]) -> Notification:
 _INSERT = """
 INSERT INTO notifications
     (chat_id, kind, ad_id, text, dedupe_key, max_attempts, next_attempt_at,
-     created_at, queued_at, updated_at, silent)
+     created_at, queued_at, updated_at, silent, digest_line)
 SELECT :chat_id, :kind, :ad_id, :text, :dedupe_key, :max_attempts,
        max(coalesce(:release, head), coalesce(last + :gap, head)), :now,
-       coalesce(:release, :now), :now, :silent
+       coalesce(:release, :now), :now, :silent, :digest_line
 FROM (
     SELECT min(:now, coalesce(
                (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending'), :now
@@ -223,6 +226,7 @@ async def enqueue_within(
                 "kind": item.kind,
                 "ad_id": item.ad_id,
                 "text": item.text,
+                "digest_line": item.digest_line,
                 "dedupe_key": item.dedupe_key,
                 "max_attempts": max_attempts,
                 "now": now,
@@ -297,6 +301,31 @@ RETURNING {_COLUMNS}
 _SCAN = 4
 """A claim of n rows walks at most 4n due rows per branch to find them: enough when a few
 chats' rows crowd the head of the line, which the per-chat cap then thins out."""
+
+DIGEST_MOST = 60
+"""Rows one digest claim takes at most: a few messages, all sent well within one lease."""
+
+# The rows a digest would carry with a row just claimed: the chat's other alerts waiting for
+# their turn now (fresh, not held) and those of a digest cut off by a crash (`sending`, the
+# lease over), in turn order — on the chat's index.
+_DIGEST_ROWS = """
+SELECT id FROM notifications
+WHERE chat_id = :chat_id AND id != :id AND digest_line IS NOT NULL
+    AND queued_at <= :now AND queued_at > :born_after
+    AND ((status = 'pending' AND attempts = 0)
+         OR (status = 'sending' AND lease_until <= :now AND attempts < max_attempts))
+ORDER BY next_attempt_at, id LIMIT :most
+"""
+
+_DIGEST_AFTER = "SELECT digest_after FROM chats WHERE chat_id = ?"
+
+_CLAIM_MORE = f"""
+UPDATE notifications
+SET status = 'sending', lease_until = :lease_until, claims = claims + 1, started_at = NULL,
+    updated_at = :now
+WHERE id IN (SELECT value FROM json_each(:ids))
+RETURNING {_COLUMNS}
+"""
 
 _NEXT_DUE = """
 SELECT next_attempt_at FROM notifications INDEXED BY notifications_due
@@ -432,6 +461,34 @@ class NotificationStore:
         async with self.db.transaction() as conn:
             rows = await conn.execute_fetchall(_CLAIM, params)
         return sorted((_notification(row) for row in rows), key=lambda n: (n.next_attempt_at, n.id))
+
+    async def claim_digest(self, row: Notification, *, digest_after: int) -> list[Notification]:
+        """`row`, just claimed, and — when its chat has more than `digest_after` alerts
+        (the chat's own threshold if it set one) waiting at once — the others, up to
+        `DIGEST_MOST`, claimed with the same lease: the rows of one digest, in turn order.
+        Just `[row]` otherwise, or if `row` never goes in a digest."""
+        if row.digest_line is None or row.lease_until is None:
+            return [row]
+        now = self.clock()
+        params = {
+            "chat_id": row.chat_id,
+            "id": row.id,
+            "now": now,
+            "born_after": now - self.ttl,
+            "most": DIGEST_MOST - 1,
+            "lease_until": row.lease_until,
+        }
+        async with self.db.transaction() as conn:
+            own = await conn.execute_fetchall(_DIGEST_AFTER, (row.chat_id,))
+            threshold = next((found[0] for found in own if found[0] is not None), digest_after)
+            ids = [found[0] for found in await conn.execute_fetchall(_DIGEST_ROWS, params)]
+            if 1 + len(ids) <= threshold:
+                return [row]
+            more = await conn.execute_fetchall(_CLAIM_MORE, {**params, "ids": json.dumps(ids)})
+        rows = sorted(
+            (_notification(found) for found in more), key=lambda n: (n.next_attempt_at, n.id)
+        )
+        return [row, *rows]
 
     async def next_due(self, *, skip: Collection[int] = ()) -> float | None:
         """When the earliest waiting row of a chat not in `skip` is due; None if none waits."""

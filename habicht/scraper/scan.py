@@ -102,6 +102,16 @@ class Renderer(Protocol):
         """`path`: every price the advert was known at, oldest first, ending with `new`."""
         ...
 
+    def digest_line(
+        self,
+        listing: Listing,
+        *,
+        drop: tuple[Decimal, Decimal] | None = None,
+        bumped: bool = False,
+    ) -> str:
+        """The alert as one line of a digest (a new listing, or a drop from `drop`)."""
+        ...
+
     def baseline(self, label: str, count: int) -> str: ...
 
 
@@ -514,11 +524,14 @@ async def _events(
         elif isinstance(event, NewListing | BumpedListing):
             bumped = isinstance(event, BumpedListing)
             text = renderer.new_listing(listing, bumped=bumped)
-            outgoing.append(Outgoing(chat_id, "new", text, f"new:{ad_id}:{chat_id}", ad_id))
+            line = renderer.digest_line(listing, bumped=bumped)
+            key = f"new:{ad_id}:{chat_id}"
+            outgoing.append(Outgoing(chat_id, "new", text, key, ad_id, digest_line=line))
         else:
             text = renderer.price_drop(listing, event.old, event.new, path=paths[ad_id])
             key = f"drop:{ad_id}:{chat_id}:{_money(event.old)}:{_money(event.new)}"
-            outgoing.append(Outgoing(chat_id, "drop", text, key, ad_id))
+            line = renderer.digest_line(listing, drop=(event.old, event.new))
+            outgoing.append(Outgoing(chat_id, "drop", text, key, ad_id, digest_line=line))
     if hits:
         await record_hits(conn, watch_id, hits, now=now)
     return outgoing

@@ -1,4 +1,5 @@
--- Quiet hours (issue 14): a chat's nightly window, and alerts that arrive without a sound.
+-- Quiet hours and digests (issue 14): a chat's nightly window, alerts that arrive without a
+-- sound, and the one line each alert has in a digest.
 
 -- The window as wall-clock times 'HH:MM' in `quiet_zone` (NULL: Europe/Vienna); no window
 -- when `quiet_mode` is NULL. 'hold' keeps alerts in the outbox until the window ends,
@@ -12,3 +13,10 @@ ALTER TABLE chats ADD COLUMN quiet_zone TEXT;
 -- quiet hours). A held row needs no column: it is a pending row whose `queued_at` (and due
 -- time) is the end of its quiet hours, still in the future.
 ALTER TABLE notifications ADD COLUMN silent INTEGER NOT NULL DEFAULT 0;
+
+-- A chat's digest threshold: more alerts than this due at once go out as one digest
+-- (NULL: HABICHT_DIGEST_AFTER).
+ALTER TABLE chats ADD COLUMN digest_after INTEGER CHECK (digest_after >= 0);
+-- The alert as one line of a digest (HTML, rendered when it was queued, like `text`);
+-- NULL for messages that never go in a digest.
+ALTER TABLE notifications ADD COLUMN digest_line TEXT;
