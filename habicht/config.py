@@ -65,7 +65,7 @@ class Settings:
         "HABICHT_DIGEST_AFTER",
         5,
         "more alerts than this due at once for one chat go out as a digest",
-        minimum=0,
+        minimum=1,
         maximum=1000,
     )
     max_attempts: int = _setting(

@@ -107,3 +107,43 @@ async def test_an_old_file_gains_quiet_hours_off_and_keeps_its_settings(tmp_path
         assert chat is not None
         assert (chat["lang"], chat["alert_style"], chat["quiet_mode"]) == ("en", "compact", None)
         assert await db.single_value("SELECT silent FROM notifications") == 0
+
+
+async def test_a_burst_of_12_new_listings_is_one_digest(bot: Bot) -> None:
+    """Each entry: the title as the link, the price, the place; the other chat, with a
+    threshold above 12, gets them one by one."""
+    await watching(bot)
+    message = await settings_message(bot, BOB)
+    await bot.press(BOB, message.message_id, buttons(message)["📬 über 20"])
+    before = len(bot.api.messages(ALICE))
+    for i in range(12):
+        bot.site.adverts.insert(0, FakeAdvert(f"20{i:02}", f"Sofa <{i}>", Decimal(100 + i)))
+    await bot.scrape()
+    [digest] = bot.api.messages(ALICE)[before:]
+    lines = digest.text.splitlines()
+    assert lines[0] == "📬 <b>12 Alarme auf einmal</b>"
+    assert len(lines) == 13
+    assert any(">Sofa &lt;3&gt;</a> · € 103 · " in line for line in lines)
+    assert (
+        await bot.app.bot_data.db.single_value(
+            "SELECT count(*) FROM notifications WHERE chat_id = ? AND kind = 'new'"
+            " AND status = 'sent'",
+            (ALICE,),
+        )
+        == 12
+    )
+    assert sum("Sofa &lt;" in m.text for m in bot.api.messages(BOB)) == 12
+
+
+async def test_alerts_held_overnight_arrive_as_one_digest(bot: Bot) -> None:
+    await watching(bot)
+    await bot.say(ALICE, "/quiet 22-7")
+    for i in range(8):
+        bot.site.adverts.insert(0, FakeAdvert(f"30{i:02}", f"Tisch {i}", Decimal(50)))
+    await bot.scrape()
+    before = len(bot.api.messages(ALICE))
+    await bot.say(ALICE, "/quiet off")
+    await deliver(bot.app.bot_data)
+    [said, digest] = bot.api.messages(ALICE)[before:]
+    assert "8 zurückgehaltene Alarme kommen jetzt." in said.text
+    assert digest.text.startswith("📬 <b>8 Alarme auf einmal</b>")

@@ -191,6 +191,7 @@ _ROW = Notification(
     claims=0,
     started_at=None,
     silent=False,
+    digest_line=None,
 )
 
 

@@ -52,6 +52,8 @@ class ChatPrefs:
     lang: Lang | None = None
     alert_style: AlertStyle = "photo"
     quiet: QuietHours | None = None
+    digest_after: int | None = None
+    """More alerts than this waiting at once make a digest; None: `HABICHT_DIGEST_AFTER`."""
 
 
 _ROW = """
@@ -65,23 +67,28 @@ _SET_LANG = "lang = ?"
 _SET_STYLE = "alert_style = ?"
 _SET_QUIET = "quiet_from = ?, quiet_to = ?, quiet_mode = ?, quiet_zone = ?"
 
-_COLUMNS = "lang, alert_style, quiet_from, quiet_to, quiet_mode, quiet_zone"
+_SET_DIGEST = "digest_after = ?"
+
+_COLUMNS = "lang, alert_style, quiet_from, quiet_to, quiet_mode, quiet_zone, digest_after"
 
 
 def _prefs(row: sqlite3.Row) -> ChatPrefs:
     quiet = stored_quiet_hours(
         row["quiet_from"], row["quiet_to"], row["quiet_mode"], row["quiet_zone"]
     )
-    return ChatPrefs(row["lang"], row["alert_style"], quiet)
+    return ChatPrefs(row["lang"], row["alert_style"], quiet, row["digest_after"])
 
 
 class Preferences:
     """The settings of every chat, read from memory and written through to `chats`."""
 
-    def __init__(self, db: Database, *, clock: Clock, default_lang: Lang) -> None:
+    def __init__(
+        self, db: Database, *, clock: Clock, default_lang: Lang, default_digest_after: int = 5
+    ) -> None:
         self._db = db
         self._clock = clock
         self.default_lang: Lang = default_lang
+        self.default_digest_after = default_digest_after
         self._chats: dict[int, ChatPrefs] = {}
 
     async def load(self) -> Self:
@@ -111,6 +118,13 @@ class Preferences:
     async def set_alert_style(self, chat_id: int, style: AlertStyle) -> ChatPrefs:
         return await self._change(chat_id, _SET_STYLE, style)
 
+    def digest_after(self, chat_id: int) -> int:
+        """The chat's digest threshold (its own, or the default)."""
+        return self.of(chat_id).digest_after or self.default_digest_after
+
+    async def set_digest_after(self, chat_id: int, threshold: int) -> ChatPrefs:
+        return await self._change(chat_id, _SET_DIGEST, threshold)
+
     async def set_quiet(self, chat_id: int, quiet: QuietHours | None) -> int:
         """New quiet hours (None: none); returns how many held alerts were re-timed — released
         now, or held until the new window ends — in the same transaction."""
@@ -132,7 +146,7 @@ class Preferences:
         self,
         chat_id: int,
         assignment: str,
-        *values: str | None,
+        *values: str | int | None,
         then: Callable[[aiosqlite.Connection, float], Awaitable[None]] | None = None,
     ) -> ChatPrefs:
         now = self._clock()

@@ -126,7 +126,12 @@ class BotServices:
             self.metrics = metrics
         db = await Database(settings.db).open()
         self._db = db
-        preferences = await Preferences(db, clock=self.clock, default_lang=self.texts.lang).load()
+        preferences = await Preferences(
+            db,
+            clock=self.clock,
+            default_lang=self.texts.lang,
+            default_digest_after=settings.digest_after,
+        ).load()
         self._preferences = preferences
         self._subscriptions = Subscriptions(
             db, clock=self.clock, on_chat_migrated=preferences.moved

@@ -1,9 +1,10 @@
 """`/settings`: one message with the chat's settings and a button for each choice.
 
 A press changes the setting and edits that message to show it — in the new language, when
-the language was changed. Callback data is `set:lang:<de|en>`, `set:style:<photo|compact>`
-or `set:quiet:<off|hold|silent>` (at most 17 bytes); anything else, forged or from an older
-version, does nothing. In a group, only its admins may press them (`permissions`).
+the language was changed. Callback data is `set:lang:<de|en>`, `set:style:<photo|compact>`,
+`set:quiet:<off|hold|silent>` or `set:digest:<3|5|10|20>` (at most 17 bytes); anything else,
+forged or from an older version, does nothing. In a group, only its admins may press them
+(`permissions`).
 
 The quiet buttons end the quiet hours or switch their mode, keeping the chat's window (or
 22:00-07:00 when it has none); `/quiet` sets any other window.
@@ -38,6 +39,9 @@ _CHOSEN = "✓ "
 
 QUIET_MODES: tuple[QuietMode, ...] = get_args(QuietMode)
 
+DIGEST_CHOICES = (3, 5, 10, 20)
+"""The digest thresholds the buttons offer (`HABICHT_DIGEST_AFTER` may set another default)."""
+
 _NIGHT = QuietHours(start=time(22), end=time(7))
 """The window a quiet button sets in a chat that has none."""
 
@@ -45,7 +49,7 @@ _NIGHT = QuietHours(start=time(22), end=time(7))
 def _view(prefs: Preferences, chat_id: int) -> tuple[Html, InlineKeyboardMarkup]:
     """The settings message of the chat: its text and its buttons, in its language."""
     lang, chat = prefs.lang(chat_id), prefs.of(chat_id)
-    style, quiet = chat.alert_style, chat.quiet
+    style, quiet, digest = chat.alert_style, chat.quiet, prefs.digest_after(chat_id)
     texts = Texts(lang)
 
     def button(label: str, chosen: bool, data: str) -> InlineKeyboardButton:
@@ -70,12 +74,17 @@ def _view(prefs: Preferences, chat_id: int) -> tuple[Html, InlineKeyboardMarkup]
                 for mode in QUIET_MODES
             ),
         ],
+        [
+            button(texts.fill("digest_button", count=n), n == digest, f"digest:{n}")
+            for n in DIGEST_CHOICES
+        ],
     ]
     text = texts.fill(
         "settings",
         lang=LANGUAGE_NAMES[lang],
         style=Html(texts.fill(f"style_{style}")),
         quiet=describe_quiet(texts, quiet),
+        digest=digest,
     )
     return text, InlineKeyboardMarkup(rows)
 
@@ -100,6 +109,9 @@ async def _apply(prefs: Preferences, chat_id: int, data: str) -> ChatPrefs | Non
     if setting == "quiet" and value == "off":
         await prefs.set_quiet(chat_id, None)
         return prefs.of(chat_id)
+    for threshold in DIGEST_CHOICES:
+        if setting == "digest" and value == str(threshold):
+            return await prefs.set_digest_after(chat_id, threshold)
     for mode in QUIET_MODES:
         if setting == "quiet" and value == mode:
             await prefs.set_quiet(chat_id, replace(prefs.of(chat_id).quiet or _NIGHT, mode=mode))

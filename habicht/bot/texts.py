@@ -172,6 +172,7 @@ class Catalog:
     style_photo: str
     style_compact: str
     digest: str
+    digest_button: str
     quiet_none: str
     quiet_hold: str
     quiet_silent: str
@@ -340,13 +341,15 @@ GERMAN = Catalog(
         "⚙️ <b>Einstellungen dieses Chats</b>\n"
         "Sprache: {lang}\n"
         "Alarme: {style}\n"
-        "Ruhezeiten: {quiet}\n\n"
+        "Ruhezeiten: {quiet}\n"
+        "Sammelnachricht: bei mehr als {digest} Alarmen auf einmal\n\n"
         "<i>Foto</i>: jede Anzeige mit ihrem Bild — bis Fotos verschickt werden, als Text mit "
         "der Linkvorschau, die das Bild zeigt. <i>Kompakt</i>: eine Zeile, ohne Vorschau."
     ),
     style_photo="🖼 Foto",
     style_compact="📝 Kompakt",
     digest="📬 <b>{count} Alarme auf einmal</b>",
+    digest_button="📬 über {count}",
     quiet_none="keine",
     quiet_hold="{window} ({zone}), Alarme warten bis zum Ende",
     quiet_silent="{window} ({zone}), Alarme kommen ohne Ton",
@@ -577,13 +580,15 @@ ENGLISH = Catalog(
         "⚙️ <b>Settings of this chat</b>\n"
         "Language: {lang}\n"
         "Alerts: {style}\n"
-        "Quiet hours: {quiet}\n\n"
+        "Quiet hours: {quiet}\n"
+        "Digest: when more than {digest} alerts arrive at once\n\n"
         "<i>Photo</i>: every listing with its picture — until photos are sent, as text with "
         "the link preview that shows the picture. <i>Compact</i>: one line, no preview."
     ),
     style_photo="🖼 Photo",
     style_compact="📝 Compact",
     digest="📬 <b>{count} alerts at once</b>",
+    digest_button="📬 over {count}",
     quiet_none="none",
     quiet_hold="{window} ({zone}), alerts wait until the end",
     quiet_silent="{window} ({zone}), alerts arrive without a sound",

@@ -16,7 +16,7 @@ ALTER TABLE notifications ADD COLUMN silent INTEGER NOT NULL DEFAULT 0;
 
 -- A chat's digest threshold: more alerts than this due at once go out as one digest
 -- (NULL: HABICHT_DIGEST_AFTER).
-ALTER TABLE chats ADD COLUMN digest_after INTEGER CHECK (digest_after >= 0);
+ALTER TABLE chats ADD COLUMN digest_after INTEGER CHECK (digest_after >= 1);
 -- The alert as one line of a digest (HTML, rendered when it was queued, like `text`);
 -- NULL for messages that never go in a digest.
 ALTER TABLE notifications ADD COLUMN digest_line TEXT;
