@@ -46,13 +46,21 @@ class Alert:
     ad_id: str
 
 
-def alert_of(message: SentMessage) -> Alert | None:
-    """The alert a message is, by its marker (🆕 new, 📉 drop) and its link; None otherwise."""
-    kind = {"🆕": "new", "📉": "drop"}.get(message.text[:1])
-    found = _AD_ID.search(message.text)
-    if kind is None or found is None:
-        return None
-    return Alert(message.chat_id, kind, found.group(1))
+def alerts_of(message: SentMessage) -> list[Alert]:
+    """The alerts a message carries, by their marker (🆕 new, 📉 drop) and link: the message
+    itself, or each entry of a digest (📬, then one line per alert)."""
+    entries = message.text.splitlines()[1:] if message.text.startswith("📬") else [message.text]
+    found = []
+    for entry in entries:
+        kind = {"🆕": "new", "📉": "drop"}.get(entry[:1])
+        link = _AD_ID.search(entry)
+        if kind is not None and link is not None:
+            found.append(Alert(message.chat_id, kind, link.group(1)))
+    return found
+
+
+def is_digest(message: SentMessage) -> bool:
+    return message.text.startswith("📬")
 
 
 def gpu(number: int, price: int) -> FakeAdvert:
@@ -183,8 +191,7 @@ class World:
 
     def alerts(self, chat_id: int | None = None) -> Counter[Alert]:
         """How often each alert was delivered (to one chat or all)."""
-        found = (alert_of(m) for m in self.telegram.messages(chat_id))
-        return Counter(alert for alert in found if alert is not None)
+        return Counter(alert for m in self.telegram.messages(chat_id) for alert in alerts_of(m))
 
     def messages(self, chat_id: int) -> list[str]:
         return [m.text for m in self.telegram.messages(chat_id)]

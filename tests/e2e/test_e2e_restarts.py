@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from e2e.harness import SEARCH, Alert, World, gpu
+from decimal import Decimal
+
+from e2e.harness import SEARCH, Alert, World, alerts_of, gpu, is_digest
+from habicht.fakes import FakeAdvert
 
 CHATS = tuple(range(201, 207))
 NEW_ADS = tuple(range(2, 8))  # 6 alerts per chat: ≥ 5 s at one message per second
@@ -67,6 +70,7 @@ def test_a_crash_loop_never_kills_an_unsent_alert(world: World) -> None:
     (more than HABICHT_MAX_ATTEMPTS), each followed by a restart, then a clean run: every
     alert arrives, none is dead, and no more arrive twice than were in flight at the kills."""
     chat = 301
+    world.overrides["HABICHT_DIGEST_AFTER"] = "1000"  # a backlog of single messages
     world.site.set_listings(SEARCH, [gpu(1, 300)])
     world.start()
     world.subscribe(chat)
@@ -93,3 +97,48 @@ def test_a_crash_loop_never_kills_an_unsent_alert(world: World) -> None:
     duplicates = sum(world.alerts().values()) - len(expected)
     assert duplicates <= in_flight_at_kills
     assert max(world.alerts().values()) <= 2
+
+
+def test_a_kill_during_a_digest_repeats_only_that_digest(world: World) -> None:
+    """Issue 14: 28 alerts at once for one chat go out as digests of about 13 (long titles);
+    `kill -9` while the second digest is in flight, then a restart: every alert arrives, the
+    alerts of the first digest once, those of the digest cut off at most twice, the others
+    once — the only repeat is that digest's message."""
+    chat = 401
+    world.site.set_listings(SEARCH, [gpu(1, 300)])
+    world.start()
+    world.subscribe(chat)
+    world.telegram.delay = 0.5  # a digest's send takes a while: the kill lands inside one
+    long = "Grafikkarte mit sehr langer Beschreibung " * 3
+    world.site.add(
+        SEARCH,
+        *(FakeAdvert(str(770_000 + n), f"{long}{n}", price=Decimal(100 + n)) for n in range(2, 30)),
+    )
+    expected = {Alert(chat, "new", str(770_000 + n)) for n in range(2, 30)}
+
+    def digests() -> list[list[Alert]]:
+        return [alerts_of(m) for m in world.telegram.messages(chat) if is_digest(m)]
+
+    world.wait_for(
+        lambda: len(digests()) == 1 and world.telegram.in_progress["sendMessage"] > 0,
+        "the second digest in flight",
+    )
+    world.kill()
+    world.telegram.wait_until(lambda: not world.telegram.in_progress["sendMessage"], timeout=30)
+    first, cut_off = digests()[0], digests()[1:]
+    assert len(first) > 5
+    # Started: the rows of the digest cut off (the later digest's rows were only claimed).
+    started = "SELECT ad_id FROM notifications WHERE status = 'sending' AND started_at IS NOT NULL"
+    in_flight = {Alert(chat, "new", ad_id) for (ad_id,) in world.query(started)}
+    assert in_flight, "the kill landed while a digest was being sent"
+    assert not in_flight & set(first)
+    assert len(world.alerts()) < len(expected), "the kill landed before the end"
+
+    world.start()
+    world.wait_for(lambda: set(world.alerts()) == expected, "every alert after the restart")
+    world.wait_for(lambda: set(world.outbox().values()) == {"sent"}, "the outbox settled")
+    counts = world.alerts()
+    assert all(counts[a] == 1 for a in first)
+    assert {a for a, n in counts.items() if n > 1} <= in_flight
+    assert max(counts.values()) <= 2
+    assert [set(d) for d in cut_off] in ([], [in_flight]), "at most the digest cut off arrived"
