@@ -91,6 +91,25 @@ def test_demo_shows_each_fault_the_owners_queue_view_and_its_progress(
     assert "\x1b[" not in out  # captured output is no terminal: no colour
 
 
+def test_the_demo_shows_a_night_held_and_one_digest_at_seven(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 14: Ben's `/quiet 22-7`; what appears at 23:10 and at 02:40 is held until 07:00
+    (the owner's /queue says so), and at 07:00 it arrives as one digest of all six."""
+    assert main(["demo", "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    night = out[out.index("━━ the night · 23:00 in Vienna") :]
+    assert night.index("23:10 in Vienna") < night.index("02:40 in Vienna")
+    held = [line for line in night.splitlines() if "held until 07:00:" in line]
+    assert len(held) == 6
+    assert "zurückgehalten bis 07:00: 6" in night or "held until 07:00: 6" in night
+    morning = night[night.index("07:00 in Vienna: Ben's quiet hours end") :]
+    assert [line for line in morning.splitlines() if " Ben " in line] == [
+        next(line for line in morning.splitlines() if "digest" in line)
+    ]
+    assert "✓ one digest of 6 alerts" in morning
+
+
 def test_the_same_seed_tells_the_same_story() -> None:
     """Time is virtual and the jitter seeded, so two runs print the same lines."""
 

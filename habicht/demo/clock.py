@@ -36,6 +36,10 @@ class VirtualClock:
         """Virtual seconds from the start to `at` (default: now)."""
         return (self.now if at is None else at) - self.start
 
+    def jump(self, to: float) -> None:
+        """Move the time forward to `to` at once: the hours of a night nobody waits through."""
+        self.now = max(self.now, to)
+
     async def sleep(self, seconds: float) -> None:
         wake = self.now + max(0.0, seconds)
         await asyncio.sleep(max(0.0, seconds) / self.speed)

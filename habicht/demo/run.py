@@ -17,8 +17,11 @@ import tempfile
 import time
 from collections.abc import Awaitable, Iterator
 from contextlib import contextmanager
+from datetime import date, datetime, timedelta
+from datetime import time as wall_time
 from pathlib import Path
 from typing import TextIO
+from zoneinfo import ZoneInfo
 
 from habicht.bot import (
     BASELINE,
@@ -37,6 +40,7 @@ from habicht.demo.summary import Summary, describe, summarise
 from habicht.demo.terminal import Terminal, plain, wants_colour
 from habicht.fakes.telegram import DEFAULT_TOKEN
 from habicht.fakes.willhaben_site import FakeWillhabenSite
+from habicht.queue import DEFAULT_ZONE
 
 __all__ = ["DEFAULT_SEED", "DEFAULT_SPEED", "demo_settings", "run_demo"]
 
@@ -83,11 +87,14 @@ async def run_demo(
     with tempfile.TemporaryDirectory(prefix="habicht-demo-") as tmp, _quiet(verbose):
         path = db or Path(tmp) / "habicht.sqlite3"
         settings = demo_settings(path, lang=lang)
-        # The story ends about when the real clock says "now", so a kept database's times
-        # read sensibly afterwards (`habicht queue dead` says "25 min ago", not a time to come).
-        story_length = (len(scenario.CYCLES) + 1) * settings.scrape_interval
-        clock = VirtualClock(time.time() - story_length, speed=speed)
-        demo = _Demo(settings, clock, terminal, random.Random(seed))
+        # The story ends with the last morning before the real "now", so a kept database's
+        # times read sensibly afterwards (`habicht queue dead` says "9 h ago", not a time to
+        # come): the cycles run that evening, the night after them.
+        night = _last_night(time.time())
+        story_length = (len(scenario.CYCLES) + 1) * settings.scrape_interval + TAIL_LIMIT
+        start = _vienna(night, wall_time(23)) - story_length
+        clock = VirtualClock(start, speed=speed)
+        demo = _Demo(settings, clock, terminal, random.Random(seed), night=night)
         terminal.line(terminal.paint("habicht demo", "bold") + " — the real pipeline, offline")
         where = "temporary, removed at exit" if db is None else "kept"
         terminal.line(f"database: {path} ({where})")
@@ -96,6 +103,17 @@ async def run_demo(
             f"scrape cycle takes {settings.scrape_interval / speed:.2g} s"
         )
         return await demo.run()
+
+
+def _vienna(day: date, at: wall_time) -> float:
+    return datetime.combine(day, at, tzinfo=ZoneInfo(DEFAULT_ZONE)).timestamp()
+
+
+def _last_night(now: float) -> date:
+    """The evening whose next 07:00 in Vienna is the latest one before `now`."""
+    today = datetime.fromtimestamp(now, ZoneInfo(DEFAULT_ZONE)).date()
+    morning = today if _vienna(today, wall_time(7)) <= now else today - timedelta(days=1)
+    return morning - timedelta(days=1)
 
 
 @contextmanager
@@ -119,9 +137,16 @@ class _Demo:
     """One run: the two fakes, the bot built on them, and what the story has shown so far."""
 
     def __init__(
-        self, settings: Settings, clock: VirtualClock, terminal: Terminal, rand: random.Random
+        self,
+        settings: Settings,
+        clock: VirtualClock,
+        terminal: Terminal,
+        rand: random.Random,
+        *,
+        night: date,
     ) -> None:
         self.settings = settings
+        self.night = night
         self.clock = clock
         self.terminal = terminal
         self.recorder = Recorder(clock)
@@ -182,6 +207,30 @@ class _Demo:
         self.terminal.heading("the owner asks /queue")
         for command in ("/queue", "/queue dead"):
             await self._say(scenario.OWNER, command, show_reply=True)
+        await self._night()
+
+    async def _night(self) -> None:
+        """Ben's quiet hours: what appears at night is held, and arrives at 07:00 as one
+        digest. The clock jumps over the hours nothing happens in."""
+        morning = self.night + timedelta(days=1)
+
+        def at(text: str) -> float:
+            wall = wall_time.fromisoformat(text)
+            return _vienna(self.night if wall.hour >= 12 else morning, wall)
+
+        self.clock.jump(at("23:00"))
+        self.terminal.heading("the night · 23:00 in Vienna")
+        await self._say(scenario.BEN, "/quiet 22-7", show_reply=True)
+        for wall, changes in scenario.NIGHT:
+            self.clock.jump(at(wall))
+            self.terminal.heading(f"{wall} in Vienna")
+            for change in changes:
+                self.terminal.line(f"         {self.world.apply(change)}")
+            await self._step(run_jobs_now(self.app, SCRAPE))
+        await self._say(scenario.OWNER, "/queue", show_reply=True)
+        self.clock.jump(at("07:00"))
+        self.terminal.heading("07:00 in Vienna: Ben's quiet hours end")
+        await self._step(deliver(self.app.bot_data))
 
     async def _say(self, person: scenario.Person, text: str, *, show_reply: bool = False) -> None:
         """`person` sends `text`; the Application handles it like any update from Telegram."""
@@ -234,4 +283,7 @@ class _Demo:
 
     def _time(self, at: float | None = None) -> str:
         minutes, seconds = divmod(int(self.clock.elapsed(at)), 60)
-        return f"{minutes:02d}:{seconds:02d}"
+        if minutes < 60:
+            return f"{minutes:02d}:{seconds:02d}"
+        hours, minutes = divmod(minutes, 60)
+        return f"{hours}:{minutes:02d}:{seconds:02d}"

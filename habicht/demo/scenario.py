@@ -24,6 +24,7 @@ __all__ = [
     "CARLA",
     "CYCLES",
     "GPU",
+    "NIGHT",
     "OWNER",
     "PEOPLE",
     "SEARCHES",
@@ -174,6 +175,27 @@ CYCLES: tuple[tuple[Change, ...], ...] = (
     (),  # a quiet cycle: nothing changed, nothing is sent
 )
 """What changes before each scrape cycle, one tuple per cycle."""
+
+NIGHT: tuple[tuple[str, tuple[Change, ...]], ...] = (
+    (
+        "23:10",
+        (
+            Appears(SOFA, _ad(918_300_151, "Chesterfield Sofa dunkelgrün", 450, "Graz")),
+            Appears(SOFA, _ad(918_300_152, "Sofa mit Schlaffunktion", 199, "Wien, 21. Bezirk")),
+            Appears(SOFA, _ad(918_300_153, "Kleines Sofa für Kinderzimmer", 60, "Villach")),
+        ),
+    ),
+    (
+        "02:40",
+        (
+            Appears(SOFA, _ad(918_300_161, "Big Sofa XXL", 390, "Wiener Neustadt")),
+            Appears(SOFA, _ad(918_300_162, "Retro Sofa 70er", 140, "Steyr")),
+            Appears(SOFA, _ad(918_300_163, "Outdoor Loungesofa", 230, "Dornbirn")),
+        ),
+    ),
+)
+"""The night after the story, in Vienna: Ben has quiet hours (`/quiet 22-7`); what appears at
+each of these times is held, and at 07:00 it arrives as one digest."""
 
 
 class World:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
+from zoneinfo import ZoneInfo
 
 from habicht.demo.observe import Attempt, Fetch
 from habicht.demo.terminal import one_line
-from habicht.queue import Notification
+from habicht.queue import DEFAULT_ZONE, Notification
 
 __all__ = ["Entry", "Outbox", "Tone", "narrate"]
 
@@ -58,6 +60,9 @@ def narrate(
         label = "detected" if row.kind in ("new", "drop") else "queued"
         rank = _ALERT if row.kind == "admin" else _DETECT
         text = one_line(row.text, TEXT_WIDTH)
+        if row.queued_at > row.created_at:  # quiet hours: held until they end
+            until = datetime.fromtimestamp(row.queued_at, ZoneInfo(DEFAULT_ZONE))
+            text = one_line(f"⏸ held until {until:%H:%M}: {row.text}", TEXT_WIDTH)
         entries.append(Entry(row.created_at, rank, label, _who(row, names), text))
     entries += _sends(before, after, attempts, names)
     entries += _settled_unsent(before, after, attempts, names)
@@ -73,8 +78,21 @@ def _sends(
     last = {row.id: i for i, (_, row) in enumerate(matched) if row is not None}
     entries = []
     for i, (attempt, row) in enumerate(matched):
+        name = names.get(attempt.chat_id, str(attempt.chat_id))
+        carried = [
+            row
+            for row in after.values()
+            if row.chat_id == attempt.chat_id
+            and row.digest_line
+            and row.digest_line in attempt.text
+        ]
+        if row is None and carried:  # a digest: one message for several rows
+            text = (
+                f"✓ one digest of {len(carried)} alerts" if attempt.error is None else attempt.error
+            )
+            entries.append(Entry(attempt.at, _SEND, "digest", name, text, _tone(attempt.status)))
+            continue
         if row is None:  # a reply to a command, which does not go through the outbox
-            name = names.get(attempt.chat_id, str(attempt.chat_id))
             text = one_line(attempt.text, TEXT_WIDTH) if attempt.error is None else attempt.error
             entries.append(Entry(attempt.at, _SEND, "reply", name, text, _tone(attempt.status)))
             continue
@@ -113,6 +131,8 @@ def _settled_unsent(
         row, old = after[row_id], before.get(row_id)
         if (row.chat_id, row.text) in attempted:
             continue
+        if old is None and row.queued_at > row.created_at:
+            continue  # held for quiet hours: its detection says until when
         was_due = row.created_at if old is None else old.next_attempt_at
         if row.status == "dead" and (old is None or old.status != "dead"):
             text = f"✗ dead unsent: {row.dead_reason} ({row.last_error})"

@@ -8,6 +8,7 @@ and how many it received more than once.
 
 from __future__ import annotations
 
+import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -47,10 +48,22 @@ class Summary:
 async def summarise(db: Database, received: Iterable[SentMessage], *, rate_limited: int) -> Summary:
     """Count the outbox of `db`, and the alerts among the messages Telegram `received`."""
     rows = await db.fetchall(
-        "SELECT chat_id, kind, text, status, attempts, dead_reason FROM notifications"
+        "SELECT chat_id, kind, text, digest_line, status, attempts, dead_reason FROM notifications"
     )
     alerts = [row for row in rows if row["kind"] in ("new", "drop")]
-    copies = Counter((message.chat_id, message.text) for message in received)
+    received = list(received)
+
+    def copies(row: sqlite3.Row) -> int:
+        """How often Telegram received the alert: as its own message or in a digest."""
+        return sum(
+            message.chat_id == row["chat_id"]
+            and (
+                message.text == row["text"]
+                or (bool(row["digest_line"]) and row["digest_line"] in message.text)
+            )
+            for message in received
+        )
+
     delivered = [row for row in alerts if row["status"] == "sent"]
     others: dict[str, tuple[int, int]] = {}
     for row in rows:
@@ -63,8 +76,8 @@ async def summarise(db: Database, received: Iterable[SentMessage], *, rate_limit
         retried=sum(row["attempts"] > 1 for row in alerts),
         dead=dict(Counter(row["dead_reason"] for row in alerts if row["status"] == "dead")),
         pending=sum(row["status"] == "pending" for row in alerts),
-        received=sum(copies[(row["chat_id"], row["text"])] > 0 for row in delivered),
-        duplicates=sum(max(0, copies[(row["chat_id"], row["text"])] - 1) for row in delivered),
+        received=sum(copies(row) > 0 for row in delivered),
+        duplicates=sum(max(0, copies(row) - 1) for row in delivered),
         rate_limited=rate_limited,
         others=others,
     )
