@@ -128,7 +128,8 @@ async def drain(
 ) -> DrainSummary:
     """Deliver every due notification; return what happened.
 
-    Holds at most `batch` claimed rows (in hand or in flight), one per chat, and sends them
+    Holds at most `batch` claimed rows (in hand or in flight; a digest's rows count as one),
+    one per chat, and sends them
     as `pacer` allows: fairly across chats, each chat's in the order they were queued. A 429
     pauses its chat until its `retry_after` — a group's pauses that group only; 429s on
     `flood_chats` private chats paused at once mean the bot is flooded: the drain stops and
