@@ -25,6 +25,7 @@ from habicht.fakes.clock import SteppedClock
 from habicht.queue import (
     DeliveryStopped,
     DrainSummary,
+    Message,
     Notification,
     NotificationStore,
     Outgoing,
@@ -105,8 +106,10 @@ async def send(api: FakeBotApi) -> AsyncIterator[Send]:
         router.post("/sendMessage").mock(side_effect=api)
         async with Bot(TOKEN) as bot:
 
-            async def send(chat_id: int, text: str) -> object:
-                return await bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
+            async def send(message: Message) -> object:
+                return await bot.send_message(
+                    message.chat_id, message.text, parse_mode=ParseMode.HTML
+                )
 
             yield send
 
@@ -535,7 +538,7 @@ async def test_unknown_exception_retries_and_logs_a_traceback(
 ) -> None:
     """An exception nobody mapped is retried (bounded by attempts) and logged with traceback."""
 
-    async def broken(chat_id: int, text: str) -> object:
+    async def broken(message: Message) -> object:
         raise KeyError("surprise")
 
     await store.enqueue(message("a"))
@@ -559,8 +562,8 @@ class Recorder:
     clock: Clock
     sent: list[tuple[float, int, str]] = field(default_factory=list)
 
-    async def __call__(self, chat_id: int, text: str) -> object:
-        self.sent.append((self.clock(), chat_id, text))
+    async def __call__(self, message: Message) -> object:
+        self.sent.append((self.clock(), message.chat_id, message.text))
         await asyncio.sleep(0)
         return None
 
@@ -638,7 +641,7 @@ async def test_a_send_never_starts_near_the_end_of_its_lease(
 def hanging_send(started: asyncio.Event) -> Send:
     """A send that reaches Telegram (sets `started`) and then never gets its answer."""
 
-    async def hang(chat_id: int, text: str) -> object:
+    async def hang(message: Message) -> object:
         started.set()
         await asyncio.Event().wait()
         return None
@@ -677,7 +680,7 @@ async def test_a_send_that_finished_is_recorded_even_if_the_drain_is_cancelled_m
     await store.enqueue_many([message("a"), message("b")])
     drains: list[asyncio.Task[DrainSummary]] = []
 
-    async def accepted_as_the_cancel_arrives(chat_id: int, text: str) -> object:
+    async def accepted_as_the_cancel_arrives(message: Message) -> object:
         drains[0].cancel()
         return None
 
@@ -707,9 +710,9 @@ async def test_a_stop_settles_the_send_in_flight_and_gives_back_the_rest(
     stop = asyncio.Event()
     sent: list[str] = []
 
-    async def send_then_stop(chat_id: int, text: str) -> object:
+    async def send_then_stop(message: Message) -> object:
         stop.set()  # the shutdown arrives while this send is in flight
-        sent.append(text)
+        sent.append(message.text)
         return None
 
     summary = await drain(
@@ -766,11 +769,11 @@ async def test_one_chats_backlog_never_holds_up_another_chat(
     send = Recorder(virtual)
     queued: list[float] = []
 
-    async def send_and_queue_b(chat_id: int, text: str) -> object:
-        if text == "<b>a10</b>":
+    async def send_and_queue_b(sending: Message) -> object:
+        if sending.text == "<b>a10</b>":
             queued.append(virtual())
             await store.enqueue(message("b", chat_id=2))
-        return await send(chat_id, text)
+        return await send(sending)
 
     assert (await _drain_virtually(store, send_and_queue_b, virtual)).sent == 121
     (b_at,) = [at for at, chat, _ in send.sent if chat == 2]
@@ -790,11 +793,11 @@ async def test_a_chat_queued_late_is_served_in_the_current_round(
     send = Recorder(virtual)
     late: list[int] = []
 
-    async def send_and_queue_late(chat_id: int, text: str) -> object:
+    async def send_and_queue_late(sending: Message) -> object:
         if len(send.sent) == 60:
             late.append(len(send.sent))
             await store.enqueue(message("late", chat_id=99))
-        return await send(chat_id, text)
+        return await send(sending)
 
     assert (await _drain_virtually(store, send_and_queue_late, virtual)).sent == 201
     texts = [text for _, _, text in send.sent]

@@ -438,6 +438,10 @@ async def test_owner_and_health_queries_never_read_every_sent_row(
         "dedupe_key": "k",
         "max_attempts": 5,
         "gap": 1.0,
+        "photo_url": None,
+        "buttons": None,
+        "thread_id": None,
+        "silent": 0,
     }
     if "?" in sql:
         params = (10,)

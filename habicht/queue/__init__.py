@@ -1,8 +1,9 @@
 """The notification outbox: a durable SQLite queue, its retry policy, and delivery.
 
-Knows nothing of willhaben; it delivers `(chat_id, text)` through a `send` callable it is
-given. Importing it does not load `telegram` (the table of Telegram's errors is built on the
-first `classify`). Other code imports only the names listed here.
+Knows nothing of willhaben; it delivers each row's `Message` (text, and optionally a photo
+URL, buttons, a forum topic, send options) through a `send` callable it is given. Importing
+it does not load `telegram` (the table of Telegram's errors is built on the first
+`classify`). Other code imports only the names listed here.
 """
 
 from habicht.queue.deliver import (
@@ -10,6 +11,7 @@ from habicht.queue.deliver import (
     DeliveryStopped,
     DrainSummary,
     Send,
+    TopicGoneHook,
     drain,
 )
 from habicht.queue.pacing import Pacer
@@ -27,6 +29,10 @@ from habicht.queue.policy import (
 )
 from habicht.queue.report import describe_dead, describe_stats, parse_ids
 from habicht.queue.store import (
+    Button,
+    Buttons,
+    Kind,
+    Message,
     Notification,
     NotificationStore,
     Outgoing,
@@ -36,11 +42,15 @@ from habicht.queue.store import (
 )
 
 __all__ = [
+    "Button",
+    "Buttons",
     "ChatGoneHook",
     "Dead",
     "DeliveryStopped",
     "DrainSummary",
     "Fatal",
+    "Kind",
+    "Message",
     "Migrate",
     "Notification",
     "NotificationStore",
@@ -52,6 +62,7 @@ __all__ = [
     "RetryAt",
     "Send",
     "TakenOver",
+    "TopicGoneHook",
     "backoff",
     "classify",
     "describe_dead",

@@ -1,4 +1,4 @@
-"""Delivery: drain the outbox through a `send(chat_id, text)` callable, paced and settled.
+"""Delivery: drain the outbox through a `send(message)` callable, paced and settled.
 
 `drain` is a pipeline, not a series of batches. Each claimed row — at most one per chat,
 claimed when its turn is due (see `store`, "Fair turns") — gets a flight of its own that
@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 from habicht.clock import Clock, Sleep
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff, classify
-from habicht.queue.store import LEASE_MARGIN, Notification, NotificationStore
+from habicht.queue.store import LEASE_MARGIN, Message, Notification, NotificationStore
 
 __all__ = [
     "ChatGoneHook",
@@ -42,15 +42,19 @@ __all__ = [
     "DeliveryStopped",
     "DrainSummary",
     "Send",
+    "TopicGoneHook",
     "drain",
 ]
 
 log = logging.getLogger(__name__)
 
-Send = Callable[[int, str], Awaitable[object]]
-"""Sends `text` (HTML) to `chat_id`; raises `telegram.error` exceptions on failure."""
+Send = Callable[[Message], Awaitable[object]]
+"""Sends one message as it was queued; raises `telegram.error` exceptions on failure."""
 ChatGoneHook = Callable[[int, str], Awaitable[object]]
 """Called with `(chat_id, reason)` when a chat cannot be written to any more."""
+TopicGoneHook = Callable[[int, int, str], Awaitable[object]]
+"""Called with `(chat_id, thread_id, reason)` when a forum topic was deleted or closed: only
+what goes to that topic is affected, not the rest of the chat."""
 ChatMigratedHook = Callable[[int, int], Awaitable[object]]
 """Called with `(old_chat_id, new_chat_id)` when a group became a supergroup."""
 
@@ -100,6 +104,7 @@ async def drain(
     flood_chats: int = 2,
     on_chat_gone: ChatGoneHook | None = None,
     on_chat_migrated: ChatMigratedHook | None = None,
+    on_topic_gone: TopicGoneHook | None = None,
     stop: asyncio.Event | None = None,
 ) -> DrainSummary:
     """Deliver every due notification; return what happened.
@@ -108,7 +113,8 @@ async def drain(
     as `pacer` allows: fairly across chats, each chat's in the order they were queued. A 429
     pauses its chat until its `retry_after` — a group's pauses that group only; 429s on
     `flood_chats` private chats paused at once mean the bot is flooded: the drain stops and
-    every pending row waits. The pacer remembers those pauses, so a later drain sends
+    every pending row waits. A row whose forum topic is gone is dead and `on_topic_gone` is
+    told; the chat's other rows go on. The pacer remembers those pauses, so a later drain sends
     nothing to a paused chat (its rows go back, due when the pause ends) and claims nothing
     while the bot is flooded; without a given `pacer` a fresh one remembers them for this
     drain only. Raises `DeliveryStopped` on a fatal error, after giving all claimed rows
@@ -134,6 +140,7 @@ async def drain(
         flood_chats=flood_chats,
         on_chat_gone=on_chat_gone,
         on_chat_migrated=on_chat_migrated,
+        on_topic_gone=on_topic_gone,
         stop=stop if stop is not None else asyncio.Event(),
     )
     return await run.run()
@@ -155,6 +162,7 @@ class _Drain:
     flood_chats: int
     on_chat_gone: ChatGoneHook | None
     on_chat_migrated: ChatMigratedHook | None
+    on_topic_gone: TopicGoneHook | None
     stop: asyncio.Event
     # Counted with `tally.update(sent=await …)`, never `self.sent += await …`: the latter
     # reads the old value before the await, and concurrent flights would lose updates.
@@ -295,7 +303,7 @@ class _Drain:
 
     async def _attempt(self, row: Notification) -> Outcome | None:
         try:
-            await self.send(row.chat_id, row.text)
+            await self.send(row.message)
         except Exception as exc:  # every failure is classified; the table names the catch-all
             outcome = classify(exc)
             if isinstance(outcome, Retry) and outcome.unexpected:
@@ -328,6 +336,9 @@ class _Drain:
                 await self._bury([row], reason, error)
                 self._count_dead(await store.bury_chat(row.chat_id, reason=reason, error=error))
                 await self._hook(self.on_chat_gone, row.chat_id, reason)
+            case Dead(error=error, reason=reason, topic_gone=True) if row.thread_id is not None:
+                await self._bury([row], reason, error)
+                await self._hook(self.on_topic_gone, row.chat_id, row.thread_id, reason)
             case Dead(error=error, reason=reason):
                 await self._bury([row], reason, error)
             case Migrate(error=error, new_chat_id=new_chat_id):

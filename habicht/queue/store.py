@@ -1,7 +1,8 @@
 """The notification outbox in SQLite: enqueue, claim with a lease, settle, inspect.
 
-Knows nothing of Telegram or willhaben: a row is `(chat_id, text, dedupe_key)` plus its
-delivery state (see DESIGN.md, "Notification states"). Every write goes through
+Knows nothing of Telegram or willhaben: a row is `(chat_id, text, dedupe_key)`, what else its
+message carries (a photo URL, buttons, a topic, send options: `Message`), and its delivery
+state (see DESIGN.md, "Notification states"). Every write goes through
 `Database.transaction()`; every read returns frozen dataclasses, never sqlite rows.
 
 A claim is one `UPDATE … RETURNING` statement, so two drains racing over the same rows
@@ -36,7 +37,10 @@ from habicht.queue.pacing import chat_gap
 __all__ = [
     "DEFAULT_LEASE",
     "LEASE_MARGIN",
+    "Button",
+    "Buttons",
     "Kind",
+    "Message",
     "Notification",
     "NotificationStore",
     "Outgoing",
@@ -62,15 +66,50 @@ row back instead): a send may take its timeouts and must settle while the claim 
 A lease must be at least twice this, so every claim leaves time to send."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Button:
+    """An inline button: opens `url`, or sends `data` back to the bot (at most 64 bytes)."""
+
+    text: str
+    url: str | None = None
+    data: str | None = None
+
+
+Buttons = tuple[tuple[Button, ...], ...]
+"""Rows of inline buttons under a message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """What one send delivers, exactly as it was queued: the `send` callable's argument.
+
+    `text` is HTML; with `photo_url` it is the photo's caption (the sender may fall back to
+    text if Telegram cannot fetch the photo). `thread_id` is the forum topic to post in.
+    `silent` sends without a notification sound.
+    """
+
+    chat_id: int
+    text: str
+    photo_url: str | None = None
+    buttons: Buttons = ()
+    thread_id: int | None = None
+    silent: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class Outgoing:
-    """A message to enqueue. `text` is the fully rendered HTML: a retry never re-renders."""
+    """A message to enqueue. `text` is the fully rendered HTML: a retry never re-renders.
+    The fields after `ad_id` are stored with it and sent unchanged (see `Message`)."""
 
     chat_id: int
     kind: Kind
     text: str
     dedupe_key: str
     ad_id: str | None = None
+    photo_url: str | None = None
+    buttons: Buttons = ()
+    thread_id: int | None = None
+    silent: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +135,45 @@ class Notification:
     sent_at: float | None
     claims: int
     started_at: float | None
+    photo_url: str | None = None
+    buttons: str | None = None
+    """The buttons as JSON (`_buttons_json`); NULL on rows queued before photo alerts."""
+    thread_id: int | None = None
+    silent: int = 0
+
+    @property
+    def message(self) -> Message:
+        """The message to send, as it was queued."""
+        return Message(
+            chat_id=self.chat_id,
+            text=self.text,
+            photo_url=self.photo_url,
+            buttons=_buttons(self.buttons),
+            thread_id=self.thread_id,
+            silent=bool(self.silent),
+        )
+
+
+def _buttons_json(buttons: Buttons) -> str | None:
+    """Rows of buttons as stored: `[[{"text": …, "url": …} | {"text": …, "data": …}]]`."""
+    if not buttons:
+        return None
+    return json.dumps(
+        [
+            [
+                {k: v for k, v in (("text", b.text), ("url", b.url), ("data", b.data)) if v}
+                for b in row
+            ]
+            for row in buttons
+        ],
+        ensure_ascii=False,
+    )
+
+
+def _buttons(stored: str | None) -> Buttons:
+    if not stored:
+        return ()
+    return tuple(tuple(Button(**button) for button in row) for row in json.loads(stored))
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +216,10 @@ def _notification(row: sqlite3.Row | tuple[Any, ...]) -> Notification:
 _INSERT = """
 INSERT INTO notifications
     (chat_id, kind, ad_id, text, dedupe_key, max_attempts, next_attempt_at,
-     created_at, queued_at, updated_at)
+     created_at, queued_at, updated_at, photo_url, buttons, thread_id, silent)
 SELECT :chat_id, :kind, :ad_id, :text, :dedupe_key, :max_attempts,
-       max(head, coalesce(last + :gap, head)), :now, :now, :now
+       max(head, coalesce(last + :gap, head)), :now, :now, :now,
+       :photo_url, :buttons, :thread_id, :silent
 FROM (
     SELECT min(:now, coalesce(
                (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending'), :now
@@ -168,6 +247,10 @@ async def enqueue_within(
             "ad_id": item.ad_id,
             "text": item.text,
             "dedupe_key": item.dedupe_key,
+            "photo_url": item.photo_url,
+            "buttons": _buttons_json(item.buttons),
+            "thread_id": item.thread_id,
+            "silent": item.silent,
             "max_attempts": max_attempts,
             "now": now,
             "gap": chat_gap(item.chat_id),
