@@ -11,7 +11,15 @@ from fakes import FakeClock
 
 from habicht import health
 from habicht.db import Database, latest_version, migrations
-from habicht.queue import NotificationStore, Outgoing, QueueStats, TakenOver, enqueue_within
+from habicht.queue import (
+    Button,
+    Message,
+    NotificationStore,
+    Outgoing,
+    QueueStats,
+    TakenOver,
+    enqueue_within,
+)
 from habicht.queue import store as store_module
 
 NOW = 1_700_000_000.0
@@ -276,6 +284,25 @@ async def test_postpone_and_migrate_touch_only_unsent_rows_of_that_chat(
     assert await store.migrate_chat(1, -100) == 1
     rows = await store.db.fetchall("SELECT dedupe_key, chat_id FROM notifications ORDER BY id")
     assert [tuple(r) for r in rows] == [("a", 1), ("b", -100), ("c", 2)]
+
+
+async def test_a_row_sends_its_message_as_it_was_queued(store: NotificationStore) -> None:
+    """Issue 13: photo URL, buttons (URL and callback), forum topic and `silent` are stored
+    with the row and come back unchanged as its `Message`; a plain row is plain text."""
+    buttons = (
+        (Button(text="🔗 Öffnen", url="https://x.test/ad"),),
+        (Button(text="⏸", data="w:p:1:tag"), Button(text="🗑 „&“", data="w:r:1:tag")),
+    )
+    rich = Outgoing(
+        -100, "new", "<b>Sofa</b>", "rich", "11",
+        photo_url="https://img.test/1.jpg", buttons=buttons, thread_id=42, silent=True,
+    )  # fmt: skip
+    await store.enqueue_many([rich, item("plain")])
+    claimed = {row.dedupe_key: row.message for row in await store.claim(10)}
+    assert claimed == {
+        "rich": Message(-100, "<b>Sofa</b>", "https://img.test/1.jpg", buttons, 42, True),
+        "plain": Message(1, "<b>hi</b>"),
+    }
 
 
 def test_the_store_refuses_nonsense_settings(db: Database, clock: FakeClock) -> None:

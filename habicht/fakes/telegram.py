@@ -537,6 +537,12 @@ class FakeBotAPI(Observable):
             self._cond.notify_all()
         return _ok(self._message_payload(edited))
 
+    def as_shown(self, chat_id: int, message_id: int) -> Payload | None:
+        """The bot's message as it shows now (as sent, or as last edited), in the form an
+        update carries it (a button press); None if the bot sent no such message."""
+        shown = self._shown(chat_id, message_id)
+        return None if shown is None else self._message_payload(shown)
+
     def _shown(self, chat_id: int, message_id: int) -> SentMessage | None:
         """The message as it shows now: as sent, or as last edited."""
         with self._cond:
@@ -616,18 +622,15 @@ class FakeBotAPI(Observable):
             own = [m for m in self._messages if m.chat_id == chat_id]
         if message_id is None and own:
             message_id = own[-1].message_id
-        pressed = None if message_id is None else self._shown(chat_id, message_id)
-        message: Payload = (
-            self._message_payload(pressed)
-            if pressed is not None
-            else {
+        message = None if message_id is None else self.as_shown(chat_id, message_id)
+        if message is None:
+            message = {
                 "message_id": message_id or next(self._ids),
                 "from": self._me,
                 "chat": _chat(chat_id),
                 "date": int(self._clock()),
                 "text": "…",
             }
-        )
         query = {
             "id": str(next(self._ids)),
             "from": _user(user_id),
