@@ -91,6 +91,24 @@ def test_demo_shows_each_fault_the_owners_queue_view_and_its_progress(
     assert "\x1b[" not in out  # captured output is no terminal: no colour
 
 
+def test_demo_shows_a_photo_alert_a_refused_photo_a_group_and_button_presses(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 13: alerts are delivered as photos, a refused photo goes out as text at once,
+    the flat share's group gets its alerts, a member's press is refused and Anna's pause
+    button pauses her watch."""
+    assert main(["demo", "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    assert "✓ delivered as a photo" in out
+    assert re.search(
+        r"#(\d+) Anna +✗ 400 Bad Request: failed to get HTTP URL content → sent as text at once\n.*#\1 Anna +✓ delivered\n",
+        out,
+    )
+    assert re.search(r"flat share ✓ delivered as a photo", out)
+    assert re.search(r"Emil presses .*\n.*answer .*nur ihre Admins", out)
+    assert re.search(r"Anna presses .*\n.*answer .*pausiert", out)
+
+
 def test_the_same_seed_tells_the_same_story() -> None:
     """Time is virtual and the jitter seeded, so two runs print the same lines."""
 
