@@ -12,6 +12,7 @@ from botkit import ALICE, BOB, SEARCH, Bot
 from habicht.bot.buttons import MUTE_SECONDS
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import PHOTO_REFUSALS, SentMessage
+from habicht.queue import Message
 from habicht.scraper import WatchInfo
 
 GROUP = -1005001
@@ -206,3 +207,16 @@ async def test_a_deleted_topic_pauses_only_its_watch(bot: Bot) -> None:
         ("1003", 43, "sent", None),
     ]
     assert [m.thread_id for m in bot.api.messages(FORUM) if "Neu" in m.text] == [43]
+
+
+async def test_send_options_reach_telegram_as_queued(bot: Bot) -> None:
+    """The queue's `send` passes `disable_notification` and the topic on, photo or text."""
+    await bot.say(ALICE, "/start")
+    for photo in ("https://img.test/sofa.jpg", None):
+        message = Message(
+            FORUM, "<b>Sofa</b>", photo_url=photo, thread_id=7, disable_notification=True
+        )
+        await bot.app.bot_data.send(message)
+        sent = bot.api.messages(FORUM)[-1]
+        assert (sent.photo, sent.thread_id, sent.text) == (photo, 7, "<b>Sofa</b>")
+        assert sent.params["disable_notification"] in (True, "true", "True")

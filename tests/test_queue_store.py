@@ -287,7 +287,7 @@ async def test_postpone_and_migrate_touch_only_unsent_rows_of_that_chat(
 
 
 async def test_a_row_sends_its_message_as_it_was_queued(store: NotificationStore) -> None:
-    """Issue 13: photo URL, buttons (URL and callback), forum topic and `silent` are stored
+    """Issue 13: photo URL, buttons (URL and callback), forum topic and `disable_notification` are stored
     with the row and come back unchanged as its `Message`; a plain row is plain text."""
     buttons = (
         (Button(text="🔗 Öffnen", url="https://x.test/ad"),),
@@ -295,7 +295,8 @@ async def test_a_row_sends_its_message_as_it_was_queued(store: NotificationStore
     )
     rich = Outgoing(
         -100, "new", "<b>Sofa</b>", "rich", "11",
-        photo_url="https://img.test/1.jpg", buttons=buttons, thread_id=42, silent=True,
+        photo_url="https://img.test/1.jpg", buttons=buttons, thread_id=42,
+        disable_notification=True,
     )  # fmt: skip
     await store.enqueue_many([rich, item("plain")])
     claimed = {row.dedupe_key: row.message for row in await store.claim(10)}
@@ -468,7 +469,7 @@ async def test_owner_and_health_queries_never_read_every_sent_row(
         "photo_url": None,
         "buttons": None,
         "thread_id": None,
-        "silent": 0,
+        "disable_notification": 0,
     }
     if "?" in sql:
         params = (10,)

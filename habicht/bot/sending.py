@@ -63,7 +63,7 @@ async def send_message(bot: Bot, message: Message, *, preview: bool = True) -> N
                 parse_mode=ParseMode.HTML,
                 reply_markup=markup,
                 message_thread_id=message.thread_id,
-                disable_notification=message.silent,
+                disable_notification=message.disable_notification,
             )
             return
         except BadRequest as exc:
@@ -76,6 +76,6 @@ async def send_message(bot: Bot, message: Message, *, preview: bool = True) -> N
         parse_mode=ParseMode.HTML,
         reply_markup=markup,
         message_thread_id=message.thread_id,
-        disable_notification=message.silent,
+        disable_notification=message.disable_notification,
         link_preview_options=None if preview else NO_PREVIEW,
     )

@@ -8,8 +8,9 @@ ALTER TABLE notifications ADD COLUMN photo_url TEXT;
 ALTER TABLE notifications ADD COLUMN buttons TEXT;
 -- The forum topic (`message_thread_id`) to post in; NULL outside forums.
 ALTER TABLE notifications ADD COLUMN thread_id INTEGER;
--- Sent without a notification sound (`disable_notification`).
-ALTER TABLE notifications ADD COLUMN silent INTEGER NOT NULL DEFAULT 0 CHECK (silent IN (0, 1));
+-- Sent without a notification sound (Telegram's `disable_notification`).
+ALTER TABLE notifications ADD COLUMN disable_notification INTEGER NOT NULL DEFAULT 0
+    CHECK (disable_notification IN (0, 1));
 
 -- Until when a watch's alerts are held back (the "mute 24 h" button): it is still scanned,
 -- and what it sees is recorded as seen, so nothing floods in when the mute ends.

@@ -85,7 +85,7 @@ class Message:
 
     `text` is HTML; with `photo_url` it is the photo's caption (the sender may fall back to
     text if Telegram cannot fetch the photo). `thread_id` is the forum topic to post in.
-    `silent` sends without a notification sound.
+    `disable_notification` sends it without a notification sound (Telegram's name).
     """
 
     chat_id: int
@@ -93,7 +93,7 @@ class Message:
     photo_url: str | None = None
     buttons: Buttons = ()
     thread_id: int | None = None
-    silent: bool = False
+    disable_notification: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +109,7 @@ class Outgoing:
     photo_url: str | None = None
     buttons: Buttons = ()
     thread_id: int | None = None
-    silent: bool = False
+    disable_notification: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +139,7 @@ class Notification:
     buttons: str | None = None
     """The buttons as JSON (`_buttons_json`); NULL on rows queued before photo alerts."""
     thread_id: int | None = None
-    silent: int = 0
+    disable_notification: int = 0
 
     @property
     def message(self) -> Message:
@@ -150,7 +150,7 @@ class Notification:
             photo_url=self.photo_url,
             buttons=_buttons(self.buttons),
             thread_id=self.thread_id,
-            silent=bool(self.silent),
+            disable_notification=bool(self.disable_notification),
         )
 
 
@@ -216,10 +216,11 @@ def _notification(row: sqlite3.Row | tuple[Any, ...]) -> Notification:
 _INSERT = """
 INSERT INTO notifications
     (chat_id, kind, ad_id, text, dedupe_key, max_attempts, next_attempt_at,
-     created_at, queued_at, updated_at, photo_url, buttons, thread_id, silent)
+     created_at, queued_at, updated_at, photo_url, buttons, thread_id,
+     disable_notification)
 SELECT :chat_id, :kind, :ad_id, :text, :dedupe_key, :max_attempts,
        max(head, coalesce(last + :gap, head)), :now, :now, :now,
-       :photo_url, :buttons, :thread_id, :silent
+       :photo_url, :buttons, :thread_id, :disable_notification
 FROM (
     SELECT min(:now, coalesce(
                (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending'), :now
@@ -250,7 +251,7 @@ async def enqueue_within(
             "photo_url": item.photo_url,
             "buttons": _buttons_json(item.buttons),
             "thread_id": item.thread_id,
-            "silent": item.silent,
+            "disable_notification": item.disable_notification,
             "max_attempts": max_attempts,
             "now": now,
             "gap": chat_gap(item.chat_id),
