@@ -287,8 +287,9 @@ async def test_postpone_and_migrate_touch_only_unsent_rows_of_that_chat(
 
 
 async def test_a_row_sends_its_message_as_it_was_queued(store: NotificationStore) -> None:
-    """Issue 13: photo URL, buttons (URL and callback), forum topic and `disable_notification` are stored
-    with the row and come back unchanged as its `Message`; a plain row is plain text."""
+    """Issue 13: photo URL, buttons (URL and callback), forum topic and `disable_notification`
+    are stored with the row and come back unchanged as its `Message`; a plain row is plain
+    text."""
     buttons = (
         (Button(text="🔗 Öffnen", url="https://x.test/ad"),),
         (Button(text="⏸", data="w:p:1:tag"), Button(text="🗑 „&“", data="w:r:1:tag")),
