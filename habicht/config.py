@@ -59,7 +59,11 @@ class Settings:
         "HABICHT_QUEUE_INTERVAL", 30.0, "seconds between queue drains", minimum=0.1, maximum=_DAY
     )
     queue_batch: int = _setting(
-        "HABICHT_QUEUE_BATCH", 50, "most notifications a drain holds claimed at once", minimum=1, maximum=1000
+        "HABICHT_QUEUE_BATCH",
+        50,
+        "most notifications a drain holds claimed at once",
+        minimum=1,
+        maximum=1000,
     )
     max_attempts: int = _setting(
         "HABICHT_MAX_ATTEMPTS", 5, "failed attempts before an item is dead", minimum=1, maximum=100
