@@ -41,7 +41,7 @@ from habicht.config import Settings
 from habicht.db import Database
 from habicht.fakes.clock import SteppedClock
 from habicht.fakes.telegram import FakeBotAPI
-from habicht.queue import NotificationStore, Outgoing, drain
+from habicht.queue import Message, NotificationStore, Outgoing, drain
 
 ANSWER_DELAY = 0.05
 TEXT = '🆕 <b><a href="https://www.willhaben.at/iad/x-{n}">Sofa &amp; Tisch {n}</a></b>\n💶 € 120'
@@ -142,12 +142,14 @@ async def run_virtual(shape: Shape) -> Result:
                 async with Bot(api.token, request=request) as bot:
                     queued: list[float] = []
 
-                    async def send(chat_id: int, text: str, /, *, silent: bool) -> object:
+                    async def send(message: Message) -> object:
                         if shape.late_chat is not None and len(api.messages()) == 10 and not queued:
                             queued.append(clock())
                             late = Outgoing(shape.late_chat, "new", "<b>late</b>", "bench:late")
                             await store.enqueue(late)
-                        return await bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
+                        return await bot.send_message(
+                            message.chat_id, message.text, parse_mode=ParseMode.HTML
+                        )
 
                     await store.enqueue_many(shape.items())
                     summary = await drain(

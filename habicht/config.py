@@ -59,7 +59,11 @@ class Settings:
         "HABICHT_QUEUE_INTERVAL", 30.0, "seconds between queue drains", minimum=0.1, maximum=_DAY
     )
     queue_batch: int = _setting(
-        "HABICHT_QUEUE_BATCH", 50, "most notifications claimed per batch", minimum=1, maximum=1000
+        "HABICHT_QUEUE_BATCH",
+        50,
+        "most notifications a drain holds claimed at once",
+        minimum=1,
+        maximum=1000,
     )
     digest_after: int = _setting(
         "HABICHT_DIGEST_AFTER",

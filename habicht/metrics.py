@@ -31,7 +31,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 
 from habicht.config import ConfigError
 from habicht.db import Database
-from habicht.queue import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, Send, classify
+from habicht.queue import Dead, Fatal, Message, Migrate, Outcome, Retry, RetryAt, Send, classify
 from habicht.scraper import ErrorKind, freshness
 
 __all__ = ["DELIVERY_BUCKETS", "Metrics"]
@@ -104,9 +104,9 @@ class Metrics:
     def sending(self, send: Send) -> Send:
         """`send`, counting each attempt by its outcome."""
 
-        async def counted(chat_id: int, text: str, /, *, silent: bool) -> None:
+        async def counted(message: Message) -> None:
             try:
-                await send(chat_id, text, silent=silent)
+                await send(message)
             except Exception as exc:
                 self.sends.labels(_OUTCOMES[type(classify(exc))]).inc()
                 raise

@@ -103,19 +103,20 @@ class Bot:
         group: bool = False,
         inaccessible: bool = False,
     ) -> None:
-        """A user presses an inline button with `data` under the bot's message (one too old
-        for the bot to see or edit any more, if `inaccessible`: Telegram then sends date 0)."""
+        """A user presses an inline button with `data` under the bot's message — as the fake
+        Bot API shows it now, if it sent it (one too old for the bot to see or edit any more,
+        if `inaccessible`: Telegram then sends date 0)."""
+        message = self.api.as_shown(chat_id, message_id) or {"message_id": message_id, "text": "…"}
+        message |= {
+            "date": 0 if inaccessible else int(self.clock()),
+            "chat": _chat(chat_id, group=group),
+        }
         query = {
             "id": str(next(ids)),
             "from": {"id": user_id or chat_id, "is_bot": False, "first_name": "Test"},
             "chat_instance": str(chat_id),
             "data": data,
-            "message": {
-                "message_id": message_id,
-                "date": 0 if inaccessible else int(self.clock()),
-                "chat": _chat(chat_id, group=group),
-                "text": "…",
-            },
+            "message": message,
         }
         update = Update.de_json({"update_id": next(ids), "callback_query": query}, self.app.bot)
         await self.app.process_update(update)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
-from habicht.scraper import Listing, PricePoint
+from habicht.scraper import Alert, Listing, PricePoint
 
 
 class FakeClock:
@@ -32,14 +32,20 @@ class TextRenderer:
     def for_chat(self, chat_id: int) -> TextRenderer:
         return self
 
-    def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
-        return f"{'bumped' if bumped else 'new'} {listing.id}"
+    def new_listing(self, listing: Listing, *, watch_id: int, bumped: bool = False) -> Alert:
+        return Alert(f"{'bumped' if bumped else 'new'} {listing.id}")
 
     def price_drop(
-        self, listing: Listing, old: Decimal, new: Decimal, *, path: Sequence[PricePoint] = ()
-    ) -> str:
+        self,
+        listing: Listing,
+        old: Decimal,
+        new: Decimal,
+        *,
+        watch_id: int,
+        path: Sequence[PricePoint] = (),
+    ) -> Alert:
         way = "->".join(str(point.price) for point in path)
-        return f"drop {listing.id} {old}->{new}" + (f" path {way}" if len(path) > 2 else "")
+        return Alert(f"drop {listing.id} {old}->{new}" + (f" path {way}" if len(path) > 2 else ""))
 
     def digest_line(
         self,

@@ -106,7 +106,7 @@ async def test_an_old_file_gains_quiet_hours_off_and_keeps_its_settings(tmp_path
         chat = await db.fetchone("SELECT * FROM chats WHERE chat_id = 7")
         assert chat is not None
         assert (chat["lang"], chat["alert_style"], chat["quiet_mode"]) == ("en", "compact", None)
-        assert await db.single_value("SELECT silent FROM notifications") == 0
+        assert await db.single_value("SELECT disable_notification FROM notifications") == 0
 
 
 async def test_a_burst_of_12_new_listings_is_one_digest(bot: Bot) -> None:

@@ -7,9 +7,18 @@ from decimal import Decimal
 
 import pytest
 
+from habicht.bot.buttons import Signer
+from habicht.bot.preferences import AlertStyle
 from habicht.bot.render import MessageRenderer
-from habicht.bot.texts import MAX_MESSAGE, Texts, utf16_len
-from habicht.scraper import Listing
+from habicht.bot.texts import MAX_CAPTION, MAX_MESSAGE, Html, Lang, Texts, utf16_len, visible_len
+from habicht.scraper import Listing, PricePoint
+
+SIGNER = Signer("123:test-token")
+IMAGE = "https://cache.willhaben.at/mmo/3/123/sofa_hoved.jpg"
+
+
+def renderer(lang: Lang = "de", *, style: AlertStyle = "photo") -> MessageRenderer:
+    return MessageRenderer(Texts(lang), signer=SIGNER, style=style)
 
 
 def listing(title: str = "<b>Sofa & Tisch</b>", price: Decimal | None = Decimal(120)) -> Listing:
@@ -29,7 +38,7 @@ def listing(title: str = "<b>Sofa & Tisch</b>", price: Decimal | None = Decimal(
 
 def test_a_new_listing_links_its_title_and_escapes_it() -> None:
     """`<b>&` in a title arrives as text inside the link that Telegram previews."""
-    text = MessageRenderer(Texts("de")).new_listing(listing())
+    text = renderer().new_listing(listing(), watch_id=1).text
     assert text.startswith(
         '🆕 <b><a href="https://www.willhaben.at/iad/kaufen-und-verkaufen/d/sofa-123/">'
         "&lt;b&gt;Sofa &amp; Tisch&lt;/b&gt;</a></b>"
@@ -40,24 +49,24 @@ def test_a_new_listing_links_its_title_and_escapes_it() -> None:
 
 def test_a_price_less_listing_shows_what_willhaben_says() -> None:
     """Without a price, the page's own wording (or "price on request") is shown."""
-    text = MessageRenderer(Texts("en")).new_listing(listing(price=None))
+    text = renderer("en").new_listing(listing(price=None), watch_id=1).text
     assert "💶 price on request" in text
 
 
 def test_a_drop_and_a_baseline_read_as_such() -> None:
     """A drop shows both prices and the percentage; a baseline says how many it watches."""
-    renderer = MessageRenderer(Texts("de"))
-    drop = renderer.price_drop(listing(), Decimal(150), Decimal(120))
+    german = renderer()
+    drop = german.price_drop(listing(), Decimal(150), Decimal(120), watch_id=1).text
     assert "<s>€ 150</s> → <b>€ 120</b> (-20 %)" in drop
-    assert "ich beobachte jetzt 24 Anzeigen" in renderer.baseline("Sofa <alt>", 24)
-    assert "Sofa &lt;alt&gt;" in renderer.baseline("Sofa <alt>", 24)
+    assert "ich beobachte jetzt 24 Anzeigen" in german.baseline("Sofa <alt>", 24)
+    assert "Sofa &lt;alt&gt;" in german.baseline("Sofa <alt>", 24)
 
 
 def test_a_bumped_unknown_listing_says_what_it_is_not_new() -> None:
     """Issue 9: an advert the watch cannot tell new from old reads "bumped to the top, not
     seen by this watch before", not as a new listing."""
     for lang, words in (("de", "Nach oben geschoben"), ("en", "Bumped to the top")):
-        text = MessageRenderer(Texts(lang)).new_listing(listing(), bumped=True)
+        text = renderer(lang).new_listing(listing(), watch_id=1, bumped=True).text
         assert text.startswith("🔝 ")
         assert words in text
         assert "🆕" not in text
@@ -72,7 +81,80 @@ def test_no_site_supplied_value_can_make_a_message_too_long(bumped: bool) -> Non
         price_display="VB " + "€" * 10_000,
         location="Wien " * 5000,
     )
-    text = MessageRenderer(Texts("de")).new_listing(huge, bumped=bumped)
+    text = renderer().new_listing(huge, watch_id=1, bumped=bumped).text
     assert utf16_len(text) <= MAX_MESSAGE
     assert "💶 VB €€€" in text
     assert "€" * 100 not in text
+
+
+def _longest(bumped: bool) -> Listing:
+    """An advert whose every site-supplied value is far over its budget, in characters that
+    count 2 UTF-16 units (an emoji) and in ones HTML escapes (`<&>`)."""
+    return replace(
+        listing(title="😀<&>" * 2000, price=None),
+        price_display="VB " + "😀" * 10_000,
+        location="😀 Wien " * 5000,
+        image_url=IMAGE,
+        url="https://www.willhaben.at/iad/" + "x" * 3000,
+    )
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+@pytest.mark.parametrize("bumped", [False, True])
+def test_a_photo_alert_always_fits_its_caption_and_keeps_its_photo(
+    lang: Lang, bumped: bool
+) -> None:
+    """Issue 13: a photo alert is the advert's image with the text as caption; the budgets
+    keep the longest page under Telegram's 1,024-unit caption limit, so the photo is kept."""
+    alert = renderer(lang).new_listing(_longest(bumped), watch_id=1, bumped=bumped)
+    assert alert.photo_url == IMAGE
+    assert 300 < visible_len(Html(alert.text)) <= MAX_CAPTION  # every budget filled
+    path = [PricePoint(float(n), Decimal(1_000_000 - n)) for n in range(40)]
+    drop = renderer(lang).price_drop(
+        _longest(False), Decimal(9_999_999), Decimal(1), watch_id=1, path=path
+    )
+    assert drop.photo_url == IMAGE
+    assert visible_len(Html(drop.text)) <= MAX_CAPTION
+
+
+def test_visible_len_counts_what_telegram_counts() -> None:
+    """Tags and the link's address are not counted, an entity is one character, 😀 is 2."""
+    assert visible_len(Html('<b><a href="https://x.at/very/long">&lt;😀</a></b>')) == 3
+
+
+def test_compact_alerts_and_adverts_without_an_image_are_text() -> None:
+    """No image, or a chat that chose compact alerts: a text message, with the buttons."""
+    with_image = replace(listing(), image_url=IMAGE)
+    assert renderer().new_listing(listing(), watch_id=1).photo_url is None
+    compact = renderer(style="compact").new_listing(with_image, watch_id=1)
+    assert compact.photo_url is None
+    assert "\n" not in compact.text
+    assert compact.buttons == renderer().new_listing(with_image, watch_id=1).buttons
+
+
+def test_every_alert_has_open_pause_mute_and_remove_buttons_within_64_bytes() -> None:
+    """The listing's URL button on its own row; the three watch buttons below, each with
+    callback data of at most 64 bytes that `Signer` accepts — and only for that watch."""
+    alert = renderer("en").new_listing(
+        replace(listing(), image_url=IMAGE), watch_id=9_223_372_036_854_775_807
+    )
+    (open_row, actions) = alert.buttons
+    assert [(b.text, b.url) for b in open_row] == [("🔗 Open", listing().url)]
+    assert [b.text for b in actions] == ["⏸ Pause", "🔕 Mute 24 h", "🗑 Remove"]
+    for button, action in zip(actions, "pmr", strict=True):
+        assert button.data is not None
+        assert len(button.data.encode()) <= 64
+        assert SIGNER.check(button.data) == (action, 9_223_372_036_854_775_807)
+        assert Signer("another token").check(button.data) is None
+
+
+@pytest.mark.parametrize(
+    "forged",
+    ["w:p:1:", "w:p:2:AAAAAAAAAAAA", "w:x:1:AAAAAAAAAAAA", "w:p:-1:x", "w:p:1e3:x", "w:"],
+)
+def test_forged_button_data_is_refused(forged: str) -> None:
+    """Data made up by a client — another watch's id, a made-up tag or action — is None."""
+    assert SIGNER.check(forged) is None
+    genuine = SIGNER.data("p", 1)
+    assert SIGNER.check(genuine.replace("w:p:1:", "w:p:2:")) is None
+    assert SIGNER.check(genuine.replace("w:p:", "w:r:")) is None

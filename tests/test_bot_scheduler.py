@@ -22,7 +22,7 @@ from habicht.db import Database, latest_version, migrations
 from habicht.fakes import FakeAdvert
 from habicht.health import check_health
 from habicht.metrics import Metrics
-from habicht.queue import Outgoing
+from habicht.queue import Message, Outgoing
 from habicht.retention import LISTING_DAYS
 from habicht.scraper import ScanSummary
 
@@ -203,7 +203,7 @@ async def test_sends_are_counted_by_what_their_error_meant(
         [None, RetryAfter(timedelta(seconds=5)), Forbidden("bot was blocked by the user"), None]
     )
 
-    async def send(chat_id: int, text: str, /, *, silent: bool) -> None:
+    async def send(message: Message) -> None:
         failure = next(failures)
         if failure is not None:
             raise failure
@@ -212,7 +212,7 @@ async def test_sends_are_counted_by_what_their_error_meant(
     raised: list[type[Exception]] = []
     for _ in range(4):
         try:
-            await counted(ALICE, "x", silent=False)
+            await counted(Message(ALICE, "x"))
         except (RetryAfter, Forbidden) as exc:
             raised.append(type(exc))
     assert raised == [RetryAfter, Forbidden]

@@ -110,6 +110,22 @@ def test_the_demo_shows_a_night_held_and_one_digest_at_seven(
     assert "✓ one digest of 6 alerts" in morning
 
 
+def test_demo_shows_a_photo_alert_a_refused_photo_a_group_and_button_presses(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 13: alerts are delivered as photos, a refused photo goes out as text at once,
+    the flat share's group gets its alerts, a member's press is refused and Anna's pause
+    button pauses her watch."""
+    assert main(["demo", "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    assert "✓ delivered as a photo" in out
+    refused = r"#(\d+) Anna +✗ 400 Bad Request: failed to get HTTP URL content → sent as text"
+    assert re.search(refused + r" at once\n.*#\1 Anna +✓ delivered\n", out)
+    assert re.search(r"flat share ✓ delivered as a photo", out)
+    assert re.search(r"Emil presses .*\n.*answer +\(presser\) +🔒", out)
+    assert re.search(r"Anna presses .*\n.*answer +\(presser\) +⏸ .*/resume 1", out)
+
+
 def test_the_same_seed_tells_the_same_story() -> None:
     """Time is virtual and the jitter seeded, so two runs print the same lines."""
 
@@ -209,7 +225,6 @@ _ROW = Notification(
     sent_at=None,
     claims=0,
     started_at=None,
-    silent=False,
     digest_line=None,
 )
 

@@ -25,6 +25,7 @@ from habicht.fakes.clock import SteppedClock
 from habicht.queue import (
     DeliveryStopped,
     DrainSummary,
+    Message,
     Notification,
     NotificationStore,
     Outgoing,
@@ -106,9 +107,9 @@ async def send(api: FakeBotApi) -> AsyncIterator[Send]:
         router.post("/sendMessage").mock(side_effect=api)
         async with Bot(TOKEN) as bot:
 
-            async def send(chat_id: int, text: str, /, *, silent: bool) -> object:
+            async def send(message: Message) -> object:
                 return await bot.send_message(
-                    chat_id, text, parse_mode=ParseMode.HTML, disable_notification=silent
+                    message.chat_id, message.text, parse_mode=ParseMode.HTML
                 )
 
             yield send
@@ -538,7 +539,7 @@ async def test_unknown_exception_retries_and_logs_a_traceback(
 ) -> None:
     """An exception nobody mapped is retried (bounded by attempts) and logged with traceback."""
 
-    async def broken(chat_id: int, text: str, /, *, silent: bool) -> object:
+    async def broken(message: Message) -> object:
         raise KeyError("surprise")
 
     await store.enqueue(message("a"))
@@ -562,8 +563,8 @@ class Recorder:
     clock: Clock
     sent: list[tuple[float, int, str]] = field(default_factory=list)
 
-    async def __call__(self, chat_id: int, text: str, /, *, silent: bool) -> object:
-        self.sent.append((self.clock(), chat_id, text))
+    async def __call__(self, message: Message) -> object:
+        self.sent.append((self.clock(), message.chat_id, message.text))
         await asyncio.sleep(0)
         return None
 
@@ -641,7 +642,7 @@ async def test_a_send_never_starts_near_the_end_of_its_lease(
 def hanging_send(started: asyncio.Event) -> Send:
     """A send that reaches Telegram (sets `started`) and then never gets its answer."""
 
-    async def hang(chat_id: int, text: str, /, *, silent: bool) -> object:
+    async def hang(message: Message) -> object:
         started.set()
         await asyncio.Event().wait()
         return None
@@ -680,7 +681,7 @@ async def test_a_send_that_finished_is_recorded_even_if_the_drain_is_cancelled_m
     await store.enqueue_many([message("a"), message("b")])
     drains: list[asyncio.Task[DrainSummary]] = []
 
-    async def accepted_as_the_cancel_arrives(chat_id: int, text: str, /, *, silent: bool) -> object:
+    async def accepted_as_the_cancel_arrives(message: Message) -> object:
         drains[0].cancel()
         return None
 
@@ -710,9 +711,9 @@ async def test_a_stop_settles_the_send_in_flight_and_gives_back_the_rest(
     stop = asyncio.Event()
     sent: list[str] = []
 
-    async def send_then_stop(chat_id: int, text: str, /, *, silent: bool) -> object:
+    async def send_then_stop(message: Message) -> object:
         stop.set()  # the shutdown arrives while this send is in flight
-        sent.append(text)
+        sent.append(message.text)
         return None
 
     summary = await drain(
@@ -769,11 +770,11 @@ async def test_one_chats_backlog_never_holds_up_another_chat(
     send = Recorder(virtual)
     queued: list[float] = []
 
-    async def send_and_queue_b(chat_id: int, text: str, /, *, silent: bool) -> object:
-        if text == "<b>a10</b>":
+    async def send_and_queue_b(sending: Message) -> object:
+        if sending.text == "<b>a10</b>":
             queued.append(virtual())
             await store.enqueue(message("b", chat_id=2))
-        return await send(chat_id, text, silent=silent)
+        return await send(sending)
 
     assert (await _drain_virtually(store, send_and_queue_b, virtual)).sent == 121
     (b_at,) = [at for at, chat, _ in send.sent if chat == 2]
@@ -793,11 +794,11 @@ async def test_a_chat_queued_late_is_served_in_the_current_round(
     send = Recorder(virtual)
     late: list[int] = []
 
-    async def send_and_queue_late(chat_id: int, text: str, /, *, silent: bool) -> object:
+    async def send_and_queue_late(sending: Message) -> object:
         if len(send.sent) == 60:
             late.append(len(send.sent))
             await store.enqueue(message("late", chat_id=99))
-        return await send(chat_id, text, silent=silent)
+        return await send(sending)
 
     assert (await _drain_virtually(store, send_and_queue_late, virtual)).sent == 201
     texts = [text for _, _, text in send.sent]

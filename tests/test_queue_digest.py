@@ -13,7 +13,7 @@ import pytest
 from fakes import FakeClock
 
 from habicht.db import Database
-from habicht.queue import NotificationStore, Outgoing, drain
+from habicht.queue import Message, NotificationStore, Outgoing, drain
 from habicht.queue.deliver import MESSAGE_LIMIT
 
 BURSTY, QUIET = 7, 8
@@ -36,8 +36,8 @@ class Sent:
     def __init__(self) -> None:
         self.messages: list[tuple[int, str, bool]] = []
 
-    async def __call__(self, chat_id: int, text: str, /, *, silent: bool) -> object:
-        self.messages.append((chat_id, text, silent))
+    async def __call__(self, message: Message) -> object:
+        self.messages.append((message.chat_id, message.text, message.disable_notification))
         return None
 
     def to(self, chat_id: int) -> list[str]:
@@ -164,12 +164,12 @@ async def test_a_crash_mid_digest_repeats_only_that_message(
     started = asyncio.Event()
     first = Sent()
 
-    async def dies_on_the_second(chat_id: int, text: str, /, *, silent: bool) -> object:
+    async def dies_on_the_second(message: Message) -> object:
         if first.messages:
             started.set()
-            first.messages.append((chat_id, text, silent))
+            first.messages.append((message.chat_id, message.text, message.disable_notification))
             await asyncio.Event().wait()  # the process is killed mid-send
-        return await first(chat_id, text, silent=silent)
+        return await first(message)
 
     task = asyncio.create_task(
         drain(

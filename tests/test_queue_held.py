@@ -164,11 +164,11 @@ async def test_silent_quiet_hours_queue_at_once_marked_silent(
     await set_quiet(db, CHAT, "22-7 silent", now=clock())
     await store.enqueue(alert("night"))
     [night] = await store.claim(1)
-    assert (night.dedupe_key, night.silent) == ("night", True)
+    assert (night.dedupe_key, bool(night.disable_notification)) == ("night", True)
     clock.now = at("2026-01-15 09:00")
     await store.enqueue(alert("day"))
     [day] = await store.claim(1)
-    assert (day.dedupe_key, day.silent) == ("day", False)
+    assert (day.dedupe_key, bool(day.disable_notification)) == ("day", False)
 
 
 async def test_quiet_off_releases_what_is_held_and_a_new_window_re_times_it(

@@ -81,6 +81,12 @@ def test_every_telegram_error_class_has_its_own_row() -> None:
         (tg.BadRequest("Bad Request: PEER_ID_INVALID"), Dead("", "chat_not_found", True)),
         (tg.BadRequest("Bad Request: message is too long"), Dead("", "bad_request", False)),
         (tg.BadRequest("Bad Request: can't parse entities"), Dead("", "bad_request", False)),
+        (
+            tg.BadRequest("Bad Request: message thread not found"),
+            Dead("", "topic_deleted", topic_gone=True),
+        ),
+        (tg.BadRequest("Bad Request: TOPIC_DELETED"), Dead("", "topic_deleted", topic_gone=True)),
+        (tg.BadRequest("Bad Request: TOPIC_CLOSED"), Dead("", "topic_closed", topic_gone=True)),
         (tg.TimedOut(), Retry("")),
         (tg.NetworkError("Bad Gateway"), Retry("")),
         (tg.Conflict("terminated by other getUpdates request"), Retry("")),

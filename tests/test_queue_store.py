@@ -11,7 +11,15 @@ from fakes import FakeClock
 
 from habicht import health
 from habicht.db import Database, latest_version, migrations
-from habicht.queue import NotificationStore, Outgoing, QueueStats, TakenOver, enqueue_within
+from habicht.queue import (
+    Button,
+    Message,
+    NotificationStore,
+    Outgoing,
+    QueueStats,
+    TakenOver,
+    enqueue_within,
+)
 from habicht.queue import store as store_module
 
 NOW = 1_700_000_000.0
@@ -279,6 +287,27 @@ async def test_postpone_and_migrate_touch_only_unsent_rows_of_that_chat(
     assert [tuple(r) for r in rows] == [("a", 1), ("b", -100), ("c", 2)]
 
 
+async def test_a_row_sends_its_message_as_it_was_queued(store: NotificationStore) -> None:
+    """Issue 13: photo URL, buttons (URL and callback), forum topic and `disable_notification`
+    are stored with the row and come back unchanged as its `Message`; a plain row is plain
+    text."""
+    buttons = (
+        (Button(text="🔗 Öffnen", url="https://x.test/ad"),),
+        (Button(text="⏸", data="w:p:1:tag"), Button(text="🗑 „&“", data="w:r:1:tag")),
+    )
+    rich = Outgoing(
+        -100, "new", "<b>Sofa</b>", "rich", "11",
+        photo_url="https://img.test/1.jpg", buttons=buttons, thread_id=42,
+        disable_notification=True,
+    )  # fmt: skip
+    await store.enqueue_many([rich, item("plain")])
+    claimed = {row.dedupe_key: row.message for row in await store.claim(10)}
+    assert claimed == {
+        "rich": Message(-100, "<b>Sofa</b>", "https://img.test/1.jpg", buttons, 42, True),
+        "plain": Message(1, "<b>hi</b>"),
+    }
+
+
 def test_the_store_refuses_nonsense_settings(db: Database, clock: FakeClock) -> None:
     """No attempts, no TTL, or a lease too short to start a send is refused in one sentence."""
     with pytest.raises(ValueError, match="max_attempts must be at least 1"):
@@ -447,6 +476,10 @@ async def test_owner_and_health_queries_never_read_every_sent_row(
         "digest_line": None,
         "id": 1,
         "most": 5,
+        "photo_url": None,
+        "buttons": None,
+        "thread_id": None,
+        "disable_notification": 0,
     }
     if "?" in sql:
         params = (10,)

@@ -16,6 +16,7 @@ from fakes import FakeClock, TextRenderer
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
 from habicht.scraper import (
+    Alert,
     Listing,
     ScanSummary,
     Subscriptions,
@@ -410,10 +411,10 @@ async def test_one_odd_advert_fails_its_search_and_the_cycle_goes_on(
 class FailingRenderer(TextRenderer):
     """Raises for one advert, as a renderer bug would."""
 
-    def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
+    def new_listing(self, listing: Listing, *, watch_id: int, bumped: bool = False) -> Alert:
         if listing.id == "102":
             raise KeyError("no template")
-        return super().new_listing(listing, bumped=bumped)
+        return super().new_listing(listing, watch_id=watch_id, bumped=bumped)
 
 
 async def test_an_unexpected_error_fails_its_search_and_the_cycle_goes_on(

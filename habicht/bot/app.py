@@ -53,7 +53,7 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from habicht.bot import admin, commands, filtering, quiet
+from habicht.bot import admin, buttons, commands, filtering, quiet
 from habicht.bot import settings as chat_settings
 from habicht.bot.alerts import report_error
 from habicht.bot.jobs import DRAIN, RETENTION, SCRAPE, drain_job, retention_job, scrape_job, tick
@@ -202,6 +202,7 @@ def build_application(
             CallbackQueryHandler(
                 chat_settings.on_settings_button, pattern=f"^{chat_settings.PREFIX}"
             ),
+            CallbackQueryHandler(buttons.on_alert_button, pattern=f"^{buttons.PREFIX}"),
             CallbackQueryHandler(commands.on_button),
             # Hints only in private chats: in a group, other bots' commands and people's
             # chatter are none of habicht's business.

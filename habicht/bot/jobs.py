@@ -39,7 +39,7 @@ from habicht.bot.alerts import (
 from habicht.bot.services import BotServices, Context
 from habicht.config import Settings
 from habicht.health import heartbeat
-from habicht.queue import ChatGoneHook, DeliveryStopped, Send, drain
+from habicht.queue import ChatGoneHook, DeliveryStopped, Message, Send, TopicGoneHook, drain
 from habicht.retention import retain
 from habicht.scraper import run_pass
 
@@ -210,9 +210,9 @@ async def deliver(services: BotServices) -> None:
 def _sending(send: Send, progress: Callable[[], object]) -> Send:
     """`send`, and a sign of progress after each try: a long backlog is no stall."""
 
-    async def send_and_beat(chat_id: int, text: str, /, *, silent: bool) -> None:
+    async def send_and_beat(message: Message) -> None:
         try:
-            await send(chat_id, text, silent=silent)
+            await send(message)
         finally:
             progress()
 
@@ -236,6 +236,7 @@ async def _drain(services: BotServices, send: Send) -> None:
             pacer=services.pacer,
             on_chat_gone=_chat_gone(services),
             on_chat_migrated=services.subscriptions.migrate_chat,
+            on_topic_gone=_topic_gone(services),
             stop=services.stopping,
             digest_after=settings.digest_after,
             render_digest=services.render_digest,
@@ -256,6 +257,23 @@ def _chat_gone(services: BotServices) -> ChatGoneHook:
     async def gone(chat_id: int, reason: str) -> None:
         log.info("chat %d is gone (%s): its watches pause until /start", chat_id, reason)
         await services.subscriptions.block_chat(chat_id)
+
+    return gone
+
+
+def _topic_gone(services: BotServices) -> TopicGoneHook:
+    """The queue's hook: a deleted (or closed) forum topic pauses the watches posting there,
+    and only those; the group's other watches go on."""
+
+    async def gone(chat_id: int, thread_id: int, reason: str) -> None:
+        paused = await services.subscriptions.pause_topic(chat_id, thread_id)
+        log.info(
+            "topic %d of chat %d is gone (%s): %d watches paused",
+            thread_id,
+            chat_id,
+            reason,
+            paused,
+        )
 
     return gone
 

@@ -11,24 +11,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
+from habicht.bot.buttons import Signer, alert_buttons
 from habicht.bot.preferences import AlertStyle, Preferences
-from habicht.bot.texts import Texts
-from habicht.scraper import Listing, PricePoint
+from habicht.bot.texts import MAX_CAPTION, Html, Texts, visible_len
+from habicht.scraper import Alert, Listing, PricePoint
 
 __all__ = ["MessageRenderer"]
 
 
 class MessageRenderer:
-    """New listing, price drop and baseline texts for one language and alert style (HTML).
+    """New listing, price drop and baseline messages for one language and alert style.
 
-    A `compact` alert is one line; a `photo` alert (until photos are sent) is the multi-line
-    text whose link preview shows the listing's picture.
+    A `photo` alert is the advert's main image with the multi-line text as its caption (a
+    text message, whose link preview shows the listing, if the advert has no image); a
+    `compact` alert is one line of text. Both carry the buttons (`buttons`), their callback
+    data tagged by `signer`.
     """
 
     def __init__(
-        self, texts: Texts, *, style: AlertStyle = "photo", chats: Preferences | None = None
+        self,
+        texts: Texts,
+        *,
+        signer: Signer,
+        style: AlertStyle = "photo",
+        chats: Preferences | None = None,
     ) -> None:
         self.texts = texts
+        self.signer = signer
         self.style: AlertStyle = style
         self._chats = chats
 
@@ -38,13 +47,17 @@ class MessageRenderer:
             return self
         prefs = self._chats.of(chat_id)
         return MessageRenderer(
-            Texts(self._chats.lang(chat_id)), style=prefs.alert_style, chats=self._chats
+            Texts(self._chats.lang(chat_id)),
+            signer=self.signer,
+            style=prefs.alert_style,
+            chats=self._chats,
         )
 
-    def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
-        """Title (the link, so Telegram previews the listing), price and place; a `bumped`
-        one (the watch cannot tell new from old) says "bumped to the top, not seen before"."""
-        return self.texts.new_listing(
+    def new_listing(self, listing: Listing, *, watch_id: int, bumped: bool = False) -> Alert:
+        """Title (the link, so a text alert previews the listing), price and place; a
+        `bumped` one (the watch cannot tell new from old) says "bumped to the top, not seen
+        before"."""
+        text = self.texts.new_listing(
             title=listing.title,
             url=listing.url,
             price=listing.price,
@@ -53,14 +66,21 @@ class MessageRenderer:
             bumped=bumped,
             compact=self.style == "compact",
         )
+        return self._alert(text, listing, watch_id)
 
     def price_drop(
-        self, listing: Listing, old: Decimal, new: Decimal, *, path: Sequence[PricePoint] = ()
-    ) -> str:
+        self,
+        listing: Listing,
+        old: Decimal,
+        new: Decimal,
+        *,
+        watch_id: int,
+        path: Sequence[PricePoint] = (),
+    ) -> Alert:
         """Title, the old price struck through, the new one, how many percent less, and the
         way the price went when that says more ("€ 500 → € 450 → € 399 in 12 Tg")."""
         span = path[-1].seen_at - path[0].seen_at if path else 0.0
-        return self.texts.price_drop(
+        text = self.texts.price_drop(
             title=listing.title,
             url=listing.url,
             old=old,
@@ -69,6 +89,16 @@ class MessageRenderer:
             path_span=span,
             compact=self.style == "compact",
         )
+        return self._alert(text, listing, watch_id)
+
+    def _alert(self, text: Html, listing: Listing, watch_id: int) -> Alert:
+        """The alert with its buttons, and the advert's image unless the chat wants compact
+        alerts (or the text would not fit a caption, which the budgets rule out)."""
+        photo = listing.image_url if self.style == "photo" else None
+        if photo is not None and visible_len(text) > MAX_CAPTION:
+            photo = None
+        buttons = alert_buttons(self.texts, self.signer, url=listing.url, watch_id=watch_id)
+        return Alert(text, photo_url=photo, buttons=buttons)
 
     def digest_line(
         self,
@@ -79,10 +109,20 @@ class MessageRenderer:
     ) -> str:
         """The alert as one line of a digest: its compact text (title as the link, price or
         old → new, place), whatever the chat's alert style."""
-        line = MessageRenderer(self.texts, style="compact")
         if drop is not None:
-            return line.price_drop(listing, *drop)
-        return line.new_listing(listing, bumped=bumped)
+            old, new = drop
+            return self.texts.price_drop(
+                title=listing.title, url=listing.url, old=old, new=new, compact=True
+            )
+        return self.texts.new_listing(
+            title=listing.title,
+            url=listing.url,
+            price=listing.price,
+            price_display=listing.price_display,
+            location=listing.location,
+            bumped=bumped,
+            compact=True,
+        )
 
     def baseline(self, label: str, count: int) -> str:
         """A new watch's first scan: how many listings it now watches, silently."""

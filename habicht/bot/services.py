@@ -17,20 +17,20 @@ from typing import Any, TypeVar
 
 import httpx
 from telegram import Bot
-from telegram.constants import ParseMode
 from telegram.ext import CallbackContext, ExtBot
 from telegram.request import HTTPXRequest
 
-from habicht.bot.handling import NO_PREVIEW
+from habicht.bot.buttons import Signer
 from habicht.bot.permissions import ChatAdmins
 from habicht.bot.preferences import Preferences
 from habicht.bot.render import MessageRenderer
+from habicht.bot.sending import send_message
 from habicht.bot.texts import Texts
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
 from habicht.db import Database
 from habicht.metrics import Metrics
-from habicht.queue import NotificationStore, Pacer
+from habicht.queue import Message, NotificationStore, Pacer
 from habicht.scraper import FreshnessWatch, Subscriptions, WillhabenClient
 from habicht.watchdog import Watchdog
 
@@ -188,8 +188,13 @@ class BotServices:
         return Texts(self.preferences.lang(chat_id))
 
     @property
+    def signer(self) -> Signer:
+        """Tags the callback data of alert buttons, keyed by the bot token."""
+        return Signer(self.settings.require_token())
+
+    @property
     def renderer(self) -> MessageRenderer:
-        return MessageRenderer(self.texts, chats=self.preferences)
+        return MessageRenderer(self.texts, signer=self.signer, chats=self.preferences)
 
     @property
     def preferences(self) -> Preferences:
@@ -211,18 +216,12 @@ class BotServices:
     def client(self) -> WillhabenClient:
         return self._ready(self._client, "willhaben client")
 
-    async def send(self, chat_id: int, text: str, /, *, silent: bool) -> None:
-        """The queue's `send`: one HTML message; the first link (the listing) is previewed,
-        unless the chat chose compact alerts; `silent` (quiet hours) mutes its sound."""
+    async def send(self, message: Message) -> None:
+        """The queue's `send` (`sending.send_message`): a text's first link (the listing) is
+        previewed, unless the chat chose compact alerts."""
         bot = self._ready(self._bot, "bot")
-        compact = self.preferences.of(chat_id).alert_style == "compact"
-        await bot.send_message(
-            chat_id,
-            text,
-            parse_mode=ParseMode.HTML,
-            link_preview_options=NO_PREVIEW if compact else None,
-            disable_notification=silent,
-        )
+        compact = self.preferences.of(message.chat_id).alert_style == "compact"
+        await send_message(bot, message, preview=not compact)
 
     def render_digest(self, chat_id: int, lines: Sequence[str]) -> str:
         """The queue's digest: a heading with the count, then one line per alert."""

@@ -9,9 +9,9 @@ forged or from an older version, does nothing. In a group, only its admins may p
 The quiet buttons end the quiet hours or switch their mode, keeping the chat's window (or
 22:00-07:00 when it has none); `/quiet` sets any other window.
 
-The alert style applies to alerts queued after the change (an alert's text is final once
-queued). Until photos are sent, a "photo" alert is the text whose link preview shows the
-listing's picture, and a "compact" one is a single line without a preview.
+The alert style applies to alerts queued after the change (an alert is final once queued):
+a "photo" alert is the listing's picture with the text as caption, a "compact" one a single
+line of text without a preview (README, "Alerts").
 """
 
 from __future__ import annotations

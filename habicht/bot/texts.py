@@ -14,6 +14,7 @@ counts the text after parsing the entities, which is never longer than the HTML 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
@@ -26,6 +27,7 @@ __all__ = [
     "ERROR_BUDGET",
     "GERMAN",
     "LANGUAGE_NAMES",
+    "MAX_CAPTION",
     "MAX_MESSAGE",
     "Catalog",
     "Html",
@@ -35,6 +37,7 @@ __all__ = [
     "format_price",
     "shorten",
     "utf16_len",
+    "visible_len",
 ]
 
 Lang = Literal["de", "en"]
@@ -44,6 +47,9 @@ LANGUAGE_NAMES: Mapping[Lang, str] = {"de": "🇩🇪 Deutsch", "en": "🇬🇧 
 
 MAX_MESSAGE = 4096
 """Telegram's limit on a message's text, in UTF-16 code units."""
+MAX_CAPTION = 1024
+"""Telegram's limit on a photo's caption, in UTF-16 code units (counted after parsing): the
+budgets below keep every alert within it (a test renders the longest one)."""
 
 TITLE_BUDGET = 200
 LABEL_BUDGET = 80
@@ -57,6 +63,9 @@ PATH_POINTS = 6
 """Prices a drop alert's path shows at most (the latest ones, after "…")."""
 
 
+_TAG = re.compile(r"<[^>]*>")
+
+
 class Html(str):
     """A string that is already safe HTML; `_fill` inserts it as it is."""
 
@@ -66,6 +75,11 @@ class Html(str):
 def utf16_len(text: str) -> int:
     """The length Telegram sees: UTF-16 code units, so an emoji like 😀 counts 2."""
     return len(text.encode("utf-16-le")) // 2
+
+
+def visible_len(text: Html) -> int:
+    """The length Telegram counts of an HTML text: tags gone, entities decoded (UTF-16)."""
+    return utf16_len(html.unescape(_TAG.sub("", text)))
 
 
 def shorten(text: str, limit: int) -> str:
@@ -212,6 +226,16 @@ class Catalog:
     new_listing_compact: str
     bumped_listing_compact: str
     price_drop_compact: str
+    # the buttons under an alert, and their answers (shown to the presser)
+    button_open: str
+    button_pause: str
+    button_mute: str
+    button_remove: str
+    pressed_paused: str
+    pressed_muted: str
+    pressed_removed: str
+    pressed_already_paused: str
+    pressed_gone: str
     no_price: str
     listings_one: str
     listings_many: str
@@ -430,6 +454,15 @@ GERMAN = Catalog(
     price_drop_compact=(
         '📉 <a href="{url}">{title}</a> · <s>{old}</s> → <b>{new}</b> (-{percent} %)'
     ),
+    button_open="🔗 Öffnen",
+    button_pause="⏸ Pausieren",
+    button_mute="🔕 24 h stumm",
+    button_remove="🗑 Entfernen",
+    pressed_paused="⏸ „{label}“ ist pausiert. /resume {number} setzt fort.",
+    pressed_muted="🔕 „{label}“ ist 24 h stumm; was sie bis dahin findet, gilt als gesehen.",
+    pressed_removed="🗑 „{label}“ ist entfernt.",
+    pressed_already_paused="⏸ „{label}“ ist schon pausiert. /resume {number} setzt fort.",
+    pressed_gone="Diese Suche gibt es nicht mehr.",
     no_price="Preis auf Anfrage",
     listings_one="{count} Anzeige",
     listings_many="{count} Anzeigen",
@@ -664,6 +697,15 @@ ENGLISH = Catalog(
     new_listing_compact='🆕 <a href="{url}">{title}</a> · {price} · {location}',
     bumped_listing_compact='🔝 <a href="{url}">{title}</a> · {price} · {location} · <i>bumped</i>',
     price_drop_compact='📉 <a href="{url}">{title}</a> · <s>{old}</s> → <b>{new}</b> (-{percent}%)',
+    button_open="🔗 Open",
+    button_pause="⏸ Pause",
+    button_mute="🔕 Mute 24 h",
+    button_remove="🗑 Remove",
+    pressed_paused="⏸ “{label}” is paused. /resume {number} resumes it.",
+    pressed_muted="🔕 “{label}” is muted for 24 h; what it finds meanwhile counts as seen.",
+    pressed_removed="🗑 “{label}” is removed.",
+    pressed_already_paused="⏸ “{label}” is paused already. /resume {number} resumes it.",
+    pressed_gone="This watch no longer exists.",
     no_price="price on request",
     listings_one="{count} listing",
     listings_many="{count} listings",

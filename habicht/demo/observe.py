@@ -23,13 +23,15 @@ __all__ = ["Attempt", "Fetch", "Recorder", "TappedBotAPI"]
 
 @dataclass(frozen=True)
 class Attempt:
-    """One sendMessage: to whom, what, and Telegram's answer (`error` None when it worked)."""
+    """One sendMessage or sendPhoto: to whom, what (a photo's caption), and Telegram's
+    answer (`error` None when it worked)."""
 
     at: float
     chat_id: int
     text: str
     status: int
     error: str | None
+    photo: bool = False
 
 
 @dataclass(frozen=True)
@@ -51,10 +53,18 @@ class Recorder:
         self.rate_limited = 0
         """429 answers seen in the whole run."""
 
-    def attempt(self, chat_id: int, text: str, status: int, payload: Mapping[str, Any]) -> None:
+    def attempt(
+        self,
+        chat_id: int,
+        text: str,
+        status: int,
+        payload: Mapping[str, Any],
+        *,
+        photo: bool = False,
+    ) -> None:
         error = None if payload.get("ok") else f"{status} {payload.get('description', '')}"
         self.rate_limited += status == 429
-        self.attempts.append(Attempt(self.clock(), chat_id, text, status, error))
+        self.attempts.append(Attempt(self.clock(), chat_id, text, status, error, photo))
 
     def willhaben(self, site: FakeWillhabenSite) -> httpx.MockTransport:
         """A transport serving `site` that records each request it answers."""
@@ -74,7 +84,8 @@ class Recorder:
 
 
 class TappedBotAPI(FakeBotAPI):
-    """The fake Bot API, telling `recorder` about every sendMessage and its answer.
+    """The fake Bot API, telling `recorder` about every sendMessage and sendPhoto and its
+    answer.
 
     Served by `transport()` without the worker threads of `FakeBotAPI.transport`: the demo
     neither long-polls nor delays answers, so nothing blocks, and the records keep their order.
@@ -88,9 +99,11 @@ class TappedBotAPI(FakeBotAPI):
         self, token: str, method: str, params: Mapping[str, Any]
     ) -> tuple[int, dict[str, Any]]:
         status, payload = super().respond(token, method, params)
-        if method.lower() == "sendmessage":
-            text = str(params.get("text", ""))
-            self.recorder.attempt(int(params["chat_id"]), text, status, payload)
+        name = method.lower()
+        if name in ("sendmessage", "sendphoto"):
+            text = str(params.get("text", params.get("caption", "")))
+            photo = name == "sendphoto"
+            self.recorder.attempt(int(params["chat_id"]), text, status, payload, photo=photo)
         return status, payload
 
     def transport(self) -> httpx.MockTransport:

@@ -198,6 +198,7 @@ class _Demo:
             self.terminal.heading(f"cycle {number}/{cycles} · {self._time()}")
             for change in changes:
                 self.terminal.line(f"         {self.world.apply(change)}")
+                await self._handle_updates()  # a button pressed
             if not changes:
                 self.terminal.line("         nothing changed on willhaben")
             await self._step(run_jobs_now(self.app, SCRAPE))
@@ -235,15 +236,23 @@ class _Demo:
     async def _say(self, person: scenario.Person, text: str, *, show_reply: bool = False) -> None:
         """`person` sends `text`; the Application handles it like any update from Telegram."""
         self.terminal.line(f"{self._time()}  {person.name:<8} {self.terminal.paint(text, 'bold')}")
-        self.api.push_message(person.chat_id, person.chat_id, text)
-        for update in await self.app.bot.get_updates(offset=self.update_offset, timeout=0):
-            self.update_offset = update.update_id + 1
-            await self._step(self.app.process_update(update), replies=not show_reply)
+        self.api.push_message(person.chat_id, person.sender, text)
+        await self._handle_updates(replies=not show_reply)
         await self._step(run_jobs_now(self.app, BASELINE))
         if show_reply:
             reply = self.api.messages(person.chat_id)[-1].text
             for line in plain(reply).splitlines():
                 self.terminal.line(f"         │ {line}")
+
+    async def _handle_updates(self, *, replies: bool = True) -> None:
+        """Let the Application handle what the fake Telegram queued (messages, button
+        presses), and print each button's answer: only the presser sees it."""
+        answered = len(self.api.callback_answers)
+        for update in await self.app.bot.get_updates(offset=self.update_offset, timeout=0):
+            self.update_offset = update.update_id + 1
+            await self._step(self.app.process_update(update), replies=replies)
+        for answer in self.api.callback_answers[answered:]:
+            self._print(Entry(self.clock(), 0, "answer", "(presser)", str(answer.get("text", ""))))
 
     async def _drain_until(self, until: float, *, stop_when_empty: bool = False) -> None:
         """Every HABICHT_QUEUE_INTERVAL until `until`, drain the outbox as the `drain` job."""

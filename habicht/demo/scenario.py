@@ -23,6 +23,9 @@ __all__ = [
     "BEN",
     "CARLA",
     "CYCLES",
+    "DORA",
+    "EMIL",
+    "FLAT",
     "GPU",
     "NIGHT",
     "OWNER",
@@ -33,6 +36,8 @@ __all__ = [
     "BlocksBot",
     "Change",
     "Person",
+    "Presses",
+    "RefusesPhoto",
     "Repriced",
     "SearchSpec",
     "Sold",
@@ -45,11 +50,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Person:
-    """A Telegram user in a private chat (chat id = user id) and what they first send."""
+    """A Telegram user in a private chat (chat id = user id) — or, with `user_id`, writing in
+    the group `chat_id` — and what they first send there."""
 
     name: str
     chat_id: int
     says: tuple[str, ...] = ()
+    user_id: int | None = None
+
+    @property
+    def sender(self) -> int:
+        return self.chat_id if self.user_id is None else self.user_id
 
 
 @dataclass(frozen=True)
@@ -97,7 +108,11 @@ OWNER = Person("owner", 100)
 ANNA = Person("Anna", 201, ("/start", f"/watch {GPU.argument}"))
 BEN = Person("Ben", 202, ("/start", f"/watch {SOFA.argument}"))
 CARLA = Person("Carla", 203, ("/start", f"/watch {GPU.argument}"))
-PEOPLE = (ANNA, BEN, CARLA, OWNER)
+FLAT = -100_204
+"""The flat share's group: Dora administers it, Emil is a member."""
+DORA = Person("Dora", FLAT, (f"/watch {SOFA.argument}",), user_id=204)
+EMIL = Person("Emil", FLAT, user_id=205)
+PEOPLE = (ANNA, BEN, CARLA, DORA, OWNER)
 
 
 @dataclass(frozen=True)
@@ -147,7 +162,34 @@ class WillhabenTrouble:
     faults: tuple[SiteFault, ...]
 
 
-Change = Appears | Repriced | Sold | BlocksBot | TelegramTrouble | WillhabenTrouble
+@dataclass(frozen=True)
+class RefusesPhoto:
+    """Telegram cannot fetch this advert's picture ("failed to get HTTP URL content")."""
+
+    advert: FakeAdvert
+
+
+@dataclass(frozen=True)
+class Presses:
+    """The person presses the pause (`p`), mute (`m`) or remove (`r`) button under the
+    latest alert in their chat."""
+
+    person: Person
+    action: str
+
+
+Change = (
+    Appears
+    | Repriced
+    | Sold
+    | BlocksBot
+    | TelegramTrouble
+    | WillhabenTrouble
+    | RefusesPhoto
+    | Presses
+)
+
+_EVGA = _ad(918_200_121, "EVGA RTX 3070 XC3 Ultra", 330, "Klagenfurt")
 
 CYCLES: tuple[tuple[Change, ...], ...] = (
     (
@@ -160,7 +202,8 @@ CYCLES: tuple[tuple[Change, ...], ...] = (
         TelegramTrouble(BEN, (Fault.server_error(502), Fault.server_error(503))),
     ),
     (
-        Appears(GPU, _ad(918_200_121, "EVGA RTX 3070 XC3 Ultra", 330, "Klagenfurt")),
+        RefusesPhoto(_EVGA),
+        Appears(GPU, _EVGA),
         Repriced("918300103", Decimal(240)),
     ),
     (
@@ -169,6 +212,8 @@ CYCLES: tuple[tuple[Change, ...], ...] = (
         Repriced("918200101", Decimal(319)),
     ),
     (
+        Presses(EMIL, "r"),
+        Presses(ANNA, "p"),
         Sold(GPU, "918200104"),
         Appears(SOFA, _ad(918_300_141, "Couch im Landhausstil", 120, "Krems")),
     ),
@@ -208,6 +253,7 @@ class World:
         for search in SEARCHES:
             site.set_listings(search.url, search.adverts)
             self.adverts.update((advert.id, advert) for advert in search.adverts)
+        api.set_member(FLAT, DORA.sender, "creator")
 
     def apply(self, change: Change) -> str:
         """Make the change; a sentence saying what happened."""
@@ -233,6 +279,24 @@ class World:
                 self.site.fail_next(*faults, url=search.url)
                 statuses = ", ".join(str(fault.status) for fault in faults)
                 return f'willhaben: will answer the next fetch of "{search.name}" with {statuses}'
+            case RefusesPhoto(advert=advert):
+                url = f"https://cache.willhaben.at/mmo/{advert.image_path}"
+                self.api.refuse_photo(url, "Bad Request: failed to get HTTP URL content")
+                return f"telegram: cannot fetch the photo of {advert.title}"
+            case Presses(person=person, action=action):
+                data, message_id = self._button(person.chat_id, action)
+                self.api.push_callback(person.chat_id, person.sender, data, message_id=message_id)
+                return f"telegram: {person.name} presses a button under the latest alert"
+
+    def _button(self, chat_id: int, action: str) -> tuple[str, int]:
+        """The callback data of the `action` button under the chat's latest alert, and the
+        alert's message id."""
+        for message in reversed(self.api.messages(chat_id)):
+            for row in (message.reply_markup or {}).get("inline_keyboard", []):
+                for button in row:
+                    if str(button.get("callback_data", "")).startswith(f"w:{action}:"):
+                        return str(button["callback_data"]), message.message_id
+        raise LookupError(f"no alert with a {action!r} button in chat {chat_id}")
 
 
 def _faults(faults: Iterable[Fault]) -> str:
@@ -240,5 +304,5 @@ def _faults(faults: Iterable[Fault]) -> str:
 
 
 def names() -> Mapping[int, str]:
-    """Chat id → the person's name."""
-    return {person.chat_id: person.name for person in PEOPLE}
+    """Chat id → the person's name (the group's: "flat share")."""
+    return {person.chat_id: person.name for person in PEOPLE} | {FLAT: "flat share"}

@@ -98,7 +98,9 @@ def _sends(
             continue
         tone: Tone
         if attempt.error is None:
-            text, tone = "✓ delivered", "good"
+            text, tone = ("✓ delivered as a photo" if attempt.photo else "✓ delivered"), "good"
+        elif attempt.photo and attempt.status == 400 and last[row.id] != i:
+            text, tone = f"✗ {attempt.error} → sent as text at once", "warn"
         elif last[row.id] != i:
             text, tone = f"✗ {attempt.error} → tried again", "warn"
         else:

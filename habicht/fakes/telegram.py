@@ -41,6 +41,8 @@ from habicht.fakes.wire import FaultScript, LoopbackServer, Observable, threaded
 
 __all__ = [
     "DEFAULT_TOKEN",
+    "PHOTO_REFUSALS",
+    "TOPIC_DELETED",
     "FakeBotAPI",
     "Fault",
     "SentMessage",
@@ -54,6 +56,16 @@ GLOBAL_PER_SECOND = 30
 CHAT_GAP_SECONDS = 1.0
 GROUP_PER_MINUTE = 20
 MAX_TEXT_UTF16 = 4096
+MAX_CAPTION_UTF16 = 1024
+
+PHOTO_REFUSALS = (
+    "Bad Request: wrong file identifier/HTTP URL specified",
+    "Bad Request: failed to get HTTP URL content",
+    "Bad Request: wrong type of the web page content",
+)
+"""What Telegram answers when it cannot use a photo URL (`refuse_photo`)."""
+TOPIC_DELETED = "Bad Request: message thread not found"
+"""What Telegram answers for a message to a forum topic that was deleted."""
 
 # Tags the Bot API accepts in parse_mode=HTML.
 _HTML_TAGS = frozenset(
@@ -133,6 +145,8 @@ class SentMessage:
     reply_markup: Payload | None = None
     thread_id: int | None = None
     """The forum topic (`message_thread_id`) it went to, if any."""
+    photo: str | None = None
+    """The photo's URL (sendPhoto); `text` is then its caption."""
     params: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -194,6 +208,12 @@ def _member(user_id: int, status: MemberStatus) -> Payload:
     elif status == "administrator":
         payload |= {"is_anonymous": False} | dict.fromkeys(_ADMIN_RIGHTS, False)
     return payload
+
+
+def _photo_size(message_id: int) -> Payload:
+    """The one size of a sent photo the fake reports (Telegram lists several)."""
+    unique = f"photo{message_id}"
+    return {"file_id": unique, "file_unique_id": unique, "width": 640, "height": 480}
 
 
 def _chat(chat_id: int) -> Payload:
@@ -289,6 +309,8 @@ class FakeBotAPI(Observable):
         self._recent_to_group: dict[int, deque[float]] = {}
         self._blocked: set[int] = set()
         self._members: dict[tuple[int, int], MemberStatus] = {}
+        self._refused_photos: dict[str, str] = {}
+        self._deleted_topics: set[tuple[int, int]] = set()
         self._faults: FaultScript[int, Fault] = FaultScript()
         self._executor: ThreadPoolExecutor | None = None
         self.calls: Counter[str] = Counter()
@@ -376,7 +398,7 @@ class FakeBotAPI(Observable):
         if self.delay:
             self._closed.wait(self.delay)
         fault = self._fault_for(params) if name in _CHAT_METHODS else None
-        if name == "sendmessage":
+        if name in ("sendmessage", "sendphoto"):
             with self._cond:
                 self.attempts[int(params["chat_id"])] += 1
         if fault is not None and not fault.deliver:
@@ -395,10 +417,10 @@ class FakeBotAPI(Observable):
     def _dispatch(self, name: str, params: Params) -> tuple[int, Payload]:
         if name == "getme":
             return _ok(self._me)
-        if name == "sendmessage":
+        if name in ("sendmessage", "sendphoto"):
             return self._send_message(params)
-        if name == "editmessagetext":
-            return self._edit_message_text(params)
+        if name in ("editmessagetext", "editmessagecaption", "editmessagereplymarkup"):
+            return self._edit_message(params)
         if name == "getchatmember":
             user_id = int(params["user_id"])
             with self._cond:
@@ -434,33 +456,51 @@ class FakeBotAPI(Observable):
                 self._cond.wait(remaining)
 
     def _text_problem(self, params: Params) -> str | None:
-        text = str(params.get("text", ""))
+        photo = "photo" in params or "caption" in params
+        text = str(params.get("caption" if photo else "text", ""))
         visible = text
         if params.get("parse_mode") == "HTML":
             visible, problem = _HTMLCheck().verdict(text)
             if problem:
                 return f"Bad Request: can't parse entities: {problem}"
+        if photo:
+            return (
+                "Bad Request: message caption is too long"
+                if (_utf16_len(visible) > MAX_CAPTION_UTF16)
+                else None
+            )
         if not visible.strip():
             return "Bad Request: message text is empty"
         if _utf16_len(visible) > MAX_TEXT_UTF16:
             return "Bad Request: message is too long"
         return None
 
+    def _send_problem(self, params: Params) -> str | None:
+        """Why Telegram would refuse this sendMessage or sendPhoto (None: it would not)."""
+        chat_id, thread_id = int(params["chat_id"]), _thread_id(params)
+        with self._cond:
+            if thread_id is not None and (chat_id, thread_id) in self._deleted_topics:
+                return TOPIC_DELETED
+            refusal = self._refused_photos.get(str(params.get("photo", "")))
+        return refusal or self._text_problem(params)
+
     def _send_message(self, params: Params) -> tuple[int, Payload]:
-        problem = self._text_problem(params)
+        problem = self._send_problem(params)
         if problem:
             return 400, _error(400, problem)
         chat_id = int(params["chat_id"])
+        photo = params.get("photo")
         with self._cond:
             at = self._clock()
             sent = SentMessage(
                 chat_id=chat_id,
                 message_id=next(self._ids),
-                text=str(params["text"]),
+                text=str(params["caption" if photo is not None else "text"]),
                 parse_mode=params.get("parse_mode"),
                 at=at,
                 reply_markup=_json_param(params, "reply_markup"),
                 thread_id=_thread_id(params),
+                photo=None if photo is None else str(photo),
                 params=dict(params),
             )
             self._messages.append(sent)
@@ -468,23 +508,49 @@ class FakeBotAPI(Observable):
             self._cond.notify_all()
         return _ok(self._message_payload(sent))
 
-    def _edit_message_text(self, params: Params) -> tuple[int, Payload]:
-        problem = self._text_problem(params)
-        if problem:
-            return 400, _error(400, problem)
+    def _edit_message(self, params: Params) -> tuple[int, Payload]:
+        """editMessageText, editMessageCaption or editMessageReplyMarkup, recorded in
+        `edits` as the message shows afterwards (a new markup only keeps the text)."""
+        chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
+        shown = self._shown(chat_id, message_id)
+        text = params.get("text", params.get("caption"))
+        if text is not None:
+            problem = self._text_problem(params)
+            if problem:
+                return 400, _error(400, problem)
+        elif shown is None:
+            return 400, _error(400, "Bad Request: message to edit not found")
+        else:
+            text = shown.text
         with self._cond:
             edited = SentMessage(
-                chat_id=int(params["chat_id"]),
-                message_id=int(params["message_id"]),
-                text=str(params["text"]),
+                chat_id=chat_id,
+                message_id=message_id,
+                text=str(text),
                 parse_mode=params.get("parse_mode"),
                 at=self._clock(),
                 reply_markup=_json_param(params, "reply_markup"),
+                photo=None if shown is None else shown.photo,
                 params=dict(params),
             )
             self.edits.append(edited)
             self._cond.notify_all()
         return _ok(self._message_payload(edited))
+
+    def as_shown(self, chat_id: int, message_id: int) -> Payload | None:
+        """The bot's message as it shows now (as sent, or as last edited), in the form an
+        update carries it (a button press); None if the bot sent no such message."""
+        shown = self._shown(chat_id, message_id)
+        return None if shown is None else self._message_payload(shown)
+
+    def _shown(self, chat_id: int, message_id: int) -> SentMessage | None:
+        """The message as it shows now: as sent, or as last edited."""
+        with self._cond:
+            versions = [*self._messages, *self.edits]
+        return next(
+            (m for m in reversed(versions) if (m.chat_id, m.message_id) == (chat_id, message_id)),
+            None,
+        )
 
     def _message_payload(self, sent: SentMessage) -> Payload:
         payload: Payload = {
@@ -492,8 +558,12 @@ class FakeBotAPI(Observable):
             "from": self._me,
             "chat": _chat(sent.chat_id),
             "date": int(sent.at),
-            "text": sent.text,
         }
+        if sent.photo is not None:
+            payload["photo"] = [_photo_size(sent.message_id)]
+            payload["caption"] = sent.text
+        else:
+            payload["text"] = sent.text
         if sent.reply_markup:
             payload["reply_markup"] = sent.reply_markup
         return payload
@@ -546,19 +616,21 @@ class FakeBotAPI(Observable):
     def push_callback(
         self, chat_id: int, user_id: int, data: str, *, message_id: int | None = None
     ) -> int:
-        """Queue a button press on the bot's message (default: its last one to the chat)."""
+        """Queue a button press on the bot's message (default: its last one to the chat), as
+        the message shows now (text or photo and caption, buttons)."""
         with self._cond:
             own = [m for m in self._messages if m.chat_id == chat_id]
         if message_id is None and own:
             message_id = own[-1].message_id
-        pressed = next((m for m in own if m.message_id == message_id), None)
-        message: Payload = {
-            "message_id": message_id or next(self._ids),
-            "from": self._me,
-            "chat": _chat(chat_id),
-            "date": int(pressed.at if pressed else self._clock()),
-            "text": pressed.text if pressed else "…",
-        }
+        message = None if message_id is None else self.as_shown(chat_id, message_id)
+        if message is None:
+            message = {
+                "message_id": message_id or next(self._ids),
+                "from": self._me,
+                "chat": _chat(chat_id),
+                "date": int(self._clock()),
+                "text": "…",
+            }
         query = {
             "id": str(next(self._ids)),
             "from": _user(user_id),
@@ -589,6 +661,16 @@ class FakeBotAPI(Observable):
         with self._cond:
             self._members[(chat_id, user_id)] = status
 
+    def refuse_photo(self, url: str, description: str = PHOTO_REFUSALS[0]) -> None:
+        """Answer every sendPhoto of `url` with 400 `description` (one of `PHOTO_REFUSALS`)."""
+        with self._cond:
+            self._refused_photos[url] = description
+
+    def delete_topic(self, chat_id: int, thread_id: int) -> None:
+        """The forum topic is deleted: sends to it get 400 "message thread not found"."""
+        with self._cond:
+            self._deleted_topics.add((chat_id, thread_id))
+
     def unblock(self, chat_id: int) -> None:
         with self._cond:
             self._blocked.discard(chat_id)
@@ -610,4 +692,7 @@ class FakeBotAPI(Observable):
 
 
 # Methods whose `chat_id` the per-chat faults and blocks apply to.
-_CHAT_METHODS = frozenset({"sendmessage", "editmessagetext", "sendchataction", "sendphoto"})
+_CHAT_METHODS = frozenset(
+    {"sendmessage", "sendphoto", "editmessagetext", "editmessagecaption", "sendchataction"}
+    | {"editmessagereplymarkup"}
+)

@@ -1,8 +1,9 @@
 """The notification outbox: a durable SQLite queue, its retry policy, and delivery.
 
-Knows nothing of willhaben; it delivers `(chat_id, text)` through a `send` callable it is
-given. Importing it does not load `telegram` (the table of Telegram's errors is built on the
-first `classify`). Other code imports only the names listed here.
+Knows nothing of willhaben; it delivers each row's `Message` (text, and optionally a photo
+URL, buttons, a forum topic, send options) through a `send` callable it is given. Importing
+it does not load `telegram` (the table of Telegram's errors is built on the first
+`classify`). Other code imports only the names listed here.
 """
 
 from habicht.queue.deliver import (
@@ -10,6 +11,7 @@ from habicht.queue.deliver import (
     DeliveryStopped,
     DrainSummary,
     Send,
+    TopicGoneHook,
     drain,
 )
 from habicht.queue.pacing import Pacer
@@ -36,6 +38,10 @@ from habicht.queue.quiet import (
 )
 from habicht.queue.report import describe_dead, describe_stats, parse_ids
 from habicht.queue.store import (
+    Button,
+    Buttons,
+    Kind,
+    Message,
     Notification,
     NotificationStore,
     Outgoing,
@@ -47,12 +53,16 @@ from habicht.queue.store import (
 
 __all__ = [
     "DEFAULT_ZONE",
+    "Button",
+    "Buttons",
     "ChatGoneHook",
     "Dead",
     "DeliveryStopped",
     "DrainSummary",
     "Fatal",
     "InvalidQuietHours",
+    "Kind",
+    "Message",
     "Migrate",
     "Notification",
     "NotificationStore",
@@ -67,6 +77,7 @@ __all__ = [
     "RetryAt",
     "Send",
     "TakenOver",
+    "TopicGoneHook",
     "backoff",
     "classify",
     "describe_dead",

@@ -1,5 +1,4 @@
-"""Delivery: drain the outbox through a `send(chat_id, text, silent=…)` callable, paced and
-settled.
+"""Delivery: drain the outbox through a `send(message)` callable, paced and settled.
 
 `drain` is a pipeline, not a series of batches. Each claimed row — at most one per chat,
 claimed when its turn is due (see `store`, "Fair turns") — gets a flight of its own that
@@ -36,12 +35,12 @@ import random
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from habicht.clock import Clock, Sleep
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff, classify
-from habicht.queue.store import LEASE_MARGIN, Notification, NotificationStore
+from habicht.queue.store import LEASE_MARGIN, Message, Notification, NotificationStore
 
 __all__ = [
     "ChatGoneHook",
@@ -50,22 +49,20 @@ __all__ = [
     "DigestRenderer",
     "DrainSummary",
     "Send",
+    "TopicGoneHook",
     "drain",
 ]
 
 log = logging.getLogger(__name__)
 
-
-class Send(Protocol):
-    """Sends `text` (HTML) to `chat_id`, without a notification sound if `silent` (the row
-    was queued in its chat's silent quiet hours); raises `telegram.error` exceptions on
-    failure."""
-
-    def __call__(self, chat_id: int, text: str, /, *, silent: bool) -> Awaitable[object]: ...
-
+Send = Callable[[Message], Awaitable[object]]
+"""Sends one message as it was queued; raises `telegram.error` exceptions on failure."""
 
 ChatGoneHook = Callable[[int, str], Awaitable[object]]
 """Called with `(chat_id, reason)` when a chat cannot be written to any more."""
+TopicGoneHook = Callable[[int, int, str], Awaitable[object]]
+"""Called with `(chat_id, thread_id, reason)` when a forum topic was deleted or closed: only
+what goes to that topic is affected, not the rest of the chat."""
 ChatMigratedHook = Callable[[int, int], Awaitable[object]]
 """Called with `(old_chat_id, new_chat_id)` when a group became a supergroup."""
 
@@ -122,6 +119,7 @@ async def drain(
     flood_chats: int = 2,
     on_chat_gone: ChatGoneHook | None = None,
     on_chat_migrated: ChatMigratedHook | None = None,
+    on_topic_gone: TopicGoneHook | None = None,
     stop: asyncio.Event | None = None,
     digest_after: int | None = None,
     render_digest: DigestRenderer | None = None,
@@ -133,7 +131,8 @@ async def drain(
     as `pacer` allows: fairly across chats, each chat's in the order they were queued. A 429
     pauses its chat until its `retry_after` — a group's pauses that group only; 429s on
     `flood_chats` private chats paused at once mean the bot is flooded: the drain stops and
-    every pending row waits. The pacer remembers those pauses, so a later drain sends
+    every pending row waits. A row whose forum topic is gone is dead and `on_topic_gone` is
+    told; the chat's other rows go on. The pacer remembers those pauses, so a later drain sends
     nothing to a paused chat (its rows go back, due when the pause ends) and claims nothing
     while the bot is flooded; without a given `pacer` a fresh one remembers them for this
     drain only. Raises `DeliveryStopped` on a fatal error, after giving all claimed rows
@@ -162,6 +161,7 @@ async def drain(
         flood_chats=flood_chats,
         on_chat_gone=on_chat_gone,
         on_chat_migrated=on_chat_migrated,
+        on_topic_gone=on_topic_gone,
         stop=stop if stop is not None else asyncio.Event(),
         digest_after=None if render_digest is None else digest_after,
         render_digest=render_digest,
@@ -185,6 +185,7 @@ class _Drain:
     flood_chats: int
     on_chat_gone: ChatGoneHook | None
     on_chat_migrated: ChatMigratedHook | None
+    on_topic_gone: TopicGoneHook | None
     stop: asyncio.Event
     digest_after: int | None
     render_digest: DigestRenderer | None
@@ -298,12 +299,17 @@ class _Drain:
         if cancelled:
             raise asyncio.CancelledError
 
-    def _messages(self, rows: list[Notification]) -> list[tuple[str, list[Notification]]]:
-        """The messages that carry `rows`: the row's own text for one row; else digests,
+    def _messages(self, rows: list[Notification]) -> list[tuple[Message, list[Notification]]]:
+        """The messages that carry `rows`: the row's own message for one row; else digests,
         each with as many entries as fit in `MESSAGE_LIMIT`, in turn order."""
         render = self.render_digest
         if len(rows) == 1 or render is None:
-            return [(row.text, [row]) for row in rows]
+            return [(row.message, [row]) for row in rows]
+        return [(_digest(text, carried), carried) for text, carried in self._digests(rows, render)]
+
+    def _digests(
+        self, rows: list[Notification], render: DigestRenderer
+    ) -> list[tuple[str, list[Notification]]]:
         chat_id = rows[0].chat_id
         messages: list[tuple[str, list[Notification]]] = []
         for row in rows:
@@ -320,10 +326,10 @@ class _Drain:
         """Send the messages that carry the chat's claimed rows one after the other; when
         one is not sent, the rows of the later ones go back unspent."""
         messages = self._messages(rows)
-        for nth, (text, carried) in enumerate(messages):
+        for nth, (message, carried) in enumerate(messages):
             rest = [row for _, later in messages[nth + 1 :] for row in later]
             try:
-                sent = await self._fly(carried, text)
+                sent = await self._fly(carried, message)
             except BaseException:
                 self.tally.update(deferred=await _finish(self.store.release(rest)))
                 raise
@@ -332,7 +338,7 @@ class _Drain:
                 self.tally.update(deferred=await _finish(self.store.release(rest, until=until)))
                 return
 
-    async def _fly(self, rows: list[Notification], text: str) -> bool:
+    async def _fly(self, rows: list[Notification], message: Message) -> bool:
         """Wait for the message's turn, count the attempt of its rows, send it and settle
         them; give them back unspent if the drain stops, the chat is paused or the lease
         nearly over first. True if it was sent."""
@@ -356,7 +362,7 @@ class _Drain:
             self.tally.update(deferred=await _finish(self.store.release(rows)))
             raise
         try:
-            outcome = await self._attempt(rows, text)
+            outcome = await self._attempt(rows, message)
         except asyncio.CancelledError:
             # Cut off mid-send, it may have reached Telegram: the attempt stays spent and
             # the rows are claimable at once, as after a crash.
@@ -365,9 +371,9 @@ class _Drain:
         await _finish(self._settle(rows, outcome))
         return outcome is None
 
-    async def _attempt(self, rows: list[Notification], text: str) -> Outcome | None:
+    async def _attempt(self, rows: list[Notification], message: Message) -> Outcome | None:
         try:
-            await self.send(rows[0].chat_id, text, silent=all(row.silent for row in rows))
+            await self.send(message)
         except Exception as exc:  # every failure is classified; the table names the catch-all
             outcome = classify(exc)
             if isinstance(outcome, Retry) and outcome.unexpected:
@@ -404,6 +410,9 @@ class _Drain:
                 await self._bury(rows, reason, error)
                 self._count_dead(await store.bury_chat(chat_id, reason=reason, error=error))
                 await self._hook(self.on_chat_gone, chat_id, reason)
+            case Dead(error=error, reason=reason, topic_gone=True) if rows[0].thread_id is not None:
+                await self._bury(rows, reason, error)
+                await self._hook(self.on_topic_gone, chat_id, rows[0].thread_id, reason)
             case Dead(error=error, reason=reason):
                 await self._bury(rows, reason, error)
             case Migrate(error=error, new_chat_id=new_chat_id):
@@ -477,3 +486,15 @@ async def _finish(work: Coroutine[Any, Any, T]) -> T:
     if cancelled:
         raise asyncio.CancelledError
     return task.result()
+
+
+def _digest(text: str, rows: list[Notification]) -> Message:
+    """A digest carrying `rows`: text only; silent only if every alert in it is, and in a
+    forum topic only if all of them go there (else the group's general topic)."""
+    topics = {row.thread_id for row in rows}
+    return Message(
+        chat_id=rows[0].chat_id,
+        text=text,
+        thread_id=topics.pop() if len(topics) == 1 else None,
+        disable_notification=all(row.disable_notification for row in rows),
+    )

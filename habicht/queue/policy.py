@@ -81,11 +81,13 @@ class RetryAt:
 
 @dataclass(frozen=True, slots=True)
 class Dead:
-    """Permanent: never retry. `reason` is a stable slug such as `blocked`."""
+    """Permanent: never retry. `reason` is a stable slug such as `blocked`; `chat_gone`: the
+    chat cannot be written to any more, `topic_gone`: only the message's forum topic."""
 
     error: str
     reason: str
     chat_gone: bool = False
+    topic_gone: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +122,10 @@ def _retry_after(exc: tg.RetryAfter) -> Outcome:
     return RetryAt(str(exc), retry_after_seconds(value))
 
 
+_TOPIC_GONE = frozenset({"topic_deleted", "topic_closed"})
+"""Slugs of a forum topic the bot cannot post in any more (the group itself is fine)."""
+
+
 def _text_rule(
     slugs: tuple[tuple[str, str], ...], default: str, *, gone: Callable[[str], bool]
 ) -> Callable[[Any], Outcome]:
@@ -132,7 +138,7 @@ def _text_rule(
         text = str(exc)
         folded = text.casefold()
         reason = next((slug for needle, slug in slugs if needle in folded), default)
-        return Dead(text, reason, chat_gone=gone(reason))
+        return Dead(text, reason, chat_gone=gone(reason), topic_gone=reason in _TOPIC_GONE)
 
     return rule
 
@@ -153,6 +159,10 @@ _bad_request = _text_rule(
         ("chat not found", "chat_not_found"),
         ("user not found", "chat_not_found"),
         ("peer_id_invalid", "chat_not_found"),
+        # A deleted topic: "message thread not found" (or TOPIC_DELETED); a closed one.
+        ("message thread not found", "topic_deleted"),
+        ("topic_deleted", "topic_deleted"),
+        ("topic_closed", "topic_closed"),
     ),
     "bad_request",  # message-level (too long, bad HTML): a bug to report, not a gone chat
     gone=lambda reason: reason == "chat_not_found",

@@ -1,7 +1,8 @@
 """The notification outbox in SQLite: enqueue, claim with a lease, settle, inspect.
 
-Knows nothing of Telegram or willhaben: a row is `(chat_id, text, dedupe_key)` plus its
-delivery state (see DESIGN.md, "Notification states"). Every write goes through
+Knows nothing of Telegram or willhaben: a row is `(chat_id, text, dedupe_key)`, what else its
+message carries (a photo URL, buttons, a topic, send options: `Message`), and its delivery
+state (see DESIGN.md, "Notification states"). Every write goes through
 `Database.transaction()`; every read returns frozen dataclasses, never sqlite rows.
 
 A claim is one `UPDATE … RETURNING` statement, so two drains racing over the same rows
@@ -22,8 +23,8 @@ Quiet hours: `enqueue` reads the chat's window from `chats` in the same transact
 (`new`, `drop`) queued inside a `hold` window is *held*: an ordinary pending row whose due
 time and `queued_at` are the end of the window, so its TTL counts from then, a restart
 changes nothing about it, and its dedupe key stops the same alert from being queued twice
-while it waits. Inside a `silent` window it is queued as usual, marked `silent`. Messages
-that answer someone (`info`) and owner alerts are never held.
+while it waits. Inside a `silent` window it is queued as usual, marked
+`disable_notification`. Messages that answer someone (`info`) and owner alerts are never held.
 """
 
 from __future__ import annotations
@@ -44,7 +45,10 @@ from habicht.queue.quiet import QuietHours, stored_quiet_hours
 __all__ = [
     "DEFAULT_LEASE",
     "LEASE_MARGIN",
+    "Button",
+    "Buttons",
     "Kind",
+    "Message",
     "Notification",
     "NotificationStore",
     "Outgoing",
@@ -71,15 +75,50 @@ row back instead): a send may take its timeouts and must settle while the claim 
 A lease must be at least twice this, so every claim leaves time to send."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Button:
+    """An inline button: opens `url`, or sends `data` back to the bot (at most 64 bytes)."""
+
+    text: str
+    url: str | None = None
+    data: str | None = None
+
+
+Buttons = tuple[tuple[Button, ...], ...]
+"""Rows of inline buttons under a message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """What one send delivers, exactly as it was queued: the `send` callable's argument.
+
+    `text` is HTML; with `photo_url` it is the photo's caption (the sender may fall back to
+    text if Telegram cannot fetch the photo). `thread_id` is the forum topic to post in.
+    `disable_notification` sends it without a notification sound (Telegram's name).
+    """
+
+    chat_id: int
+    text: str
+    photo_url: str | None = None
+    buttons: Buttons = ()
+    thread_id: int | None = None
+    disable_notification: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class Outgoing:
-    """A message to enqueue. `text` is the fully rendered HTML: a retry never re-renders."""
+    """A message to enqueue. `text` is the fully rendered HTML: a retry never re-renders.
+    The fields after `ad_id` are stored with it and sent unchanged (see `Message`)."""
 
     chat_id: int
     kind: Kind
     text: str
     dedupe_key: str
     ad_id: str | None = None
+    photo_url: str | None = None
+    buttons: Buttons = ()
+    thread_id: int | None = None
+    disable_notification: bool = False
     digest_line: str | None = None
     """The message as one line of a digest (HTML); None: it never goes in a digest."""
 
@@ -107,9 +146,46 @@ class Notification:
     sent_at: float | None
     claims: int
     started_at: float | None
-    silent: bool
-    """Sent with `disable_notification` (queued during its chat's silent quiet hours)."""
-    digest_line: str | None
+    photo_url: str | None = None
+    buttons: str | None = None
+    """The buttons as JSON (`_buttons_json`); NULL on rows queued before photo alerts."""
+    thread_id: int | None = None
+    disable_notification: int = 0
+    digest_line: str | None = None
+
+    @property
+    def message(self) -> Message:
+        """The message to send, as it was queued."""
+        return Message(
+            chat_id=self.chat_id,
+            text=self.text,
+            photo_url=self.photo_url,
+            buttons=_buttons(self.buttons),
+            thread_id=self.thread_id,
+            disable_notification=bool(self.disable_notification),
+        )
+
+
+def _buttons_json(buttons: Buttons) -> str | None:
+    """Rows of buttons as stored: `[[{"text": …, "url": …} | {"text": …, "data": …}]]`."""
+    if not buttons:
+        return None
+    return json.dumps(
+        [
+            [
+                {k: v for k, v in (("text", b.text), ("url", b.url), ("data", b.data)) if v}
+                for b in row
+            ]
+            for row in buttons
+        ],
+        ensure_ascii=False,
+    )
+
+
+def _buttons(stored: str | None) -> Buttons:
+    if not stored:
+        return ()
+    return tuple(tuple(Button(**button) for button in row) for row in json.loads(stored))
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +222,6 @@ _COLUMNS = ", ".join(_NAMES)
 
 def _notification(row: sqlite3.Row | tuple[Any, ...]) -> Notification:
     values = dict(zip(_NAMES, row, strict=True))
-    values["silent"] = bool(values["silent"])  # SQLite stores it as 0 or 1
     return Notification(**values)
 
 
@@ -160,10 +235,12 @@ def _notification(row: sqlite3.Row | tuple[Any, ...]) -> Notification:
 _INSERT = """
 INSERT INTO notifications
     (chat_id, kind, ad_id, text, dedupe_key, max_attempts, next_attempt_at,
-     created_at, queued_at, updated_at, silent, digest_line)
+     created_at, queued_at, updated_at, photo_url, buttons, thread_id,
+     disable_notification, digest_line)
 SELECT :chat_id, :kind, :ad_id, :text, :dedupe_key, :max_attempts,
        max(coalesce(:release, head), coalesce(last + :gap, head)), :now,
-       coalesce(:release, :now), :now, :silent, :digest_line
+       coalesce(:release, :now), :now, :photo_url, :buttons, :thread_id,
+       :disable_notification, :digest_line
 FROM (
     SELECT min(:now, coalesce(
                (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending'), :now
@@ -228,10 +305,13 @@ async def enqueue_within(
                 "text": item.text,
                 "digest_line": item.digest_line,
                 "dedupe_key": item.dedupe_key,
+                "photo_url": item.photo_url,
+                "buttons": _buttons_json(item.buttons),
+                "thread_id": item.thread_id,
                 "max_attempts": max_attempts,
                 "now": now,
                 "release": release,
-                "silent": silent,
+                "disable_notification": silent or item.disable_notification,
                 "gap": chat_gap(item.chat_id),
             }
         )
@@ -244,7 +324,7 @@ async def enqueue_within(
 _RETIME = """
 UPDATE notifications
 SET next_attempt_at = next_attempt_at - queued_at + :release, queued_at = :release,
-    silent = :silent, updated_at = :now
+    disable_notification = :silent, updated_at = :now
 WHERE chat_id = :chat_id AND status = 'pending' AND queued_at > :now
 """
 

@@ -31,6 +31,7 @@ from habicht.scraper.parse import Listing, SearchPage, parse_search_page
 from habicht.scraper.scan import (
     FAILING_AFTER,
     MAX_PAGES,
+    Alert,
     Renderer,
     ScanSummary,
     SearchFailure,
@@ -68,6 +69,7 @@ __all__ = [
     "PAGE_ROWS",
     "PUBLISHED_SLACK",
     "AdvertHistory",
+    "Alert",
     "Blocked",
     "BumpedListing",
     "Capacity",

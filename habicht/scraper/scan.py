@@ -47,7 +47,7 @@ import aiosqlite
 
 from habicht.clock import Clock
 from habicht.db import Database, DatabaseError
-from habicht.queue import Outgoing, enqueue_within
+from habicht.queue import Buttons, Kind, Outgoing, enqueue_within
 from habicht.scraper.diff import BumpedListing, NewListing, PriceDrop, diff
 from habicht.scraper.errors import ErrorKind, ScrapeError
 from habicht.scraper.fetch import WillhabenClient
@@ -64,6 +64,7 @@ from habicht.scraper.parse import Listing
 __all__ = [
     "FAILING_AFTER",
     "MAX_PAGES",
+    "Alert",
     "Renderer",
     "ScanSummary",
     "SearchFailure",
@@ -83,22 +84,39 @@ MAX_PAGES = 5
 can take 999 new or bumped adverts between two scans before one is missed."""
 
 
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """A rendered alert: its text (the caption, if it has a photo) and what else its message
+    carries; the scan adds where it goes (the chat and the watch's forum topic)."""
+
+    text: str
+    photo_url: str | None = None
+    buttons: Buttons = ()
+
+
 class Renderer(Protocol):
     """Turns events into message texts; the bot's implementation writes escaped HTML.
 
     `for_chat` gives the renderer of one chat's texts (its language, its alert style); the
-    scan asks for it per watch, so each alert is written as its chat wants it.
+    scan asks for it per watch, so each alert is written as its chat wants it. An alert
+    names its `watch_id`, so its buttons can act on that watch.
     """
 
     def for_chat(self, chat_id: int) -> Renderer: ...
 
-    def new_listing(self, listing: Listing, *, bumped: bool = False) -> str:
+    def new_listing(self, listing: Listing, *, watch_id: int, bumped: bool = False) -> Alert:
         """`bumped`: a `BumpedListing`, which the text must not call new."""
         ...
 
     def price_drop(
-        self, listing: Listing, old: Decimal, new: Decimal, *, path: Sequence[PricePoint] = ()
-    ) -> str:
+        self,
+        listing: Listing,
+        old: Decimal,
+        new: Decimal,
+        *,
+        watch_id: int,
+        path: Sequence[PricePoint] = (),
+    ) -> Alert:
         """`path`: every price the advert was known at, oldest first, ending with `new`."""
         ...
 
@@ -322,7 +340,8 @@ async def _failed(
 
 
 _ACTIVE_WATCHES = (
-    "SELECT w.id, w.chat_id, w.label, w.baseline_at, w.baseline_complete, w.filters"
+    "SELECT w.id, w.chat_id, w.label, w.baseline_at, w.baseline_complete, w.filters,"
+    " w.thread_id, w.muted_until"
     " FROM watches w"
     " JOIN chats c ON c.chat_id = w.chat_id"
     " WHERE w.search_id = ? AND w.status = 'active' AND c.status = 'active' ORDER BY w.id"
@@ -453,7 +472,9 @@ async def _record_page(
                 (now, complete, watch["id"]),
             )
         else:
-            outgoing.extend(await _events(conn, watch, active, renderer=chat_renderer, now=now))
+            events = await _events(conn, watch, active, renderer=chat_renderer, now=now)
+            if (watch["muted_until"] or 0.0) <= now:  # a muted watch sees, and says nothing
+                outgoing.extend(events)
         await conn.executemany(
             "INSERT INTO watch_listings (watch_id, ad_id, last_price, first_seen_at)"
             " VALUES (?, ?, ?, ?) ON CONFLICT (watch_id, ad_id)"
@@ -523,18 +544,38 @@ async def _events(
             hits.append((ad_id, held))
         elif isinstance(event, NewListing | BumpedListing):
             bumped = isinstance(event, BumpedListing)
-            text = renderer.new_listing(listing, bumped=bumped)
+            alert = renderer.new_listing(listing, watch_id=watch_id, bumped=bumped)
             line = renderer.digest_line(listing, bumped=bumped)
             key = f"new:{ad_id}:{chat_id}"
-            outgoing.append(Outgoing(chat_id, "new", text, key, ad_id, digest_line=line))
+            outgoing.append(_outgoing(watch, "new", alert, key, ad_id, digest_line=line))
         else:
-            text = renderer.price_drop(listing, event.old, event.new, path=paths[ad_id])
+            alert = renderer.price_drop(
+                listing, event.old, event.new, watch_id=watch_id, path=paths[ad_id]
+            )
             key = f"drop:{ad_id}:{chat_id}:{_money(event.old)}:{_money(event.new)}"
             line = renderer.digest_line(listing, drop=(event.old, event.new))
-            outgoing.append(Outgoing(chat_id, "drop", text, key, ad_id, digest_line=line))
+            outgoing.append(_outgoing(watch, "drop", alert, key, ad_id, digest_line=line))
     if hits:
         await record_hits(conn, watch_id, hits, now=now)
     return outgoing
+
+
+def _outgoing(
+    watch: sqlite3.Row, kind: Kind, alert: Alert, key: str, ad_id: str, *, digest_line: str
+) -> Outgoing:
+    """An alert of `watch`, to its chat and to the forum topic it was created in; with its
+    line for a digest."""
+    return Outgoing(
+        watch["chat_id"],
+        kind,
+        alert.text,
+        key,
+        ad_id,
+        photo_url=alert.photo_url,
+        buttons=alert.buttons,
+        thread_id=watch["thread_id"],
+        digest_line=digest_line,
+    )
 
 
 async def _upsert_listings(

@@ -293,6 +293,27 @@ class Subscriptions:
     async def watch(self, chat_id: int, number: int) -> WatchInfo | None:
         return _numbered(await self.watches(chat_id), number)
 
+    async def watch_by_id(self, chat_id: int, watch_id: int) -> WatchInfo | None:
+        """The chat's watch with this id; None if it is gone or belongs to another chat."""
+        return next((w for w in await self.watches(chat_id) if w.id == watch_id), None)
+
+    async def mute(self, watch_id: int, *, until: float) -> None:
+        """Hold the watch's alerts back until `until`; it is scanned on, and what it sees
+        meanwhile is recorded as seen (so nothing floods in when the mute ends)."""
+        async with self._db.transaction() as conn:
+            await conn.execute("UPDATE watches SET muted_until = ? WHERE id = ?", (until, watch_id))
+
+    async def pause_topic(self, chat_id: int, thread_id: int) -> int:
+        """Pause the chat's watches of one forum topic (it was deleted or closed); returns
+        how many were active. The chat's other watches go on."""
+        async with self._db.transaction() as conn:
+            cursor = await conn.execute(
+                "UPDATE watches SET status = 'paused'"
+                " WHERE chat_id = ? AND thread_id = ? AND status = 'active'",
+                (chat_id, thread_id),
+            )
+            return cursor.rowcount
+
     async def remove_watch(self, chat_id: int, number: int) -> WatchInfo | None:
         """Delete the chat's watch `number` (and its search if nobody else watches it)."""
         async with self._db.transaction() as conn:

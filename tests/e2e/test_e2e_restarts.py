@@ -11,6 +11,14 @@ CHATS = tuple(range(201, 207))
 NEW_ADS = tuple(range(2, 8))  # 6 alerts per chat: ≥ 5 s at one message per second
 
 
+def _requests_answered(world: World) -> None:
+    """Wait until Telegram has answered every send (alerts with a picture go by sendPhoto)."""
+    sending = world.telegram.in_progress
+    world.telegram.wait_until(
+        lambda: not (sending["sendMessage"] or sending["sendPhoto"]), timeout=30
+    )
+
+
 def _deliveries_under_way(world: World) -> set[Alert]:
     """Subscribe every chat, make Telegram slow, list new adverts; the alerts to expect."""
     world.site.set_listings(SEARCH, [gpu(1, 300)])
@@ -36,7 +44,7 @@ def test_kill_9_mid_batch_loses_nothing_and_repeats_only_in_flight(world: World)
     assert len(world.alerts()) < len(expected), "the kill landed before the end"
 
     # Requests that reached Telegram before the kill are delivered, answered or not.
-    world.telegram.wait_until(lambda: not world.telegram.in_progress["sendMessage"], timeout=30)
+    _requests_answered(world)
     unconfirmed = set(world.alerts()) - sent
     assert unconfirmed <= in_flight
 
@@ -85,7 +93,7 @@ def test_a_crash_loop_never_kills_an_unsent_alert(world: World) -> None:
         )
         world.kill()
         # Requests that reached Telegram before the kill are delivered, answered or not.
-        world.telegram.wait_until(lambda: not world.telegram.in_progress["sendMessage"], timeout=30)
+        _requests_answered(world)
         sent = {alert for alert, status in world.outbox().items() if status == "sent"}
         in_flight_at_kills += len(set(world.alerts()) - sent)
         assert "dead" not in world.outbox().values(), f"an alert died at kill {kill}"

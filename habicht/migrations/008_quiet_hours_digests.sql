@@ -9,10 +9,9 @@ ALTER TABLE chats ADD COLUMN quiet_to TEXT;
 ALTER TABLE chats ADD COLUMN quiet_mode TEXT CHECK (quiet_mode IN ('hold', 'silent'));
 ALTER TABLE chats ADD COLUMN quiet_zone TEXT;
 
--- Sent with `disable_notification` (decided when the row was queued, from its chat's
--- quiet hours). A held row needs no column: it is a pending row whose `queued_at` (and due
--- time) is the end of its quiet hours, still in the future.
-ALTER TABLE notifications ADD COLUMN silent INTEGER NOT NULL DEFAULT 0;
+-- A silent window's rows are queued with `disable_notification` (the rich-alerts migration's
+-- column). A held row needs no column: it is a pending row whose `queued_at` (and due time)
+-- is the end of its quiet hours, still in the future.
 
 -- A chat's digest threshold: more alerts than this due at once go out as one digest
 -- (NULL: HABICHT_DIGEST_AFTER).

@@ -1,0 +1,54 @@
+"""The rich-alerts migration upgrades a file with data: rows queued before it still send, as
+the text they were, and watches are unmuted."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from fakes import FakeClock
+
+from habicht.db import Database, migrations
+from habicht.queue import Message, NotificationStore, drain
+from habicht.scraper import Subscriptions
+
+
+def _version(name: str) -> int:
+    """The version of the bundled migration whose file name contains `name`."""
+    return next(version for version, file, _ in migrations() if name in file)
+
+
+async def test_an_old_files_queued_alert_still_sends_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    clock = FakeClock()
+    old = await Database(path).open(target=_version("rich_alerts") - 1)
+    async with old.transaction() as conn:
+        await conn.execute("INSERT INTO chats (chat_id, created_at, updated_at) VALUES (7, 0, 0)")
+        await conn.execute(
+            "INSERT INTO searches (id, url, created_at) VALUES (1, 'https://x.test/s', 0)"
+        )
+        await conn.execute(
+            "INSERT INTO watches (chat_id, search_id, label, created_at) VALUES (7, 1, 'sofa', 0)"
+        )
+        await conn.execute(
+            "INSERT INTO notifications (chat_id, kind, ad_id, text, dedupe_key, max_attempts,"
+            " next_attempt_at, created_at, queued_at, updated_at)"
+            " VALUES (7, 'new', '11', '🆕 <b>Sofa</b>', 'new:11:7', 5, ?, ?, ?, ?)",
+            (clock(),) * 4,
+        )
+    await old.close()
+
+    async with Database(path) as db:
+        [(muted,)] = await db.fetchall("SELECT muted_until FROM watches")
+        assert muted is None
+        [watch] = await Subscriptions(db, clock=clock).watches(7)
+        assert not watch.paused
+        sent: list[Message] = []
+
+        async def send(message: Message) -> None:
+            sent.append(message)
+
+        store = NotificationStore(db, clock=clock, max_attempts=5, ttl=86400)
+        summary = await drain(store, send, clock=clock, sleep=clock.sleep, rand=random.Random(0))
+        assert summary.sent == 1
+        assert sent == [Message(7, "🆕 <b>Sofa</b>")]
