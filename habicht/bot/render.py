@@ -57,16 +57,19 @@ class MessageRenderer:
         """Title (the link, so a text alert previews the listing), price and place; a
         `bumped` one (the watch cannot tell new from old) says "bumped to the top, not seen
         before"."""
-        text = self.texts.new_listing(
+        text = self._new_text(listing, bumped=bumped, compact=self.style == "compact")
+        return self._alert(text, listing, watch_id)
+
+    def _new_text(self, listing: Listing, *, bumped: bool, compact: bool) -> Html:
+        return self.texts.new_listing(
             title=listing.title,
             url=listing.url,
             price=listing.price,
             price_display=listing.price_display,
             location=listing.location,
             bumped=bumped,
-            compact=self.style == "compact",
+            compact=compact,
         )
-        return self._alert(text, listing, watch_id)
 
     def price_drop(
         self,
@@ -114,15 +117,7 @@ class MessageRenderer:
             return self.texts.price_drop(
                 title=listing.title, url=listing.url, old=old, new=new, compact=True
             )
-        return self.texts.new_listing(
-            title=listing.title,
-            url=listing.url,
-            price=listing.price,
-            price_display=listing.price_display,
-            location=listing.location,
-            bumped=bumped,
-            compact=True,
-        )
+        return self._new_text(listing, bumped=bumped, compact=True)
 
     def baseline(self, label: str, count: int) -> str:
         """A new watch's first scan: how many listings it now watches, silently."""
