@@ -37,6 +37,7 @@ __all__ = [
     "InvalidFilter",
     "WatchFilter",
     "fold",
+    "money",
     "parse_price",
     "parse_rules",
 ]
@@ -131,8 +132,9 @@ def _amount(match: re.Match[str], text: str) -> Decimal:
     return value
 
 
-def _money(value: Decimal) -> str:
-    """`400`, `99.9` — never `4E+2` — as stored and shown."""
+def money(value: Decimal) -> str:
+    """An amount as stored, put in dedupe keys and shown in rules: `400`, `99.9`, never
+    `4E+2` or `400.00`."""
     return format(value.normalize(), "f")
 
 
@@ -164,19 +166,19 @@ class WatchFilter:
         """The rules in the form `/filter` takes them, for showing and for hide reasons."""
         out = [f"+{word}" for word in self.include] + [f"-{word}" for word in self.exclude]
         if self.min_price is not None:
-            out.append(f"min {_money(self.min_price)}")
+            out.append(f"min {money(self.min_price)}")
         if self.max_price is not None:
-            out.append(f"max {_money(self.max_price)}")
+            out.append(f"max {money(self.max_price)}")
         if self.priced:
             out.append("priced")
         if self.seller is not None:
             out.append(self.seller)
         if self.drop_percent is not None:
-            out.append(f"drop {_money(self.drop_percent)}%")
+            out.append(f"drop {money(self.drop_percent)}%")
         if self.drop_amount is not None:
-            out.append(f"drop {_money(self.drop_amount)}€")
+            out.append(f"drop {money(self.drop_amount)}€")
         if self.below is not None:
-            out.append(f"below {_money(self.below)}")
+            out.append(f"below {money(self.below)}")
         if self.lowest:
             out.append("lowest")
         return out
@@ -195,9 +197,9 @@ class WatchFilter:
         if self.priced and price is None:
             return "priced"
         if self.min_price is not None and price is not None and price < self.min_price:
-            return f"min {_money(self.min_price)}"
+            return f"min {money(self.min_price)}"
         if self.max_price is not None and price is not None and price > self.max_price:
-            return f"max {_money(self.max_price)}"
+            return f"max {money(self.max_price)}"
         known = listing.is_private is not None
         if self.seller is not None and known and listing.is_private != (self.seller == "private"):
             return self.seller
@@ -213,11 +215,11 @@ class WatchFilter:
         none is known): `lowest` wants `new` below it.
         """
         if self.drop_percent is not None and (old - new) * _HUNDRED < self.drop_percent * old:
-            return f"drop {_money(self.drop_percent)}%"
+            return f"drop {money(self.drop_percent)}%"
         if self.drop_amount is not None and old - new < self.drop_amount:
-            return f"drop {_money(self.drop_amount)}€"
+            return f"drop {money(self.drop_amount)}€"
         if self.below is not None and not new < self.below <= old:
-            return f"below {_money(self.below)}"
+            return f"below {money(self.below)}"
         if self.lowest and lowest_before is not None and new >= lowest_before:
             return "lowest"
         return None
@@ -235,7 +237,7 @@ class WatchFilter:
         }
         for name in ("min_price", "max_price", "drop_percent", "drop_amount", "below"):
             value: Decimal | None = getattr(self, name)
-            data[name] = None if value is None else _money(value)
+            data[name] = None if value is None else money(value)
         return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
     @classmethod
@@ -272,7 +274,7 @@ class WatchFilter:
             raise InvalidFilter(FilterReason.TOO_MANY_WORDS, str(MAX_WORDS))
         low, high = current.min_price, current.max_price
         if low is not None and high is not None and low > high:
-            raise InvalidFilter(FilterReason.MIN_ABOVE_MAX, f"min {_money(low)} max {_money(high)}")
+            raise InvalidFilter(FilterReason.MIN_ABOVE_MAX, f"min {money(low)} max {money(high)}")
         return current
 
     def _with(self, rule: _Rule) -> WatchFilter:

@@ -51,7 +51,7 @@ from habicht.queue import Buttons, Kind, Outgoing, enqueue_within
 from habicht.scraper.diff import BumpedListing, NewListing, PriceDrop, diff
 from habicht.scraper.errors import ErrorKind, ScrapeError
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.filters import WatchFilter
+from habicht.scraper.filters import WatchFilter, money
 from habicht.scraper.history import (
     PricePoint,
     lowest_prices,
@@ -421,8 +421,8 @@ async def _record_failure(
 
 
 def _money(value: Decimal | None) -> str | None:
-    """A price as stored and put in dedupe keys: `400`, never `4E+2` or `400.00`."""
-    return None if value is None else format(value.normalize(), "f")
+    """A price as stored and put in dedupe keys (`money`); None stays None."""
+    return None if value is None else money(value)
 
 
 async def _record_page(
