@@ -32,8 +32,11 @@ class TextRenderer:
     def for_chat(self, chat_id: int) -> TextRenderer:
         return self
 
-    def new_listing(self, listing: Listing, *, watch_id: int, bumped: bool = False) -> Alert:
-        return Alert(f"{'bumped' if bumped else 'new'} {listing.id}")
+    def new_listing(
+        self, listing: Listing, *, watch_id: int, bumped: bool = False, entered: bool = False
+    ) -> Alert:
+        kind = "bumped" if bumped else "entered" if entered else "new"
+        return Alert(f"{kind} {listing.id}")
 
     def price_drop(
         self,
@@ -43,9 +46,14 @@ class TextRenderer:
         *,
         watch_id: int,
         path: Sequence[PricePoint] = (),
+        entered: bool = False,
     ) -> Alert:
         way = "->".join(str(point.price) for point in path)
-        return Alert(f"drop {listing.id} {old}->{new}" + (f" path {way}" if len(path) > 2 else ""))
+        return Alert(
+            f"drop {listing.id} {old}->{new}"
+            + (" entered" if entered else "")
+            + (f" path {way}" if len(path) > 2 else "")
+        )
 
     def digest_line(
         self,
@@ -53,6 +61,7 @@ class TextRenderer:
         *,
         drop: tuple[Decimal, Decimal] | None = None,
         bumped: bool = False,
+        entered: bool = False,
     ) -> str:
         return f"line {listing.id}" + ("" if drop is None else f" {drop[0]}->{drop[1]}")
 

@@ -72,6 +72,59 @@ def test_a_bumped_unknown_listing_says_what_it_is_not_new() -> None:
         assert "🆕" not in text
 
 
+# 12 Nov 2026, 09:30 in Vienna (08:30 UTC): the day an older advert was listed.
+LISTED = 1_794_472_200.0
+
+
+@pytest.mark.parametrize(
+    ("lang", "note"),
+    [
+        ("de", "<i>Neu in deiner Suche · eingestellt am 12. Nov. 2026</i>"),
+        ("en", "<i>New in your search · listed 12 Nov 2026</i>"),
+    ],
+)
+def test_an_older_advert_that_entered_the_search_says_when_it_was_listed(
+    lang: Lang, note: str
+) -> None:
+    """Issue 18: an advert listed before the watch started that only now matches is news to
+    the watch, and says so with the day it was listed (in Vienna); a bumped one's date is its
+    bump, so it says only that it is new in the search."""
+    older = replace(listing(), published_at=LISTED)
+    text = renderer(lang).new_listing(older, watch_id=1, entered=True).text
+    assert text.startswith("🆕 ")
+    assert text.endswith("\n" + note)
+    compact = renderer(lang, style="compact").new_listing(older, watch_id=1, entered=True).text
+    assert compact.endswith(" · " + note)
+    assert renderer(lang).digest_line(older, entered=True).endswith(" · " + note)
+    bumped = renderer(lang).new_listing(replace(older, bumped=True), watch_id=1, entered=True)
+    assert bumped.text.endswith(note.split(" · ")[0] + "</i>")
+    assert "·" not in bumped.text.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("lang", "prices", "note"),
+    [
+        ("de", "<s>€ 600</s> → <b>€ 480</b>", "Jetzt in deiner Suche"),
+        ("en", "<s>€600</s> → <b>€480</b>", "Now within your search"),
+    ],
+)
+def test_a_drop_that_brought_an_advert_into_the_search_says_so(
+    lang: Lang, prices: str, note: str
+) -> None:
+    """Issue 18: a drop under a search's price cap reads old → new and "now within your
+    search", in the alert and in its digest line."""
+    drop = (
+        renderer(lang)
+        .price_drop(listing(), Decimal(600), Decimal(480), watch_id=1, entered=True)
+        .text
+    )
+    assert prices in drop
+    assert f"<i>{note}" in drop
+    line = renderer(lang).digest_line(listing(), drop=(Decimal(600), Decimal(480)), entered=True)
+    assert f"<i>{note}" in line
+    assert note not in renderer(lang).price_drop(listing(), Decimal(6), Decimal(4), watch_id=1).text
+
+
 @pytest.mark.parametrize("bumped", [False, True])
 def test_no_site_supplied_value_can_make_a_message_too_long(bumped: bool) -> None:
     """Issue 9: title, willhaben's price wording and place all have budgets: whatever the page
@@ -100,18 +153,19 @@ def _longest(bumped: bool) -> Listing:
 
 
 @pytest.mark.parametrize("lang", ["de", "en"])
-@pytest.mark.parametrize("bumped", [False, True])
+@pytest.mark.parametrize(("bumped", "entered"), [(False, False), (True, False), (False, True)])
 def test_a_photo_alert_always_fits_its_caption_and_keeps_its_photo(
-    lang: Lang, bumped: bool
+    lang: Lang, bumped: bool, entered: bool
 ) -> None:
     """Issue 13: a photo alert is the advert's image with the text as caption; the budgets
     keep the longest page under Telegram's 1,024-unit caption limit, so the photo is kept."""
-    alert = renderer(lang).new_listing(_longest(bumped), watch_id=1, bumped=bumped)
+    longest = replace(_longest(bumped), published_at=LISTED)
+    alert = renderer(lang).new_listing(longest, watch_id=1, bumped=bumped, entered=entered)
     assert alert.photo_url == IMAGE
     assert 300 < visible_len(Html(alert.text)) <= MAX_CAPTION  # every budget filled
     path = [PricePoint(float(n), Decimal(1_000_000 - n)) for n in range(40)]
     drop = renderer(lang).price_drop(
-        _longest(False), Decimal(9_999_999), Decimal(1), watch_id=1, path=path
+        _longest(False), Decimal(9_999_999), Decimal(1), watch_id=1, path=path, entered=entered
     )
     assert drop.photo_url == IMAGE
     assert visible_len(Html(drop.text)) <= MAX_CAPTION

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -17,10 +18,12 @@ from habicht.db import Database, migrations
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.scraper import (
+    FAILING_AFTER,
     MAX_PAGES,
     PAGE_ROWS,
     ScanSummary,
     Subscriptions,
+    WatchFilter,
     WillhabenClient,
     parse_watch_argument,
     scan,
@@ -37,14 +40,22 @@ class Site:
     def __init__(self) -> None:
         self.willhaben = FakeWillhabenSite()
         self.failing_pages: set[str] = set()
+        self.odd_pages: set[str] = set()
+        """Pages answered without their data, every time (an advert of unknown shape)."""
+        self.before_page: dict[str, Callable[[], None]] = {}
+        """Run once, just before the page is answered: the site changing between two pages."""
         self.pages_asked: list[str] = []
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         page = request.url.params.get("page", "1")
         self.pages_asked.append(page)
+        if page in self.before_page:
+            self.before_page.pop(page)()
         if page in self.failing_pages:
             self.failing_pages.discard(page)
             return httpx.Response(503, text="<html><body>Fehler</body></html>")
+        if page in self.odd_pages:
+            return httpx.Response(200, text="<html><body><main>Anzeigen</main></body></html>")
         return self.willhaben.handle(request)
 
 
@@ -355,3 +366,194 @@ async def test_a_watch_from_before_the_deep_baseline_is_upgraded_keeping_what_it
             ("bumped 826611808", "new:826611808:1"),
             ("drop 1871129324 990->900", "drop:1871129324:1:990:900"),
         ]
+
+
+# ---- issue 18: detection at the edges -------------------------------------------------
+
+RTX = parse_watch_argument("rtx 3080")
+CAPPED = parse_watch_argument("rtx 3080 max 500")
+
+
+async def test_an_old_advert_that_drops_into_a_capped_search_is_a_drop_now_within_it(
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any, clock: FakeClock
+) -> None:
+    """`/watch rtx 3080 max 500`: an advert listed at € 600 weeks before the watch is not in
+    the search; it drops to € 480 and enters it at its old date, deep among old adverts.
+    habicht knew the € 600 from another chat's search, so chat 1 hears of it as a drop, now
+    within its search; chat 2, which saw it all along, as a plain drop."""
+    cheap = make(40, age=40 * 86400, price=400)
+    card = make(1, age=20 * 86400, price=600)[0]
+    site.willhaben.set_listings(RTX.url, [card, *cheap])
+    site.willhaben.set_listings(CAPPED.url, cheap)
+    await subs.add_watch(2, RTX, max_watches=5)
+    await subs.add_watch(1, CAPPED, max_watches=5)
+    assert (await run()).baselines == 2
+    cheaper = site.willhaben.set_price(card.id, Decimal(480))
+    site.willhaben.set_listings(CAPPED.url, [cheaper, *cheap])
+    assert (await run()).drops == 2
+    assert sorted(await alerts(db, "drop"), key=lambda alert: alert[1]) == [
+        (f"drop {card.id} 600->480 entered", f"drop:{card.id}:1:600:480"),
+        (f"drop {card.id} 600->480", f"drop:{card.id}:2:600:480"),
+    ]
+    assert (await run()).drops == 0
+
+
+async def test_an_old_advert_that_starts_to_match_is_news_once_listed_earlier(
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
+) -> None:
+    """An advert habicht never saw that starts to match later (a title edited to hold the
+    keyword, moved into the category) is a new listing that says it was listed earlier —
+    once; bumped old adverts the watch has seen stay silent, reserved ones unsent."""
+    old = make(30, age=40 * 86400, price=300)
+    site.willhaben.set_listings(CAPPED.url, old)
+    await subs.add_watch(1, CAPPED, max_watches=5)
+    await run()
+    edited = make(1, age=10 * 86400, price=450)[0]
+    reserved = replace(make(1, age=10 * 86400, price=420)[0], reserved=True)
+    site.willhaben.set_listings(CAPPED.url, [*old[:10], edited, reserved, *old[10:]])
+    site.willhaben.bump(CAPPED.url, old[20].id)
+    summary = await run()
+    assert (summary.new, summary.drops) == (1, 0)
+    assert await alerts(db) == [(f"entered {edited.id}", f"new:{edited.id}:1")]
+    assert (await run()).new == 0
+
+
+async def test_a_failed_deep_page_fails_only_the_baseline_that_needed_it(
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
+) -> None:
+    """A search of 450 adverts; chat 1 is baselined (page 1 is all it needs); chat 2 adds a
+    watch, so the scan reads pages 1 to 3 for its baseline, and page 3 is odd. Chat 1 still
+    hears of a new advert on page 1 and the search is not failing; chat 2's baseline waits
+    for the next scan, and after FAILING_AFTER such scans it is taken, incomplete, from the
+    pages that arrived."""
+    old = make(450, age=30 * 86400)
+    await baseline(subs, site, run, old)
+    await subs.add_watch(2, FLATS, max_watches=5)
+    site.odd_pages.add("3")
+    new = make(1)[0]
+    site.willhaben.add(FLATS.url, new)
+    first = await run()
+    assert (first.new, first.baselines, first.failed) == (1, 0, [])
+    assert await alerts(db) == [(f"new {new.id}", f"new:{new.id}:1")]
+    (watch,) = await subs.watches(2)
+    assert watch.last_error_kind is None
+    for _ in range(FAILING_AFTER - 2):
+        assert (await run()).baselines == 0
+    assert (await run()).baselines == 1
+    assert (
+        await db.single_value(
+            "SELECT baseline_complete FROM watches WHERE chat_id = 2 AND baseline_at IS NOT NULL"
+        )
+        == 0
+    )
+    (watch,) = await subs.watches(2)
+    assert watch.listings_known == 2 * PAGE_ROWS  # pages 1 and 2
+
+
+async def test_a_resume_whose_deep_page_fails_silences_no_one_else(
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
+) -> None:
+    """/resume re-reads a search deep; a failure of page 2 fails only that watch's baseline:
+    the other chat's alert still comes."""
+    old = make(300, age=30 * 86400)
+    await baseline(subs, site, run, old)
+    await subs.add_watch(2, FLATS, max_watches=5)
+    await run()
+    await subs.set_paused(2, 1, paused=True)
+    await subs.set_paused(2, 1, paused=False)
+    site.failing_pages.add("2")
+    new = make(1)[0]
+    site.willhaben.add(FLATS.url, new)
+    summary = await run()
+    assert (summary.new, summary.baselines, summary.failed) == (1, 0, [])
+    assert await alerts(db) == [(f"new {new.id}", f"new:{new.id}:1")]
+    assert (await run()).baselines == 1
+
+
+async def test_adverts_deleted_between_two_pages_make_the_baseline_incomplete(
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any, clock: FakeClock
+) -> None:
+    """Five adverts of page 1 go between the fetch of page 1 and page 2: the five after them
+    move up onto page 1 and are on neither page read. The baseline must not count itself
+    complete; when one of them is bumped later, it is "bumped, not seen", never "new"."""
+    old = make(260, age=30 * 86400)
+    site.willhaben.set_listings(FLATS.url, old)
+
+    def sold() -> None:
+        for advert in old[100:105]:
+            site.willhaben.remove(FLATS.url, advert.id)
+
+    site.before_page["2"] = sold
+    await subs.add_watch(1, FLATS, max_watches=5)
+    assert (await run()).baselines == 1
+    assert await db.single_value("SELECT baseline_complete FROM watches") == 0
+    skipped = old[PAGE_ROWS + 2]
+    site.willhaben.bump(FLATS.url, skipped.id, published_ms=int(clock() * 1000))
+    await run()
+    assert await alerts(db) == [(f"bumped {skipped.id}", f"new:{skipped.id}:1")]
+
+
+async def test_adverts_added_between_two_pages_keep_the_baseline_complete(
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
+) -> None:
+    """New adverts on top between two page fetches push the rest down: page 2 repeats the end
+    of page 1, nothing is skipped, and the baseline stays complete."""
+    old = make(260, age=30 * 86400)
+    site.willhaben.set_listings(FLATS.url, old)
+    site.before_page["2"] = lambda: site.willhaben.add(FLATS.url, *make(3))
+    await subs.add_watch(1, FLATS, max_watches=5)
+    await run()
+    assert await db.single_value("SELECT baseline_complete FROM watches") == 1
+    (watch,) = await subs.watches(1)
+    assert watch.listings_known == 260
+
+
+async def drop_alerts_on_a_slide(
+    db: Database, subs: Subscriptions, site: Site, run: Any, rules: str, prices: list[int]
+) -> list[str]:
+    """The drop alerts of a watch with `rules` for an advert whose price goes `prices` (the
+    first one at the baseline)."""
+    flat = FakeAdvert("1906843150", "Altbau", Decimal(prices[0]))
+    await baseline(subs, site, run, [flat])
+    await subs.set_filter(1, 1, WatchFilter().with_rules(rules.split()))
+    for price in prices[1:]:
+        site.willhaben.set_price(flat.id, Decimal(price))
+        await run()
+    return [key for _, key in await alerts(db, "drop")]
+
+
+@pytest.mark.parametrize("rules", ["drop 10%", "drop 50€"])
+async def test_a_slow_slide_alerts_once_it_has_fallen_far_enough_from_what_the_chat_knows(
+    db: Database, subs: Subscriptions, site: Site, run: Any, rules: str
+) -> None:
+    """500 → 475 → 451 → 429 → 407 → 387: each step is about 5 %, yet by 429 the price has
+    fallen 14 % (€ 71) from the € 500 the chat knows: one alert, € 500 → € 429; the steps
+    after it measure from € 429 and are held."""
+    keys = await drop_alerts_on_a_slide(db, subs, site, run, rules, [500, 475, 451, 429, 407, 387])
+    assert keys == ["drop:1906843150:1:500:429"]
+
+
+async def test_a_rise_in_between_does_not_make_a_drop_of_what_the_chat_was_told(
+    db: Database, subs: Subscriptions, site: Site, run: Any
+) -> None:
+    """500 → 470 → 520 → 460 → 440 with `drop 10%`: 460 is 11.5 % below the € 520 seen, but
+    only 8 % below the € 500 the chat knows, so held; 440 is 12 % below it: € 500 → € 440."""
+    keys = await drop_alerts_on_a_slide(db, subs, site, run, "drop 10%", [500, 470, 520, 460, 440])
+    assert keys == ["drop:1906843150:1:500:440"]
+
+
+async def test_a_watch_that_started_mid_slide_measures_from_its_first_price(
+    db: Database, subs: Subscriptions, site: Site, run: Any
+) -> None:
+    """A watch whose baseline saw € 451 — it was never told anything — alerts `drop 10%`
+    once the price is 10 % below that: € 451 → € 387."""
+    keys = await drop_alerts_on_a_slide(db, subs, site, run, "drop 10%", [451, 429, 407, 387])
+    assert keys == ["drop:1906843150:1:451:387"]
+
+
+async def test_without_drop_rules_every_step_is_an_alert_from_the_last_price(
+    db: Database, subs: Subscriptions, site: Site, run: Any
+) -> None:
+    """A watch without drop rules is told every step, each from the price before it."""
+    keys = await drop_alerts_on_a_slide(db, subs, site, run, "max 1000", [500, 475, 451])
+    assert keys == ["drop:1906843150:1:500:475", "drop:1906843150:1:475:451"]

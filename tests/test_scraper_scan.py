@@ -39,6 +39,7 @@ class FakeWillhaben:
         self.html: dict[str, str] = {}  # a keyword's page as given, instead of rendered
         self.requests: Counter[str] = Counter()
         self.meanwhile: Callable[[], None] | None = None  # runs while a request is answered
+        self.rows_found: dict[str, int] = {}  # a keyword's `rowsFound`, if more than its page
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         keyword = request.url.params["keyword"]
@@ -47,7 +48,9 @@ class FakeWillhaben:
             self.meanwhile()
         if self.failure is not None:
             return self.failure
-        html = self.html.get(keyword) or render_search_page(self.pages[keyword])
+        html = self.html.get(keyword) or render_search_page(
+            self.pages[keyword], rows_found=self.rows_found.get(keyword)
+        )
         return httpx.Response(200, text=html)
 
     def set_price(self, keyword: str, ad_id: str, price: str) -> None:
@@ -411,10 +414,10 @@ async def test_one_odd_advert_fails_its_search_and_the_cycle_goes_on(
 class FailingRenderer(TextRenderer):
     """Raises for one advert, as a renderer bug would."""
 
-    def new_listing(self, listing: Listing, *, watch_id: int, bumped: bool = False) -> Alert:
+    def new_listing(self, listing: Listing, *, watch_id: int, **kwargs: Any) -> Alert:
         if listing.id == "102":
             raise KeyError("no template")
-        return super().new_listing(listing, watch_id=watch_id, bumped=bumped)
+        return super().new_listing(listing, watch_id=watch_id, **kwargs)
 
 
 async def test_an_unexpected_error_fails_its_search_and_the_cycle_goes_on(
@@ -448,10 +451,11 @@ async def test_an_unexpected_error_fails_its_search_and_the_cycle_goes_on(
 async def test_an_older_advert_sliding_onto_a_full_page_is_not_new(
     run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database, clock: FakeClock
 ) -> None:
-    """When an advert on a full first page is sold, the older one that moves up is recorded
-    silently; one published after the watch started is new even with a lower id (review of
-    issue 3)."""
+    """When an advert on a full first page is sold, the older one that moves up (from beyond a
+    baseline that could not read the whole search) is recorded silently; one published after
+    the watch started is new even with a lower id (review of issue 3)."""
     await subs.add_watch(1, RTX, max_watches=5)
+    site.rows_found["rtx"] = 5000
     hour_ago = int((clock.now - 3600) * 1000)
     site.pages["rtx"] = [advert(str(i), published_ms=hour_ago + i) for i in range(130, 125, -1)]
     await run()  # the baseline: 130..126 of more, older adverts

@@ -53,14 +53,18 @@ class MessageRenderer:
             chats=self._chats,
         )
 
-    def new_listing(self, listing: Listing, *, watch_id: int, bumped: bool = False) -> Alert:
+    def new_listing(
+        self, listing: Listing, *, watch_id: int, bumped: bool = False, entered: bool = False
+    ) -> Alert:
         """Title (the link, so a text alert previews the listing), price and place; a
         `bumped` one (the watch cannot tell new from old) says "bumped to the top, not seen
-        before"."""
-        text = self._new_text(listing, bumped=bumped, compact=self.style == "compact")
+        before", an `entered` one "new in your search · listed 12 Nov 2026"."""
+        text = self._new_text(
+            listing, bumped=bumped, entered=entered, compact=self.style == "compact"
+        )
         return self._alert(text, listing, watch_id)
 
-    def _new_text(self, listing: Listing, *, bumped: bool, compact: bool) -> Html:
+    def _new_text(self, listing: Listing, *, bumped: bool, entered: bool, compact: bool) -> Html:
         return self.texts.new_listing(
             title=listing.title,
             url=listing.url,
@@ -68,6 +72,9 @@ class MessageRenderer:
             price_display=listing.price_display,
             location=listing.location,
             bumped=bumped,
+            entered=entered,
+            # A bumped advert's date is its bump, not its listing.
+            listed_at=None if listing.bumped else listing.published_at,
             compact=compact,
         )
 
@@ -79,9 +86,11 @@ class MessageRenderer:
         *,
         watch_id: int,
         path: Sequence[PricePoint] = (),
+        entered: bool = False,
     ) -> Alert:
         """Title, the old price struck through, the new one, how many percent less, and the
-        way the price went when that says more ("€ 500 → € 450 → € 399 in 12 Tg")."""
+        way the price went when that says more ("€ 500 → € 450 → € 399 in 12 Tg"); an
+        `entered` one says it is now within the search."""
         span = path[-1].seen_at - path[0].seen_at if path else 0.0
         text = self.texts.price_drop(
             title=listing.title,
@@ -90,6 +99,7 @@ class MessageRenderer:
             new=new,
             path=[point.price for point in path],
             path_span=span,
+            entered=entered,
             compact=self.style == "compact",
         )
         return self._alert(text, listing, watch_id)
@@ -109,15 +119,21 @@ class MessageRenderer:
         *,
         drop: tuple[Decimal, Decimal] | None = None,
         bumped: bool = False,
+        entered: bool = False,
     ) -> str:
         """The alert as one line of a digest: its compact text (title as the link, price or
         old → new, place), whatever the chat's alert style."""
         if drop is not None:
             old, new = drop
             return self.texts.price_drop(
-                title=listing.title, url=listing.url, old=old, new=new, compact=True
+                title=listing.title,
+                url=listing.url,
+                old=old,
+                new=new,
+                entered=entered,
+                compact=True,
             )
-        return self._new_text(listing, bumped=bumped, compact=True)
+        return self._new_text(listing, bumped=bumped, entered=entered, compact=True)
 
     def baseline(self, label: str, count: int) -> str:
         """A new watch's first scan: how many listings it now watches, silently."""

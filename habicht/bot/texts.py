@@ -17,9 +17,11 @@ import html
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from itertools import accumulate
 from typing import Literal
+from zoneinfo import ZoneInfo
 
 __all__ = [
     "CATALOGS",
@@ -59,6 +61,8 @@ PRICE_BUDGET = 40
 ERROR_BUDGET = 300
 ECHO_BUDGET = 40
 """A subscriber's own words repeated back (a bad argument): enough to recognise them."""
+VIENNA = ZoneInfo("Europe/Vienna")
+"""willhaben's clock: the zone its adverts' dates are told in."""
 PATH_POINTS = 6
 """Prices a drop alert's path shows at most (the latest ones, after "…")."""
 
@@ -226,6 +230,14 @@ class Catalog:
     new_listing_compact: str
     bumped_listing_compact: str
     price_drop_compact: str
+    entered_listed: str
+    """An advert older than the watch that came into its search since: new to it, listed then."""
+    entered_search: str
+    """The same without a date (a bumped advert's date is its bump)."""
+    entered_drop: str
+    """An advert that came into the search by a drop of its price."""
+    months: Sequence[str]
+    """January to December, as `entered_listed` writes dates."""
     # the buttons under an alert, and their answers (shown to the presser)
     button_open: str
     button_pause: str
@@ -453,6 +465,23 @@ GERMAN = Catalog(
     ),
     price_drop_compact=(
         '📉 <a href="{url}">{title}</a> · <s>{old}</s> → <b>{new}</b> (-{percent} %)'
+    ),
+    entered_listed="Neu in deiner Suche · eingestellt am {date}",
+    entered_search="Neu in deiner Suche",
+    entered_drop="Jetzt in deiner Suche",
+    months=(
+        "Jän.",
+        "Feb.",
+        "März",
+        "Apr.",
+        "Mai",
+        "Juni",
+        "Juli",
+        "Aug.",
+        "Sep.",
+        "Okt.",
+        "Nov.",
+        "Dez.",
     ),
     button_open="🔗 Öffnen",
     button_pause="⏸ Pausieren",
@@ -697,6 +726,10 @@ ENGLISH = Catalog(
     new_listing_compact='🆕 <a href="{url}">{title}</a> · {price} · {location}',
     bumped_listing_compact='🔝 <a href="{url}">{title}</a> · {price} · {location} · <i>bumped</i>',
     price_drop_compact='📉 <a href="{url}">{title}</a> · <s>{old}</s> → <b>{new}</b> (-{percent}%)',
+    entered_listed="New in your search · listed {date}",
+    entered_search="New in your search",
+    entered_drop="Now within your search",
+    months=("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
     button_open="🔗 Open",
     button_pause="⏸ Pause",
     button_mute="🔕 Mute 24 h",
@@ -806,21 +839,31 @@ class Texts:
         price_display: str | None,
         location: str | None,
         bumped: bool = False,
+        entered: bool = False,
+        listed_at: float | None = None,
         compact: bool = False,
     ) -> Html:
         """A new listing: title as the link (its preview shows the listing), price, place;
         `compact` puts them on one line.
 
         `bumped`: the watch cannot tell whether it is new (see the scraper's `BumpedListing`),
-        and the text says so.
+        and the text says so. `entered`: an older advert that came into the search since the
+        watch started, listed at `listed_at` (epoch seconds; None: the date is not known).
         """
         key = "bumped_listing" if bumped else "new_listing"
-        return self.fill(
+        text = self.fill(
             f"{key}_compact" if compact else key,
             url=url,
             title=shorten(title, TITLE_BUDGET),
             price=self.price(price, price_display),
             location=shorten(location or "—", LOCATION_BUDGET),
+        )
+        if not entered:
+            return text
+        if listed_at is None:
+            return self._note(text, self.fill("entered_search"), compact=compact)
+        return self._note(
+            text, self.fill("entered_listed", date=self.date(listed_at)), compact=compact
         )
 
     def price_drop(
@@ -832,11 +875,13 @@ class Texts:
         new: Decimal,
         path: Sequence[Decimal] = (),
         path_span: float = 0.0,
+        entered: bool = False,
         compact: bool = False,
     ) -> Html:
         """A price drop: title as the link, old price struck through, new price, percent;
         `compact` puts them on one line.
 
+        `entered`: the advert came into the search by this drop, and the text says so.
         `path` is every price the advert was known at, oldest first, ending with `new`, over
         `path_span` seconds; shown (not in compact alerts) when it says more than old → new
         (three prices or more).
@@ -849,9 +894,24 @@ class Texts:
             new=format_price(new, self.lang),
             percent=_percent_drop(old, new),
         )
+        if entered:
+            text = self._note(text, self.fill("entered_drop"), compact=compact)
         if compact or len(path) < 3:
             return text
         return Html(f"{text}\n{self.price_path(path, path_span)}")
+
+    @staticmethod
+    def _note(text: Html, note: Html, *, compact: bool) -> Html:
+        """`text` with `note` in italics: on a line of its own, or after a `·` when compact."""
+        return Html(f"{text} · <i>{note}</i>" if compact else f"{text}\n<i>{note}</i>")
+
+    def date(self, epoch: float) -> str:
+        """A day in Vienna as people write it: `12. Nov. 2026`, `12 Nov 2026`."""
+        day = datetime.fromtimestamp(epoch, VIENNA)
+        month = self.catalog.months[day.month - 1]
+        if self.lang == "de":
+            return f"{day.day}. {month} {day.year}"
+        return f"{day.day} {month} {day.year}"
 
     def price_path(self, path: Sequence[Decimal], span: float) -> Html:
         """`€ 500 → € 450 → € 399 in 12 Tg`: the latest `PATH_POINTS` prices."""

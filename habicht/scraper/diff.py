@@ -1,30 +1,35 @@
 """What changed for one watch: new listings and price drops. Pure; no I/O, no clock.
 
-"New" means an advert id this watch has not seen and cannot know to be old — never "a newer
+"New" means an advert this watch has not seen and cannot know to be old — never "a newer
 date" or "a higher id": bumping moves old adverts to the top and refreshes `PUBLISHED`, and
 willhaben's ids are random (about half of all pairs of adverts on a real page have the later
 one with the lower id). What a watch can know comes from its baseline, which reads the search
 as deep as the scan's page cap allows:
 
-- A *complete* baseline read every advert the search had. Every advert the watch has not
-  seen since appeared after it started: new, bumped or not.
-- A baseline of a search larger than the page cap is *incomplete*: adverts beyond it exist
-  that the watch never saw. Bumping can bring one of them to the top, looking exactly like a
-  new advert that was bumped. The watch cannot tell them apart, so it neither drops the
-  advert (it may be new) nor calls it new (it may be old): it is a `BumpedListing`, said as
-  "bumped to the top, not seen by this watch before". An unseen advert that is not bumped
-  sits where its `PUBLISHED` puts it, so it is new unless that date says otherwise:
-- Slide-ins. When an advert on the pages a scan reads is sold, the next older one moves up:
-  never seen, yet not new. An unseen advert published (`PUBLISHED`, true epoch time, unlike
-  the Vienna-time `PUBLISHED_String`) more than `PUBLISHED_SLACK` seconds before the watch's
-  baseline already existed when the watch started, and is recorded silently. The slack keeps
-  an advert published just before the baseline, but not yet in willhaben's search index then
-  (or stamped by a clock a little off ours), a new one. For a bumped advert `PUBLISHED` is
-  the bump time: bumped before the baseline is old as well.
+- A *complete* baseline read every advert the search had. Every advert the watch has not seen
+  since came into the search after it started: news by membership, whatever its date. Most
+  are new on willhaben; some are older adverts that only now match — one that fell under the
+  search's `PRICE_TO`, a title edited to hold the keyword, one moved into the category. Such
+  an advert (published more than `PUBLISHED_SLACK` seconds before the baseline) is a
+  `NewListing` marked `entered`, said as "new in your search · listed 12 Nov"; when habicht
+  knows a higher price it had before its current one (from any search it reads), it came in
+  by that drop and is a `PriceDrop` marked `entered` ("now within your search").
+- A baseline of a search larger than the page cap (or whose pages shifted while it was read)
+  is *incomplete*: adverts beyond it exist that the watch never saw, and any of them can move
+  onto the pages a scan reads. Bumping can bring one to the top, looking exactly like a new
+  advert that was bumped: the watch cannot tell them apart, so it neither drops the advert
+  (it may be new) nor calls it new (it may be old): it is a `BumpedListing`, said as "bumped
+  to the top, not seen by this watch before". When an advert above them is sold, the next
+  older one moves up — a *slide-in*: never seen, yet not new. So after an incomplete baseline
+  an unseen advert published (`PUBLISHED`, true epoch time, unlike the Vienna-time
+  `PUBLISHED_String`) more than `PUBLISHED_SLACK` seconds before the baseline is recorded
+  silently. The slack keeps an advert published just before the baseline, but not yet in
+  willhaben's search index then (or stamped by a clock a little off ours), a new one. For a
+  bumped advert `PUBLISHED` is the bump time: bumped before the baseline is old as well.
 
 A reserved advert counts as not on the page: no event while it is reserved, and nothing is
-recorded for it, so when it is active again it is judged as if it reappeared — new if the
-watch never saw it, a drop if it now costs less than the last known price.
+recorded for it, so when it is active again it is judged as if it reappeared — news if the
+watch never saw it (unless it slid in), a drop if it now costs less than the last known price.
 
 A price that went down from the last *known* price is a drop (old and new price): the caller
 keeps the last known price through a price-less spell, so 500 → no price → 300 is a drop
@@ -47,9 +52,14 @@ PUBLISHED_SLACK = 300.0
 
 @dataclass(frozen=True, slots=True)
 class NewListing:
-    """An advert this watch had not seen before, and new since the watch started."""
+    """An advert this watch had not seen before, in its search since the watch started.
+
+    `entered`: published before the watch started, so not new on willhaben — it came into the
+    search since (a lower price, an edited title, another category).
+    """
 
     listing: Listing
+    entered: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +72,16 @@ class BumpedListing:
 
 @dataclass(frozen=True, slots=True)
 class PriceDrop:
-    """An advert this watch had last seen priced at `old` now costs `new` (lower)."""
+    """An advert this watch had last seen priced at `old` now costs `new` (lower).
+
+    `entered`: the watch had not seen it — it came into the search by this drop, and `old` is
+    the price habicht knew it at before (from any search).
+    """
 
     listing: Listing
     old: Decimal
     new: Decimal
+    entered: bool = False
 
 
 Event = NewListing | BumpedListing | PriceDrop
@@ -78,13 +93,16 @@ def diff(
     *,
     baseline_at: float | None,
     baseline_complete: bool,
+    earlier: Mapping[str, Decimal] | None = None,
 ) -> list[Event]:
     """The events of the pages a scan read, for one watch.
 
     `seen` maps the ids this watch has seen to the last price it knew (ids not on the pages
     may be left out); `baseline_at` is when its baseline was recorded (epoch seconds), None
-    if not yet; `baseline_complete` whether that baseline read every advert of the search.
+    if not yet; `baseline_complete` whether that baseline read every advert of the search;
+    `earlier` maps unseen ids to the price habicht knew before their current one, if any.
     """
+    before = earlier or {}
     events: list[Event] = []
     for listing in listings:
         if listing.reserved:
@@ -93,13 +111,21 @@ def diff(
             old = seen[listing.id]
             if old is not None and listing.price is not None and listing.price < old:
                 events.append(PriceDrop(listing, old=old, new=listing.price))
-        elif not _slid_in(listing, baseline_at=baseline_at):
-            unsure = listing.bumped and not baseline_complete
-            events.append(BumpedListing(listing) if unsure else NewListing(listing))
+            continue
+        published_before = _published_before(listing, baseline_at=baseline_at)
+        if not baseline_complete and (published_before or listing.bumped):
+            if not published_before:  # a slide-in says nothing
+                events.append(BumpedListing(listing))
+            continue
+        old, price = before.get(listing.id), listing.price
+        if baseline_at is not None and old is not None and price is not None and price < old:
+            events.append(PriceDrop(listing, old=old, new=price, entered=True))
+        else:
+            events.append(NewListing(listing, entered=published_before))
     return events
 
 
-def _slid_in(listing: Listing, *, baseline_at: float | None) -> bool:
+def _published_before(listing: Listing, *, baseline_at: float | None) -> bool:
     """Whether an unseen advert was published (or bumped) before the watch started."""
     published = listing.published_at
     return (

@@ -206,17 +206,27 @@ class WatchFilter:
         return None
 
     def drop_held_by(
-        self, old: Decimal, new: Decimal, *, lowest_before: Decimal | None
+        self,
+        old: Decimal,
+        new: Decimal,
+        *,
+        told: Decimal | None = None,
+        lowest_before: Decimal | None,
     ) -> str | None:
-        """The first price rule (as `rules()` writes it) a drop from `old` to `new` fails, or
-        None when it passes them all.
+        """The first price rule (as `rules()` writes it) a drop from `old` (the last price
+        seen) to `new` fails, or None when it passes them all.
 
-        `lowest_before` is the lowest price the advert was seen at before this one (None if
-        none is known): `lowest` wants `new` below it.
+        `drop N%` and `drop N€` measure from `told`, the last price the chat was told of the
+        advert (`old` when none is known): a slow slide the rule held back step by step passes
+        once it has fallen far enough from what the chat knows, and a fall back after a rise
+        passes only below it. `below P` is crossed between `old` and `new`. `lowest_before` is
+        the lowest price the advert was seen at before this one (None if none is known):
+        `lowest` wants `new` below it.
         """
-        if self.drop_percent is not None and (old - new) * _HUNDRED < self.drop_percent * old:
+        known = old if told is None else told
+        if self.drop_percent is not None and (known - new) * _HUNDRED < self.drop_percent * known:
             return f"drop {money(self.drop_percent)}%"
-        if self.drop_amount is not None and old - new < self.drop_amount:
+        if self.drop_amount is not None and known - new < self.drop_amount:
             return f"drop {money(self.drop_amount)}€"
         if self.below is not None and not new < self.below <= old:
             return f"below {money(self.below)}"

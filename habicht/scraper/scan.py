@@ -11,10 +11,22 @@ render their texts, enqueue them (dedupe keys of DESIGN.md), record what each wa
 and the search's health. A crash before the commit loses nothing; after it, the outbox holds
 the alerts and a re-run finds nothing new.
 
-A failed page — the first or a later one — fails the whole search for this cycle: nothing is
-recorded, so the adverts of the pages that did arrive are judged again, with the rest, next
-cycle (recording them alone would stop the next scan above the adverts the failed page held,
-and those would never be seen). A missing page is never "those adverts are gone".
+A failed page fails only the watches that needed it. Page 1 is needed by all: its failure
+fails the whole search for this cycle, and nothing is recorded. A deeper page is needed by the
+watches still reading when it failed — a baseline (a new or resumed watch), or a baselined
+watch that had found no advert it knows on the pages before: those get nothing this cycle,
+so the adverts of the pages that did arrive are judged for them again, with the rest, next
+cycle (recording them alone would stop their next scan above the adverts the failed page
+held, and those would never be seen). Every other watch is judged on the pages that arrived.
+A missing page is never "those adverts are gone". A baseline whose deeper page failed
+`FAILING_AFTER` scans in a row is taken, incomplete, from the pages that arrived, so one odd
+page cannot keep a watch from starting. The search's health counts the cycle as failed only
+when a baselined watch went without (page 1, or a page it needed).
+
+Pages read one after the other can shift: adverts deleted above a page boundary between two
+fetches move the rest up, and the advert at the boundary is on neither page. The next page
+then holds no advert of the previous one and `rowsFound` fell; such a read (`_joined`) is not
+*complete*, whatever it counted, so a baseline taken from it is incomplete.
 
 A watch's first successful scan is a silent baseline: its listings are recorded, no alerts,
 and one `info` message says how many listings it now watches; the watch remembers whether
@@ -38,7 +50,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Protocol
@@ -59,7 +71,8 @@ from habicht.scraper.history import (
     record_hits,
     record_prices,
 )
-from habicht.scraper.parse import Listing
+from habicht.scraper.parse import Listing, SearchPage
+from habicht.scraper.urls import PAGE_ROWS
 
 __all__ = [
     "FAILING_AFTER",
@@ -104,8 +117,11 @@ class Renderer(Protocol):
 
     def for_chat(self, chat_id: int) -> Renderer: ...
 
-    def new_listing(self, listing: Listing, *, watch_id: int, bumped: bool = False) -> Alert:
-        """`bumped`: a `BumpedListing`, which the text must not call new."""
+    def new_listing(
+        self, listing: Listing, *, watch_id: int, bumped: bool = False, entered: bool = False
+    ) -> Alert:
+        """`bumped`: a `BumpedListing`, which the text must not call new; `entered`: an older
+        advert that came into the search since the watch started (`NewListing.entered`)."""
         ...
 
     def price_drop(
@@ -116,8 +132,10 @@ class Renderer(Protocol):
         *,
         watch_id: int,
         path: Sequence[PricePoint] = (),
+        entered: bool = False,
     ) -> Alert:
-        """`path`: every price the advert was known at, oldest first, ending with `new`."""
+        """`path`: every price the advert was known at, oldest first, ending with `new`;
+        `entered`: the advert came into the search by this drop (`PriceDrop.entered`)."""
         ...
 
     def digest_line(
@@ -126,6 +144,7 @@ class Renderer(Protocol):
         *,
         drop: tuple[Decimal, Decimal] | None = None,
         bumped: bool = False,
+        entered: bool = False,
     ) -> str:
         """The alert as one line of a digest (a new listing, or a drop from `drop`)."""
         ...
@@ -191,6 +210,19 @@ class _Counts:
         self.new += other.new
         self.drops += other.drops
         self.baselines += other.baselines
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """What the pages of one scan said: their adverts, newest first, each once; whether they
+    are the whole search; and, when a deeper page failed, its error and the watches that needed
+    it (they are neither judged nor recorded this cycle)."""
+
+    listings: list[Listing]
+    complete: bool
+    failure: ScrapeError | None = None
+    failed_page: int = 0
+    unserved: frozenset[int] = frozenset()
 
 
 _DUE = """
@@ -295,13 +327,12 @@ async def scan_search(
     failure, or None. A database error also sets `tally.database_error`: the caller stops."""
     found = _Counts()  # added to the tally only once the transaction commits
     try:
-        listings, complete = await _read_pages(db, client, search)
+        read = await _read_pages(db, client, search)
         async with db.transaction() as conn:
-            streak = await _record_page(
+            streak, failure = await _record_page(
                 conn,
                 search,
-                listings,
-                complete=complete,
+                read,
                 renderer=renderer,
                 counts=found,
                 now=clock(),
@@ -319,6 +350,9 @@ async def scan_search(
         message = f"unexpected {type(exc).__name__}: {exc}"
         return await _failed(db, search, "layout", message, clock=clock, tally=tally)
     tally.counts.add(found)
+    if failure is not None:
+        tally.failed.append(failure)
+        return failure.kind
     tally.scanned += 1
     if streak >= FAILING_AFTER:
         tally.recovered.append(search.url)
@@ -341,41 +375,71 @@ async def _failed(
 
 _ACTIVE_WATCHES = (
     "SELECT w.id, w.chat_id, w.label, w.baseline_at, w.baseline_complete, w.filters,"
-    " w.thread_id, w.muted_until"
+    " w.thread_id, w.muted_until, w.baseline_failures"
     " FROM watches w"
     " JOIN chats c ON c.chat_id = w.chat_id"
     " WHERE w.search_id = ? AND w.status = 'active' AND c.status = 'active' ORDER BY w.id"
 )
 
 
-async def _read_pages(
-    db: Database, client: WillhabenClient, search: _Search
-) -> tuple[list[Listing], bool]:
-    """The adverts of the pages worth reading (module docstring), newest first, each once;
-    and whether they are the whole search."""
+async def _read_pages(db: Database, client: WillhabenClient, search: _Search) -> _Read:
+    """The pages worth reading (module docstring), until one fails.
+
+    A failure of page 1 raises; a deeper one ends the read with the pages before it, naming
+    the watches that were still reading.
+    """
     watches = await db.fetchall(_ACTIVE_WATCHES, (search.id,))
-    deep = any(watch["baseline_at"] is None for watch in watches)
-    open_watches = {watch["id"] for watch in watches}
+    baselines = {watch["id"] for watch in watches if watch["baseline_at"] is None}
+    open_watches = {watch["id"] for watch in watches} - baselines
     found: dict[str, Listing] = {}
-    read = 0
+    joined = True
+    previous: SearchPage | None = None
+    first_count = 0  # `rowsFound` as the first page said it
     for number in range(1, MAX_PAGES + 1):
-        page = await client.search(search.url, page=number)
-        read += len(page.listings)
+        try:
+            page = await client.search(search.url, page=number)
+        except ScrapeError as exc:
+            if previous is None:
+                raise
+            log.warning("search %d: page %d failed (%s): %s", search.id, number, exc.kind, exc)
+            needed = frozenset(baselines | open_watches)
+            return _Read(list(found.values()), False, exc, number, needed)
+        if previous is not None and not _joined(previous, page):
+            log.warning(
+                "search %d: adverts moved up between pages %d and %d: the read is incomplete",
+                search.id,
+                number - 1,
+                number,
+            )
+            joined = False
+        previous = page
+        first_count = first_count or page.rows_found
         for listing in page.listings:
             found.setdefault(listing.id, listing)
-        if not page.listings or read >= page.rows_found:
-            return list(found.values()), read >= page.rows_found
-        if not deep:
-            open_watches -= await _bounded(db, open_watches, page.listings)
-            if not open_watches:
-                break
-    if open_watches and not deep:  # a baseline stopping at the cap is recorded, not a loss
+        if not page.listings or max(len(found), number * PAGE_ROWS) >= page.rows_found:
+            # Adverts added on top since page 1 are news to every watch, not a gap.
+            whole = len(found) >= min(first_count, page.rows_found)
+            return _Read(list(found.values()), joined and whole)
+        open_watches -= await _bounded(db, open_watches, page.listings)
+        if not open_watches and not baselines:
+            break
+    if open_watches:  # a baseline stopping at the cap is recorded, not a loss
         log.warning(
             "search %d: page %d may still hide unseen adverts, and no more pages are read",
             search.id,
             MAX_PAGES,
         )
-    return list(found.values()), False
+    return _Read(list(found.values()), complete=False)
+
+
+def _joined(previous: SearchPage, page: SearchPage) -> bool:
+    """Whether `page` goes on where `previous` ended: no advert can have been skipped between
+    them. One can only when adverts above the boundary were deleted (more than were added on
+    top) between the two fetches; then `rowsFound` fell and the pages share no advert."""
+    if page.rows_found >= previous.rows_found:
+        return True
+    held = {listing.id for listing in previous.listings}
+    return any(listing.id in held for listing in page.listings)
 
 
 async def _bounded(db: Database, watch_ids: set[int], listings: list[Listing]) -> set[int]:
@@ -396,20 +460,25 @@ async def _bounded(db: Database, watch_ids: set[int], listings: list[Listing]) -
 async def _record_failure(
     db: Database, search: _Search, kind: ErrorKind, message: str, *, now: float
 ) -> SearchFailure:
-    """Only the search's health changes: no events, every watch keeps its state.
+    """Only the search's health changes: no events, every watch keeps its state."""
+    async with db.transaction() as conn:
+        return await _count_failure(conn, search, kind, message, now=now)
+
+
+async def _count_failure(
+    conn: aiosqlite.Connection, search: _Search, kind: ErrorKind, message: str, *, now: float
+) -> SearchFailure:
+    """One more failed cycle in the search's health, inside the caller's transaction.
 
     The streak is the one the database now holds (RETURNING): another scan of the same search
     may have counted a failure since this cycle read it.
     """
-    async with (
-        db.transaction() as conn,
-        conn.execute(
-            "UPDATE searches SET last_attempt_at = ?, consecutive_failures ="
-            " consecutive_failures + 1, last_error_kind = ?, last_error = ? WHERE id = ?"
-            " RETURNING consecutive_failures",
-            (now, kind, message, search.id),
-        ) as cursor,
-    ):
+    async with conn.execute(
+        "UPDATE searches SET last_attempt_at = ?, consecutive_failures ="
+        " consecutive_failures + 1, last_error_kind = ?, last_error = ? WHERE id = ?"
+        " RETURNING consecutive_failures",
+        (now, kind, message, search.id),
+    ) as cursor:
         row = await cursor.fetchone()
     return SearchFailure(
         search_id=search.id,
@@ -428,39 +497,42 @@ def _money(value: Decimal | None) -> str | None:
 async def _record_page(
     conn: aiosqlite.Connection,
     search: _Search,
-    listings: list[Listing],
+    read: _Read,
     *,
-    complete: bool,
     renderer: Renderer,
     counts: _Counts,
     now: float,
     max_attempts: int,
-) -> int:
-    """Everything one successful read changes, inside the caller's transaction; returns the
-    failure streak this success ended (as the database held it).
+) -> tuple[int, SearchFailure | None]:
+    """Everything one read changes, inside the caller's transaction: the failure streak this
+    success ended (as the database held it), and the failure it counted instead when a
+    baselined watch needed a page that failed.
 
     Reserved adverts are not on the page for any watch (see `diff`): they are kept in
     `listings` only. A watch keeps the last price it knew when an advert shows none.
     """
+    listings = read.listings
     await _upsert_listings(conn, listings, now)
     active = [listing for listing in listings if not listing.reserved]
     priced = [(listing.id, _money(listing.price)) for listing in active]
     await record_prices(conn, [(ad_id, price) for ad_id, price in priced if price], now=now)
-    async with conn.execute(
-        "SELECT consecutive_failures FROM searches WHERE id = ?", (search.id,)
-    ) as cursor:
-        row = await cursor.fetchone()
-    streak: int = search.consecutive_failures if row is None else row[0]
-    await conn.execute(
-        "UPDATE searches SET last_attempt_at = ?, last_success_at = ?, consecutive_failures = 0,"
-        " last_error_kind = NULL, last_error = NULL, last_count = ? WHERE id = ?",
-        (now, now, len(listings), search.id),
-    )
     async with conn.execute(_ACTIVE_WATCHES, (search.id,)) as cursor:
         watches = list(await cursor.fetchall())
     outgoing: list[Outgoing] = []
+    starved = False  # a baselined watch went without: the cycle failed for the search
     for watch in watches:
+        if watch["id"] in read.unserved:
+            if watch["baseline_at"] is not None:
+                starved = True
+                continue
+            if watch["baseline_failures"] + 1 < FAILING_AFTER:
+                await conn.execute(
+                    "UPDATE watches SET baseline_failures = baseline_failures + 1 WHERE id = ?",
+                    (watch["id"],),
+                )
+                continue
         chat_renderer = renderer.for_chat(watch["chat_id"])
+        told: set[str] = set()  # adverts the chat is now told of: their price is what it knows
         if watch["baseline_at"] is None:
             counts.baselines += 1
             text = chat_renderer.baseline(watch["label"], len(active))
@@ -468,18 +540,32 @@ async def _record_page(
             key = f"baseline:{watch['id']}:{now:.3f}"
             outgoing.append(Outgoing(watch["chat_id"], "info", text, key))
             await conn.execute(
-                "UPDATE watches SET baseline_at = ?, baseline_complete = ? WHERE id = ?",
-                (now, complete, watch["id"]),
+                "UPDATE watches SET baseline_at = ?, baseline_complete = ?, baseline_failures = 0"
+                " WHERE id = ?",
+                (now, read.complete, watch["id"]),
             )
         else:
-            events = await _events(conn, watch, active, renderer=chat_renderer, now=now)
+            events, told = await _events(conn, watch, active, renderer=chat_renderer, now=now)
             if (watch["muted_until"] or 0.0) <= now:  # a muted watch sees, and says nothing
                 outgoing.extend(events)
+            else:
+                told = set()
         await conn.executemany(
-            "INSERT INTO watch_listings (watch_id, ad_id, last_price, first_seen_at)"
-            " VALUES (?, ?, ?, ?) ON CONFLICT (watch_id, ad_id)"
-            " DO UPDATE SET last_price = COALESCE(excluded.last_price, last_price)",
-            [(watch["id"], listing.id, _money(listing.price), now) for listing in active],
+            "INSERT INTO watch_listings (watch_id, ad_id, last_price, told_price, first_seen_at)"
+            " VALUES (:watch, :ad, :price, :price, :now) ON CONFLICT (watch_id, ad_id)"
+            " DO UPDATE SET last_price = COALESCE(excluded.last_price, last_price),"
+            " told_price = CASE WHEN :told THEN excluded.told_price"
+            " ELSE COALESCE(told_price, excluded.told_price) END",
+            [
+                {
+                    "watch": watch["id"],
+                    "ad": listing.id,
+                    "price": _money(listing.price),
+                    "told": listing.id in told,
+                    "now": now,
+                }
+                for listing in active
+            ],
         )
     queued = {
         kind: await enqueue_within(
@@ -492,7 +578,28 @@ async def _record_page(
     }
     counts.new += queued["new"]
     counts.drops += queued["drop"]
-    return streak
+    return await _record_health(conn, search, read, starved=starved, now=now)
+
+
+async def _record_health(
+    conn: aiosqlite.Connection, search: _Search, read: _Read, *, starved: bool, now: float
+) -> tuple[int, SearchFailure | None]:
+    """The search's health after a read: a success, or — when a baselined watch went without
+    the page that failed — a failure naming that page. The streak a success ended is the one
+    the database held."""
+    if read.failure is not None and starved:
+        message = f"page {read.failed_page}: {read.failure}"
+        return 0, await _count_failure(conn, search, read.failure.kind, message, now=now)
+    async with conn.execute(
+        "SELECT consecutive_failures FROM searches WHERE id = ?", (search.id,)
+    ) as cursor:
+        row = await cursor.fetchone()
+    await conn.execute(
+        "UPDATE searches SET last_attempt_at = ?, last_success_at = ?, consecutive_failures = 0,"
+        " last_error_kind = NULL, last_error = NULL, last_count = ? WHERE id = ?",
+        (now, now, len(read.listings), search.id),
+    )
+    return (search.consecutive_failures if row is None else row[0]), None
 
 
 async def _events(
@@ -502,62 +609,112 @@ async def _events(
     *,
     renderer: Renderer,
     now: float,
-) -> list[Outgoing]:
+) -> tuple[list[Outgoing], set[str]]:
     """The rendered alerts of one watch for the pages read (reserved adverts left out),
-    through the watch's own filter.
+    through the watch's own filter; and the adverts they tell the chat of.
 
     A drop's dedupe key holds both prices: each distinct (old, new) drop of an advert is one
-    alert per chat, and the same pair is never sent twice. What the filter holds back is
-    noted as a hit of the rule that held it (for /list); the caller records it as seen like
-    everything else on the pages, so loosening the filter later sends none of it.
+    alert per chat, and the same pair is never sent twice. `drop N%` and `drop N€` measure
+    from the price the chat was last told (`watch_listings.told_price`), and a drop below it
+    shows it as the old price. What the filter holds back is noted as a hit of the rule that
+    held it (for /list); the caller records it as seen like everything else on the pages, so
+    loosening the filter later sends none of it.
     """
     watch_id, chat_id = watch["id"], watch["chat_id"]
-    page_ids = json.dumps([listing.id for listing in listings])
-    async with conn.execute(
-        "SELECT ad_id, last_price FROM watch_listings"
-        " WHERE watch_id = ? AND ad_id IN (SELECT value FROM json_each(?))",
-        (watch_id, page_ids),
-    ) as cursor:
-        seen = {
-            row["ad_id"]: None if row["last_price"] is None else Decimal(row["last_price"])
-            for row in await cursor.fetchall()
-        }
+    seen, told_prices = await _seen(conn, watch_id, listings)
+    wanted = _maybe_news(listings, seen)
+    paths = await price_paths(conn, wanted) if wanted else {}
+    unseen = [listing for listing in listings if listing.id not in seen]
+    earlier = {
+        listing.id: price
+        for listing in unseen
+        if (price := _before(paths.get(listing.id, ()), listing.price)) is not None
+    }
     events = diff(
         seen,
         listings,
         baseline_at=watch["baseline_at"],
         baseline_complete=bool(watch["baseline_complete"]),
+        earlier=earlier,
     )
     watch_filter = WatchFilter.from_json(watch["filters"])
     drops = [event.listing.id for event in events if isinstance(event, PriceDrop)]
     lowest = await lowest_prices(conn, drops, before=now) if watch_filter.lowest else {}
-    paths = await price_paths(conn, drops) if drops else {}
     outgoing: list[Outgoing] = []
     hits: list[tuple[str, str]] = []
     for event in events:
         listing = event.listing
         ad_id = listing.id
+        told = told_prices.get(ad_id)
         held = watch_filter.hidden_by(listing)
         if held is None and isinstance(event, PriceDrop):
-            held = watch_filter.drop_held_by(event.old, event.new, lowest_before=lowest.get(ad_id))
+            held = watch_filter.drop_held_by(
+                event.old, event.new, told=told, lowest_before=lowest.get(ad_id)
+            )
         if held is not None:
             hits.append((ad_id, held))
         elif isinstance(event, NewListing | BumpedListing):
             bumped = isinstance(event, BumpedListing)
-            alert = renderer.new_listing(listing, watch_id=watch_id, bumped=bumped)
-            line = renderer.digest_line(listing, bumped=bumped)
+            entered = isinstance(event, NewListing) and event.entered
+            alert = renderer.new_listing(listing, watch_id=watch_id, bumped=bumped, entered=entered)
+            line = renderer.digest_line(listing, bumped=bumped, entered=entered)
             key = f"new:{ad_id}:{chat_id}"
             outgoing.append(_outgoing(watch, "new", alert, key, ad_id, digest_line=line))
         else:
+            old = told if told is not None and told > event.new else event.old
             alert = renderer.price_drop(
-                listing, event.old, event.new, watch_id=watch_id, path=paths[ad_id]
+                listing,
+                old,
+                event.new,
+                watch_id=watch_id,
+                path=paths[ad_id],
+                entered=event.entered,
             )
-            key = f"drop:{ad_id}:{chat_id}:{_money(event.old)}:{_money(event.new)}"
-            line = renderer.digest_line(listing, drop=(event.old, event.new))
+            key = f"drop:{ad_id}:{chat_id}:{_money(old)}:{_money(event.new)}"
+            line = renderer.digest_line(listing, drop=(old, event.new), entered=event.entered)
             outgoing.append(_outgoing(watch, "drop", alert, key, ad_id, digest_line=line))
     if hits:
         await record_hits(conn, watch_id, hits, now=now)
-    return outgoing
+    return outgoing, {item.ad_id for item in outgoing if item.ad_id is not None}
+
+
+async def _seen(
+    conn: aiosqlite.Connection, watch_id: int, listings: list[Listing]
+) -> tuple[dict[str, Decimal | None], dict[str, Decimal]]:
+    """Of the adverts on the pages, the ones the watch has seen with the last price it saw,
+    and the price its chat was last told of each (where one is known)."""
+    async with conn.execute(
+        "SELECT ad_id, last_price, told_price FROM watch_listings"
+        " WHERE watch_id = ? AND ad_id IN (SELECT value FROM json_each(?))",
+        (watch_id, json.dumps([listing.id for listing in listings])),
+    ) as cursor:
+        rows = await cursor.fetchall()
+    seen = {row["ad_id"]: _decimal(row["last_price"]) for row in rows}
+    told = {row["ad_id"]: Decimal(row["told_price"]) for row in rows if row["told_price"]}
+    return seen, told
+
+
+def _maybe_news(listings: list[Listing], seen: Mapping[str, Decimal | None]) -> list[str]:
+    """The priced adverts whose price path the watch may need: the unseen ones (one may have
+    come into the search by a drop) and the seen ones that now cost less."""
+    ids = []
+    for listing in listings:
+        price, last = listing.price, seen.get(listing.id)
+        if price is not None and (listing.id not in seen or (last is not None and price < last)):
+            ids.append(listing.id)
+    return ids
+
+
+def _before(path: Sequence[PricePoint], price: Decimal | None) -> Decimal | None:
+    """The price an advert had before its current `price`, from its path (None if none)."""
+    for point in reversed(path):
+        if point.price != price:
+            return point.price
+    return None
+
+
+def _decimal(value: str | None) -> Decimal | None:
+    return None if value is None else Decimal(value)
 
 
 def _outgoing(

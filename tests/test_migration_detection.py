@@ -1,0 +1,40 @@
+"""The detection-edges migration upgrades a file with data: what each chat was told is the
+last price its watch saw, and no baseline has failed yet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from habicht.db import Database, migrations
+
+
+def _version(name: str) -> int:
+    """The version of the bundled migration whose file name contains `name`."""
+    return next(version for version, file, _ in migrations() if name in file)
+
+
+async def test_an_old_file_knows_what_each_chat_was_told(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    old = await Database(path).open(target=_version("detection_edges") - 1)
+    async with old.transaction() as conn:
+        await conn.execute("INSERT INTO chats (chat_id, created_at, updated_at) VALUES (7, 0, 0)")
+        await conn.execute(
+            "INSERT INTO searches (id, url, created_at) VALUES (1, 'https://x.test/s', 0)"
+        )
+        await conn.execute(
+            "INSERT INTO watches (chat_id, search_id, label, baseline_at, created_at)"
+            " VALUES (7, 1, 'sofa', 10, 0)"
+        )
+        await conn.executemany(
+            "INSERT INTO watch_listings (watch_id, ad_id, last_price, first_seen_at)"
+            " VALUES (1, ?, ?, 10)",
+            [("11", "450"), ("12", None)],
+        )
+    await old.close()
+
+    async with Database(path) as db:
+        rows = await db.fetchall(
+            "SELECT ad_id, last_price, told_price FROM watch_listings ORDER BY ad_id"
+        )
+        assert [tuple(row) for row in rows] == [("11", "450", "450"), ("12", None, None)]
+        assert await db.single_value("SELECT baseline_failures FROM watches") == 0
