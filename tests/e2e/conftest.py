@@ -12,6 +12,17 @@ from e2e.harness import World
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 
+E2E_TIMEOUT = 300
+"""Seconds an end-to-end test may take (the slowest, a crash loop of real processes, ~40 s)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The end-to-end tests start real processes: a longer timeout than the unit tests'."""
+    here = Path(__file__).parent
+    for item in items:
+        if item.path.is_relative_to(here):
+            item.add_marker(pytest.mark.timeout(E2E_TIMEOUT))
+
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
