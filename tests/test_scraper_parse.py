@@ -36,6 +36,7 @@ def test_the_real_page_parses_to_its_25_listings() -> None:
         bumped=False,
         body="Verkaufe meine Ersatzkarte da ich upgrade.",
         is_private=True,
+        category_ids=("5824", "5878", "5882"),
     )
     last = page.listings[-1]
     assert (last.id, last.title, last.price) == (
@@ -76,6 +77,7 @@ def test_the_real_2026_page_parses_completely_with_its_reserved_and_bumped_adver
         bumped=True,
         reserved=False,
         is_private=False,
+        category_ids=("7276",),
     )
     assert sum(listing.is_private is False for listing in page.listings) == 20
     assert all(listing.body for listing in page.listings)

@@ -36,8 +36,10 @@ class FakeAdvert:
     out: the publish time is then unknown and only the id decides whether an advert is new —
     a fixed default date would make every advert look older than any watch started later,
     which the scan records silently as a slide-in.
-    `body` is the description snippet (`BODY_DYN`; by default one made from the title), and
-    `private` whether a private person sells it (`ISPRIVATE` "1") or a company ("0").
+    `body` is the description snippet (`BODY_DYN`; by default one made from the title),
+    `private` whether a private person sells it (`ISPRIVATE` "1") or a company ("0"), and
+    `categories` its category tree, top first (`categorytreeids`; by default the saved page's
+    Computer / Software, PC-Komponenten, Grafikkarten).
     """
 
     id: str
@@ -52,6 +54,7 @@ class FakeAdvert:
     reserved: bool = False
     body: str | None = None
     private: bool = True
+    categories: tuple[str, ...] = ("5824", "5878", "5882")
 
     @property
     def seo_url(self) -> str:
@@ -88,7 +91,7 @@ def _attributes(advert: FakeAdvert) -> list[dict[str, Any]]:
         "SEO_URL": advert.seo_url,
         "ALL_IMAGE_URLS": advert.image_path,
         "ISPRIVATE": "1" if advert.private else "0",
-        "categorytreeids": "5824;5878;5882",
+        "categorytreeids": ";".join(advert.categories),
         "PRODUCT_ID": "67",
         "MMO": advert.image_path,
         "COORDINATES": "48.20000,16.35000",

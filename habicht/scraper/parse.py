@@ -68,7 +68,8 @@ class Listing:
     one a seller has marked reserved (`advertStatus.id`), whose title then loses willhaben's
     "(reserviert) " prefix so that it reads the same once the advert is active again;
     `body` the start of its description (`BODY_DYN`) where the page has it; `is_private`
-    whether a private person (True) or a company (False) sells it, None if the page says not.
+    whether a private person (True) or a company (False) sells it, None if the page says not;
+    `category_ids` its category and every one above it (`categorytreeids`, "5824;5878;5882").
     """
 
     id: str
@@ -84,6 +85,7 @@ class Listing:
     reserved: bool = False
     body: str | None = None
     is_private: bool | None = None
+    category_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +274,7 @@ def _listing(summary: _Summary) -> Listing | None:
         reserved=reserved,
         body=_value(attributes, "BODY_DYN"),
         is_private=_seller(_value(attributes, "ISPRIVATE")),
+        category_ids=_categories(_value(attributes, "categorytreeids")),
     )
 
 
@@ -298,6 +301,13 @@ def _value(attributes: dict[object, Any], name: str) -> str | None:
     values = _VALUES.decode(raw) if raw is not None else None
     first = values[0] if values.__class__ is list and values else None
     return first if first.__class__ is str else None
+
+
+def _categories(text: str | None) -> tuple[str, ...]:
+    """`categorytreeids` "5824;5878;5882" as its ids; anything not an id is left out."""
+    if not text:
+        return ()
+    return tuple(part for part in text.split(";") if part.isascii() and part.isdigit())
 
 
 def _seller(value: str | None) -> bool | None:

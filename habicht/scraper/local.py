@@ -1,0 +1,156 @@
+"""Searches habicht can decide itself: a marketplace category (or the whole marketplace),
+words, a price range and a seller type.
+
+A search is *local* when habicht can tell, for every advert of its category's newest adverts
+(the category's *feed*, one request that serves every local search of the category), whether
+willhaben's own search would list it. The answer must never be "yes" where willhaben would say
+"no": a local match alerts at once, and a false one is an alert for an advert the subscriber's
+search does not show. Where habicht cannot be sure, it answers "no" — the search's own scan,
+which still runs as the safety net, finds what the feed did not match.
+
+What the saved pages prove (`../shared/fixtures/willhaben/`), and so what is modelled:
+
+- **Category**: a marketplace path ends in its category's id —
+  `/iad/kaufen-und-verkaufen/marktplatz/pc-komponenten/grafikkarten-5882` — and every advert
+  of that search carries `categorytreeids` "5824;5878;5882", its category and every one above
+  it. An advert belongs to the path's category when its tree holds the id. The marketplace
+  root `/iad/kaufen-und-verkaufen/marktplatz` (where `/watch <keywords>` searches) holds every
+  advert of the marketplace.
+- **Words** (`keyword`): every word must be in the title or the description snippet
+  (`BODY_DYN`), compared case-, accent- and umlaut-insensitively, as *whole words*. willhaben
+  may find more — word prefixes or stems, and words further down the description than the
+  snippet reaches — but whole words in the title or snippet are found by any keyword search,
+  so whole words is the choice that never says "yes" wrongly. A keyword with anything but
+  letters, digits and spaces (quotes, a minus, an operator) may mean something to willhaben's
+  search that habicht does not know: such a search is not local.
+- **Price** (`PRICE_FROM`, `PRICE_TO`, whole euros): the advert's price, inclusive. An advert
+  without a price is no match while a bound is set (whether willhaben lists it is not known).
+- **Seller** (`ISPRIVATE`: "1" private, "0" a company): the advert's `ISPRIVATE`; an advert that
+  does not say is no match.
+
+Anything else makes a search not local, and it is polled as before: any other parameter
+(`areaId`, attribute filters, ones habicht has never seen), a path segment it cannot map, and
+the real-estate and car sections, whose paths name categories and areas in words the pages do
+not tie to ids (`/iad/immobilien/mietwohnungen/wien`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from urllib.parse import parse_qsl, urlsplit
+
+from habicht.scraper.filters import fold
+from habicht.scraper.parse import Listing
+
+__all__ = ["LocalSearch", "local_search"]
+
+_MARKETPLACE = "/iad/kaufen-und-verkaufen/marktplatz"
+_CATEGORY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*-(?P<id>[0-9]{1,9})")
+"""The last path segment of a category: its slug and id, `grafikkarten-5882`."""
+_PARENT = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+"""A segment above it, which names a parent category in words: `pc-komponenten`."""
+_PLAIN_WORDS = re.compile(r"[^\W_]+(?: [^\W_]+)*")
+"""A keyword of letters and digits only, words separated by single spaces (as normalised)."""
+_WORD = re.compile(r"[^\W_]+")
+_PRICE = re.compile(r"[0-9]{1,9}")
+_SELLER = {"1": True, "0": False}
+_KNOWN = frozenset({"keyword", "PRICE_FROM", "PRICE_TO", "ISPRIVATE", "sort"})
+
+
+@dataclass(frozen=True, slots=True)
+class LocalSearch:
+    """What a local search asks of an advert; `feed` is the category's feed (its path, newest
+    first), shared by every local search of the category."""
+
+    feed: str
+    category: str | None
+    """The category id the path ends in; None for the whole marketplace."""
+    words: tuple[str, ...] = ()
+    """The keyword's words, folded (`filters.fold`)."""
+    price_from: Decimal | None = None
+    price_to: Decimal | None = None
+    private: bool | None = None
+
+    def matches(self, listing: Listing) -> bool:
+        """Whether willhaben's search lists `listing`, as far as habicht can be sure (see the
+        module docstring): False whenever it cannot."""
+        if self.category is not None and self.category not in listing.category_ids:
+            return False
+        if self.private is not None and listing.is_private is not self.private:
+            return False
+        if self.price_from is not None or self.price_to is not None:
+            price = listing.price
+            if price is None:
+                return False
+            if self.price_from is not None and price < self.price_from:
+                return False
+            if self.price_to is not None and price > self.price_to:
+                return False
+        if self.words:
+            text = set(_WORD.findall(fold(f"{listing.title} {listing.body or ''}")))
+            return all(word in text for word in self.words)
+        return True
+
+
+def local_search(url: str) -> LocalSearch | None:
+    """The local form of the normalised search `url`, or None when habicht cannot decide it
+    (see the module docstring)."""
+    parts = urlsplit(url)
+    category = _category(parts.path)
+    if category is None:
+        return None
+    feed_path, category_id = category
+    params = parse_qsl(parts.query, keep_blank_values=True)
+    names = [name for name, _ in params]
+    if len(set(names)) != len(names) or not set(names) <= _KNOWN:
+        return None
+    query = dict(params)
+    if query.get("sort", "1") != "1":
+        return None
+    keyword = query.get("keyword")
+    words: tuple[str, ...] = ()
+    if keyword is not None:
+        folded = fold(keyword)
+        if not _PLAIN_WORDS.fullmatch(folded):
+            return None
+        words = tuple(folded.split(" "))
+    try:
+        price_from, price_to = _price(query.get("PRICE_FROM")), _price(query.get("PRICE_TO"))
+    except ValueError:
+        return None
+    seller = query.get("ISPRIVATE")
+    if seller is not None and seller not in _SELLER:
+        return None
+    return LocalSearch(
+        feed=f"https://{parts.hostname}{feed_path}?sort=1",
+        category=category_id,
+        words=words,
+        price_from=price_from,
+        price_to=price_to,
+        private=None if seller is None else _SELLER[seller],
+    )
+
+
+def _category(path: str) -> tuple[str, str | None] | None:
+    """The feed path and category id of a marketplace path; None for any other path."""
+    path = path.rstrip("/")
+    if path == _MARKETPLACE:
+        return path, None
+    if not path.startswith(_MARKETPLACE + "/"):
+        return None
+    *parents, last = path.removeprefix(_MARKETPLACE + "/").split("/")
+    match = _CATEGORY.fullmatch(last)
+    if match is None or not all(_PARENT.fullmatch(parent) for parent in parents):
+        return None
+    return path, match["id"]
+
+
+def _price(text: str | None) -> Decimal | None:
+    """A price bound: whole euros, as willhaben's own links write them."""
+    if text is None:
+        return None
+    if not _PRICE.fullmatch(text):
+        raise ValueError(f"not a price bound: {text!r}")
+    return Decimal(text)

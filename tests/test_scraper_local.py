@@ -1,0 +1,141 @@
+"""Issue 20: which searches habicht can decide itself, and that a local match never says "yes"
+where willhaben's search would say "no" — tried on the saved pages and their own searches."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+
+import pytest
+from conftest import FIXTURES
+
+from habicht.scraper import Listing, normalise_search_url, parse_search_page, parse_watch_argument
+from habicht.scraper.local import LocalSearch, local_search
+
+GRAPHICS = normalise_search_url(
+    "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/pc-komponenten/grafikkarten-5882"
+    "?PRICE_FROM=100&PRICE_TO=900&rows=25&sfId=053f5386&isNavigation=true"
+)
+"""The search the saved marketplace page answers (README of the fixtures)."""
+REAL_PAGE = parse_search_page((FIXTURES / "search-marketplace-grafikkarten.html").read_bytes())
+FLATS_PAGE = parse_search_page(
+    (FIXTURES / "search-immobilien-mietwohnungen-wien.html").read_bytes()
+)
+
+
+def local(url: str) -> LocalSearch:
+    found = local_search(url)
+    assert found is not None, url
+    return found
+
+
+def test_every_advert_of_the_saved_page_matches_its_own_search() -> None:
+    """The saved page is willhaben's answer to GRAPHICS: each of its 25 adverts is in the
+    category tree of the path's id and within the price range, so each is a local match."""
+    search = local(GRAPHICS)
+    assert (search.category, search.price_from, search.price_to) == ("5882", 100, 900)
+    assert search.feed == (
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/pc-komponenten/"
+        "grafikkarten-5882?sort=1"
+    )
+    assert len(REAL_PAGE.listings) == 25
+    assert all(search.matches(listing) for listing in REAL_PAGE.listings)
+    assert {listing.category_ids for listing in REAL_PAGE.listings} == {("5824", "5878", "5882")}
+
+
+def test_another_category_a_price_out_of_range_or_unknown_is_no_match() -> None:
+    """Adverts of another category (the flats of the other saved page), over the range, under
+    it, or without a price are not in the search."""
+    search = local(GRAPHICS)
+    advert = REAL_PAGE.listings[0]
+    assert not any(search.matches(flat) for flat in FLATS_PAGE.listings)
+    for price in (Decimal(901), Decimal(99), None):
+        assert not search.matches(replace(advert, price=price))
+    assert search.matches(replace(advert, price=Decimal(900)))
+
+
+def test_a_parent_category_holds_its_children_and_the_marketplace_holds_everything() -> None:
+    """`pc-komponenten-5878` is above Grafikkarten in the tree, so it holds the page's
+    adverts; the marketplace root (a keyword watch's search) holds every marketplace advert."""
+    parent = local(
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/pc-komponenten-5878"
+    )
+    assert all(parent.matches(listing) for listing in REAL_PAGE.listings)
+    sibling = local("https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/monitore-5887")
+    assert not any(sibling.matches(listing) for listing in REAL_PAGE.listings)
+    everything = local(parse_watch_argument("gtx").url)
+    assert everything.category is None
+    assert everything.feed == "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?sort=1"
+
+
+def listing(title: str, body: str | None = None) -> Listing:
+    """An advert of the saved page, with another title and snippet."""
+    return replace(REAL_PAGE.listings[0], title=title, body=body)
+
+
+def test_every_word_must_be_a_whole_word_of_the_title_or_the_snippet() -> None:
+    """`rtx 3080`: both words, anywhere in the title or `BODY_DYN`, in any case, accents and
+    umlauts folded; a word that is only part of another ("rtx3080", "3080ti") is no match, as
+    is a word missing from both (it may be further down the description: the safety net)."""
+    search = local(parse_watch_argument("RTX 3080").url)
+    assert search.words == ("rtx", "3080")
+    assert search.matches(listing("Gigabyte RTX 3080 Gaming OC"))
+    assert search.matches(listing("Grafikkarte", "Verkaufe meine rtx, Modell 3080."))
+    assert not search.matches(listing("Gigabyte RTX3080"))
+    assert not search.matches(listing("RTX 3080ti"))
+    assert not search.matches(listing("RTX 3070", "neuwertig"))
+    umlaut = local(parse_watch_argument("Käsereibe").url)
+    assert umlaut.matches(listing("KÄSEREIBE aus Edelstahl"))
+    assert not umlaut.matches(listing("Käsereiben-Set"))
+
+
+def test_the_seller_type_is_matched_only_where_the_advert_says() -> None:
+    private = local(parse_watch_argument("rtx").url + "&ISPRIVATE=1")
+    advert = listing("RTX 2060")
+    assert private.matches(replace(advert, is_private=True))
+    assert not private.matches(replace(advert, is_private=False))
+    assert not private.matches(replace(advert, is_private=None))
+    company = local(parse_watch_argument("rtx").url + "&ISPRIVATE=0")
+    assert company.matches(replace(advert, is_private=False))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        # an area, an attribute filter, a parameter habicht has never seen, paging twice
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/grafikkarten-5882?areaId=900",
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/grafikkarten-5882?treeAttributes=1",
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa&SOMETHING=1",
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=a&keyword=b",
+        # words willhaben's search may read as operators
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa+-ikea",
+        'https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword="rtx+3080"',
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=i7-8700",
+        # bounds that are not whole euros, a seller type that is neither, another order
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?PRICE_TO=99.90",
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?PRICE_FROM=-5",
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?ISPRIVATE=yes",
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?sort=3",
+        # paths whose words the pages tie to no id
+        "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien",
+        "https://www.willhaben.at/iad/gebrauchtwagen/auto/gebrauchtwagenboerse",
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/pc-komponenten",
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/grafikkarten-5882/wien",
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/../grafikkarten-5882",
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/Grafikkarten-5882",
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/grafikkarten-58820000000",
+    ],
+)
+def test_what_habicht_cannot_decide_is_not_local(url: str) -> None:
+    """Any other parameter or path makes a search not local: it is polled as before."""
+    assert local_search(url) is None
+
+
+def test_the_saved_flats_search_is_polled_as_before() -> None:
+    """The rental-flats search names its category and area in words: not local."""
+    assert (
+        local_search(
+            parse_watch_argument("https://www.willhaben.at/iad/immobilien/mietwohnungen/wien").url
+        )
+        is None
+    )
