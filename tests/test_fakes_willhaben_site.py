@@ -183,3 +183,62 @@ def test_bumping_moves_an_advert_on_top_and_reserving_marks_it() -> None:
     cable, gpu = parse_search_page(response.text).listings
     assert (cable.id, cable.bumped, cable.published_at) == (CABLE.id, True, 1_787_407_800.0)
     assert (gpu.id, gpu.reserved, gpu.bumped) == (GPU.id, True, False)
+
+
+# ---- the world (issue 20): any search answered from one catalogue ---------------------
+
+MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"
+GRAPHICS = f"{MARKET}/pc-komponenten/grafikkarten-5882"
+SOFAS = ("5387", "5388")
+
+
+def world_ids(site: FakeWillhabenSite, url: str) -> list[str]:
+    response = site.handle(httpx.Request("GET", url))
+    return [listing.id for listing in parse_search_page(response.content).listings]
+
+
+def test_the_world_answers_every_search_from_one_catalogue_newest_first() -> None:
+    """Published adverts are listed by every search that would list them on willhaben: the
+    marketplace root holds all, a category path its tree, keywords and price bounds select,
+    newest first by `PUBLISHED`; a bump moves an advert up by its new date; a withdrawn one
+    is gone everywhere."""
+    site = FakeWillhabenSite()
+    gpu = FakeAdvert("11", "RTX 3070 Gaming", Decimal(350), published_ms=3000)
+    cheap = FakeAdvert("12", "GTX 760", Decimal(60), published_ms=2000)
+    sofa = FakeAdvert("13", "Sofa", Decimal(300), published_ms=4000, categories=SOFAS)
+    site.publish(gpu, cheap, sofa)
+    assert world_ids(site, f"{MARKET}?sort=1") == ["13", "11", "12"]
+    assert world_ids(site, f"{GRAPHICS}?sort=1") == ["11", "12"]
+    assert world_ids(site, f"{MARKET}?keyword=rtx+3070&sort=1") == ["11"]
+    assert world_ids(site, f"{GRAPHICS}?PRICE_FROM=100&PRICE_TO=400&sort=1") == ["11"]
+    site.bump(None, cheap.id, published_ms=5000)
+    assert world_ids(site, f"{GRAPHICS}?sort=1") == ["12", "11"]
+    site.withdraw(gpu.id)
+    assert world_ids(site, f"{MARKET}?sort=1") == ["12", "13"]
+
+
+def test_a_keyword_further_down_than_the_snippet_is_found_by_the_search_only() -> None:
+    """The page shows the first 250 characters of the description (`BODY_DYN`); willhaben's
+    search reads all of it."""
+    site = FakeWillhabenSite()
+    long = FakeAdvert("21", "Grafikkarte", Decimal(200), body="x " * 200 + "Abholung in Linz")
+    site.publish(long)
+    assert world_ids(site, f"{MARKET}?keyword=linz&sort=1") == ["21"]
+    response = site.handle(httpx.Request("GET", f"{MARKET}?keyword=linz&sort=1"))
+    (listing,) = parse_search_page(response.content).listings
+    assert listing.body is not None
+    assert len(listing.body) == 250
+    assert "Linz" not in listing.body
+
+
+def test_sellers_other_parameters_and_paths_select_in_the_world() -> None:
+    site = FakeWillhabenSite()
+    company = FakeAdvert("31", "RTX", Decimal(300), private=False, params=(("areaId", "900"),))
+    private = FakeAdvert("32", "RTX", Decimal(300))
+    flat = FakeAdvert("33", "Altbau", Decimal(900), path="/iad/immobilien/mietwohnungen/wien")
+    site.publish(company, private, flat)
+    assert world_ids(site, f"{MARKET}?ISPRIVATE=0&keyword=rtx&sort=1") == ["31"]
+    assert world_ids(site, f"{MARKET}?areaId=900&keyword=rtx&sort=1") == ["31"]
+    assert world_ids(site, "https://www.willhaben.at/iad/immobilien/mietwohnungen?sort=1") == ["33"]
+    assert world_ids(site, "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien") == ["33"]
+    assert sorted(world_ids(site, f"{MARKET}?sort=1")) == ["31", "32"]

@@ -3,15 +3,21 @@ where willhaben's search would say "no" — tried on the saved pages and their o
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from decimal import Decimal
 
+import httpx
 import pytest
 from conftest import FIXTURES
 
+from habicht.fakes import FakeAdvert
+from habicht.fakes.willhaben_site import FakeWillhabenSite
+from habicht.fakes.willhaben_world import listed
 from habicht.scraper import Listing, normalise_search_url, parse_search_page, parse_watch_argument
 from habicht.scraper.local import LocalSearch, local_search
 
+MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"
 GRAPHICS = normalise_search_url(
     "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/pc-komponenten/grafikkarten-5882"
     "?PRICE_FROM=100&PRICE_TO=900&rows=25&sfId=053f5386&isNavigation=true"
@@ -139,3 +145,56 @@ def test_the_saved_flats_search_is_polled_as_before() -> None:
         )
         is None
     )
+
+
+def test_a_local_match_never_says_yes_where_the_world_says_no() -> None:
+    """400 random adverts in the fake world (words in titles, in snippets and further down,
+    umlauts, prices with and without, both sellers, three categories) against local searches
+    of every kind: each local match is an advert the search lists, and what local matching
+    misses is exactly what only the description beyond the snippet holds."""
+    rand = random.Random(20)
+    vocabulary = ["rtx", "3080", "käse", "sofa", "gaming", "defekt", "neu", "linz"]
+    trees = [("5824", "5878", "5882"), ("5824", "5878", "5887"), ("5387", "5388")]
+    site = FakeWillhabenSite()
+    adverts = [
+        FakeAdvert(
+            str(1_000_000 + n),
+            " ".join(rand.sample(vocabulary, 2)).title(),
+            rand.choice([None, Decimal(rand.randint(1, 1500))]),
+            body=" ".join(rand.sample(vocabulary, 2))
+            + " x" * rand.choice([0, 200])
+            + " "
+            + rand.choice(vocabulary),
+            private=rand.random() < 0.5,
+            categories=rand.choice(trees),
+            published_ms=n,
+        )
+        for n in range(400)
+    ]
+    site.publish(*adverts)
+    page = site.handle(httpx.Request("GET", f"{MARKET}?rows=200&sort=1"))
+    shown = (
+        parse_search_page(page.content).listings
+        + parse_search_page(
+            site.handle(httpx.Request("GET", f"{MARKET}?rows=200&page=2&sort=1")).content
+        ).listings
+    )
+    assert len(shown) == 400
+    searches = [
+        f"{MARKET}?keyword=rtx+3080&sort=1",
+        f"{MARKET}?keyword=k%C3%A4se&sort=1",
+        f"{MARKET}?keyword=linz&PRICE_TO=500&sort=1",
+        f"{MARKET}/pc-komponenten-5878?ISPRIVATE=1&PRICE_FROM=100&sort=1",
+        f"{MARKET}/pc-komponenten/grafikkarten-5882?keyword=gaming&sort=1",
+        f"{MARKET}/sofas-5388?sort=1",
+    ]
+    full = {advert.id: advert.description for advert in adverts}
+    parsed = {listing.id: listing for listing in shown}
+    for url in searches:
+        search = local(url)
+        matched = {listing.id for listing in shown if search.matches(listing)}
+        listed_ids = {advert.id for advert in adverts if listed(advert, httpx.URL(url))}
+        assert matched, url
+        assert matched <= listed_ids, url
+        for ad_id in listed_ids - matched:  # only beyond the snippet: the safety net's
+            assert search.matches(replace(parsed[ad_id], body=full[ad_id])), (url, ad_id)

@@ -20,6 +20,8 @@ from typing import Any
 __all__ = ["FakeAdvert", "render_block_page", "render_search_page"]
 
 _SEARCH_PATH = "/iad/kaufen-und-verkaufen/marktplatz"
+SNIPPET = 250
+"""Characters of an advert's description a result page shows (`BODY_DYN`)."""
 _ACTIVE = {"id": "active", "description": "aktiv", "statusId": 50}
 _RESERVED = {"id": "reserved", "description": "reserviert", "statusId": 55}
 
@@ -36,10 +38,12 @@ class FakeAdvert:
     out: the publish time is then unknown and only the id decides whether an advert is new —
     a fixed default date would make every advert look older than any watch started later,
     which the scan records silently as a slide-in.
-    `body` is the description snippet (`BODY_DYN`; by default one made from the title),
-    `private` whether a private person sells it (`ISPRIVATE` "1") or a company ("0"), and
-    `categories` its category tree, top first (`categorytreeids`; by default the saved page's
-    Computer / Software, PC-Komponenten, Grafikkarten).
+    `body` is the whole description; the page shows its first `SNIPPET` characters as
+    `BODY_DYN`, as willhaben's do (by default one made from the title). `private` says whether
+    a private person sells it (`ISPRIVATE` "1") or a company ("0"), `categories` its category
+    tree, top first (`categorytreeids`; by default the saved page's Computer / Software,
+    PC-Komponenten, Grafikkarten). In the fake site's world, `path` is the search path it is
+    listed under and `params` the other search parameters it satisfies (`areaId=900`).
     """
 
     id: str
@@ -55,6 +59,8 @@ class FakeAdvert:
     body: str | None = None
     private: bool = True
     categories: tuple[str, ...] = ("5824", "5878", "5882")
+    path: str = _SEARCH_PATH
+    params: tuple[tuple[str, str], ...] = ()
 
     @property
     def seo_url(self) -> str:
@@ -65,6 +71,10 @@ class FakeAdvert:
     def image_path(self) -> str:
         digits = self.id.rjust(9, "0")
         return f"4/{digits[:3]}/{digits[3:6]}/{digits[6:]}_-1.jpg"
+
+    @property
+    def description(self) -> str:
+        return self.body or f"Verkaufe {self.title}. Abholung oder Versand."
 
     def shown_price(self) -> str:
         if self.price_display is not None:
@@ -82,7 +92,7 @@ def _attributes(advert: FakeAdvert) -> list[dict[str, Any]]:
         "LOCATION": advert.location,
         "p2penabled": "true",
         "POSTCODE": advert.postcode,
-        "BODY_DYN": advert.body or f"Verkaufe {advert.title}. Abholung oder Versand.",
+        "BODY_DYN": advert.description[:SNIPPET],
         "STATE": advert.state,
         "HEADING": advert.title,
         "COUNTRY": "Österreich",

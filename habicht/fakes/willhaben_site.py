@@ -13,6 +13,11 @@ are equal and the request's query holds every registered parameter — habicht a
 Paging is the real site's: `rows` adverts a page (30 without it, at most 200 whatever is
 asked), `page=` from 1, and `rowsFound` the whole search. Bumping moves an advert to the top
 and marks it bumped; a reserved advert stays where it is, shown as reserved.
+
+Beside the registered searches there is the *world*: adverts `publish`ed to it are listed by
+every search URL that is not registered, selected and ordered as willhaben's own search would
+(`willhaben_world`: category tree, keywords over the whole description, price, seller, other
+parameters) — so a category's feed and the searches it serves agree as they do on willhaben.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 
 from habicht.fakes.willhaben_pages import FakeAdvert, render_block_page, render_search_page
+from habicht.fakes.willhaben_world import listed, newest_first
 from habicht.fakes.wire import FaultScript, LoopbackServer, Observable
 
 __all__ = ["FakeWillhabenSite", "SiteFault"]
@@ -103,6 +109,7 @@ class FakeWillhabenSite(Observable):
         super().__init__()
         self._catalogue: dict[str, FakeAdvert] = {}
         self._searches: dict[str, list[str]] = {}  # registered url -> advert ids, newest first
+        self._world: dict[str, None] = {}  # the ids published to the world, in any order
         self._faults: FaultScript[str | None, SiteFault] = FaultScript()
         self.requests: Counter[str] = Counter()
         """Requests per path, matched or not."""
@@ -127,6 +134,20 @@ class FakeWillhabenSite(Observable):
             self._searches[url][:0] = [advert.id for advert in reversed(adverts)]
             self._cond.notify_all()
 
+    def publish(self, *adverts: FakeAdvert) -> None:
+        """Adverts appear in the world: every unregistered search that lists them shows them."""
+        with self._cond:
+            for advert in adverts:
+                self._catalogue[advert.id] = advert
+                self._world[advert.id] = None
+            self._cond.notify_all()
+
+    def withdraw(self, ad_id: str) -> None:
+        """The advert leaves the world (sold, deleted)."""
+        with self._cond:
+            self._world.pop(ad_id, None)
+            self._cond.notify_all()
+
     def set_price(self, ad_id: str, price: Decimal | None) -> FakeAdvert:
         """Change an advert's price everywhere it is listed; the changed advert."""
         with self._cond:
@@ -135,16 +156,18 @@ class FakeWillhabenSite(Observable):
             self._cond.notify_all()
             return changed
 
-    def bump(self, url: str, ad_id: str, *, published_ms: int | None = None) -> FakeAdvert:
-        """The seller bumps the advert: it moves to the top of the search `url`, marked bumped,
-        and `PUBLISHED` becomes `published_ms` (the bump time) when given; the changed advert."""
+    def bump(self, url: str | None, ad_id: str, *, published_ms: int | None = None) -> FakeAdvert:
+        """The seller bumps the advert: it moves to the top of the search `url` (in the world,
+        `url` None, its new date moves it), marked bumped, and `PUBLISHED` becomes
+        `published_ms` (the bump time) when given; the changed advert."""
         with self._cond:
             advert = self._catalogue[ad_id]
             published = advert.published_ms if published_ms is None else published_ms
             changed = replace(advert, bumped=True, published_ms=published)
             self._catalogue[ad_id] = changed
-            self._searches[url].remove(ad_id)
-            self._searches[url].insert(0, ad_id)
+            if url is not None:
+                self._searches[url].remove(ad_id)
+                self._searches[url].insert(0, ad_id)
             self._cond.notify_all()
             return changed
 
@@ -203,8 +226,13 @@ class FakeWillhabenSite(Observable):
             self.requests[request.url.path] += 1
             search = self._match(request.url)
             if search is not None:
-                self.hits[search] += 1
                 adverts = [self._catalogue[ad_id] for ad_id in self._searches[search]]
+            elif self._world and request.url.path.startswith("/iad/"):
+                search = str(request.url.copy_remove_param("rows").copy_remove_param("page"))
+                world = (self._catalogue[ad_id] for ad_id in self._world)
+                adverts = newest_first(a for a in world if listed(a, request.url))
+            if search is not None:
+                self.hits[search] += 1
             self._cond.notify_all()
         if search is None:
             return httpx.Response(404, text="<html><body>Seite nicht gefunden</body></html>")

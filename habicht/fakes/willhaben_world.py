@@ -1,0 +1,87 @@
+"""What willhaben's own search lists, as the fake site's world answers it: the truth that
+habicht's local matching (`habicht.scraper.local`) is held against.
+
+Written apart from the scraper on purpose — a fake that shared habicht's matching code would
+agree with every mistake in it. A search path and its query select adverts of one catalogue:
+
+- the path: the marketplace root holds every marketplace advert; a marketplace path ending in
+  a category id (`…/grafikkarten-5882`) holds the adverts whose category tree holds that id;
+  any other path holds the adverts listed under it or below it (`FakeAdvert.path`);
+- `keyword`: every word is a whole word of the title or the *whole* description (the page
+  shows only its start, so a word further down is one only willhaben's search finds), case,
+  accents and umlauts aside;
+- `PRICE_FROM`, `PRICE_TO`: the price, inclusive; a price-less advert is not listed then;
+- `ISPRIVATE`: the seller type;
+- any other parameter but `sort`, `rows` and `page`: the advert names it among its `params`.
+
+Newest first, as `sort=1` asks: by `PUBLISHED` (a bump refreshes it), undated adverts last.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from decimal import Decimal, InvalidOperation
+
+import httpx
+
+from habicht.fakes.willhaben_pages import FakeAdvert
+
+__all__ = ["listed", "newest_first"]
+
+_MARKETPLACE = "/iad/kaufen-und-verkaufen/marktplatz"
+_CATEGORY_ID = re.compile(r"-(\d+)$")
+_PAGING = frozenset({"sort", "rows", "page"})
+_WORD = re.compile(r"[^\W_]+")
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
+
+
+def listed(advert: FakeAdvert, url: httpx.URL) -> bool:
+    """Whether willhaben's search `url` lists `advert` (module docstring)."""
+    return _in_path(advert, url.path.rstrip("/")) and all(
+        _satisfies(advert, name, value)
+        for name, value in url.params.multi_items()
+        if name not in _PAGING
+    )
+
+
+def newest_first(adverts: Iterable[FakeAdvert]) -> list[FakeAdvert]:
+    return sorted(adverts, key=lambda advert: -(advert.published_ms or -1))
+
+
+def _in_path(advert: FakeAdvert, path: str) -> bool:
+    if path.startswith(_MARKETPLACE + "/"):
+        category = _CATEGORY_ID.search(path)
+        if category is not None:
+            return category[1] in advert.categories
+    return advert.path == path or advert.path.startswith(path + "/")
+
+
+def _satisfies(advert: FakeAdvert, name: str, value: str) -> bool:
+    if name == "keyword":
+        text = set(_words(f"{advert.title} {advert.description}"))
+        return all(word in text for word in _words(value))
+    if name in ("PRICE_FROM", "PRICE_TO"):
+        bound = _decimal(value)
+        if advert.price is None or bound is None:
+            return False
+        return advert.price >= bound if name == "PRICE_FROM" else advert.price <= bound
+    if name == "ISPRIVATE":
+        return value == ("1" if advert.private else "0")
+    return (name, value) in advert.params
+
+
+def _words(text: str) -> list[str]:
+    lowered = text.casefold().translate(_UMLAUTS)
+    bare = "".join(
+        c for c in unicodedata.normalize("NFKD", lowered) if not unicodedata.combining(c)
+    )
+    return _WORD.findall(bare)
+
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        return None
