@@ -55,6 +55,20 @@ class Settings:
         minimum=1,
         maximum=_WEEK,
     )
+    feed_interval: float = _setting(
+        "HABICHT_FEED_INTERVAL",
+        60.0,
+        "seconds from one read of a category feed to its next (0: no feeds)",
+        minimum=0,
+        maximum=_DAY,
+    )
+    safety_interval: float = _setting(
+        "HABICHT_SAFETY_INTERVAL",
+        1800.0,
+        "seconds between the own scans of a search that a feed serves (the safety net)",
+        minimum=1,
+        maximum=_WEEK,
+    )
     queue_interval: float = _setting(
         "HABICHT_QUEUE_INTERVAL", 30.0, "seconds between queue drains", minimum=0.1, maximum=_DAY
     )

@@ -50,10 +50,10 @@ async def test_resume_ten_times_queues_one_scan(bot: Bot) -> None:
 async def test_the_owner_hears_once_when_freshness_falls_behind_and_once_when_back(
     tmp_path: Path,
 ) -> None:
-    """Five searches at 60 s gap cannot be scanned every 100 s: after an interval of it,
-    the owner is told once, with the count and what would fit; removing four searches
-    brings freshness back, and that is told once too."""
-    async with running(tmp_path, scrape_interval=100.0, fetch_gap=60.0) as bot:
+    """Five searches at 60 s gap cannot be scanned every 100 s (feeds off: each is polled on
+    its own): after an interval of it, the owner is told once, with the count and what would
+    fit; removing four searches brings freshness back, and that is told once too."""
+    async with running(tmp_path, scrape_interval=100.0, fetch_gap=60.0, feed_interval=0) as bot:
         for n in range(5):
             await bot.say(ALICE, f"/watch sofa {n}")
         for _ in range(150):  # 25 minutes of ticks

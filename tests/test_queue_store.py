@@ -474,6 +474,7 @@ async def test_owner_and_health_queries_never_read_every_sent_row(
         "release": None,
         "silent": False,
         "digest_line": None,
+        "source": None,
         "id": 1,
         "most": 5,
         "photo_url": None,

@@ -41,7 +41,7 @@ from habicht.config import Settings
 from habicht.health import heartbeat
 from habicht.queue import ChatGoneHook, DeliveryStopped, Message, Send, TopicGoneHook, drain
 from habicht.retention import retain
-from habicht.scraper import run_pass
+from habicht.scraper import FeedCadence, run_pass
 
 __all__ = [
     "BASELINE",
@@ -118,6 +118,13 @@ async def _passes(services: BotServices) -> None:
             await _pass(services)
 
 
+def feed_cadence(settings: Settings) -> FeedCadence | None:
+    """The feeds' cadence, or None when HABICHT_FEED_INTERVAL is 0 (every search polled)."""
+    if not settings.feed_interval:
+        return None
+    return FeedCadence(interval=settings.feed_interval, safety=settings.safety_interval)
+
+
 async def _pass(services: BotServices) -> None:
     settings, metrics = services.settings, services.metrics
     beat = heartbeat(services.db, "scrape", clock=services.clock, watchdog=services.watchdog)
@@ -130,6 +137,7 @@ async def _pass(services: BotServices) -> None:
             clock=services.clock,
             max_attempts=settings.max_attempts,
             interval=settings.scrape_interval,
+            feeds=feed_cadence(settings),
             slack=tick(settings),
             progress=progress.progress,
             on_scanned=None if metrics is None else metrics.scanned,

@@ -56,9 +56,14 @@ _TONES = {"plain": (), "good": ("green",), "warn": ("yellow",), "bad": ("red",)}
 
 def demo_settings(db: Path, *, lang: str) -> Settings:
     """The production defaults, a dummy token, and `.invalid` hosts: should anything ever
-    bypass the fakes' transports, it fails to resolve instead of reaching the internet."""
+    bypass the fakes' transports, it fails to resolve instead of reaching the internet.
+
+    Feeds are off: the demo's willhaben answers its searches from fixed lists, not from one
+    catalogue a feed could be matched against, so each search is polled on its own.
+    """
     return Settings(
         bot_token=DEFAULT_TOKEN,
+        feed_interval=0,
         admin_ids=frozenset({scenario.OWNER.chat_id}),
         db=db,
         lang=lang,

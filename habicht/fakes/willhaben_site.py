@@ -105,8 +105,11 @@ def _number(text: str | None, default: int) -> int:
 class FakeWillhabenSite(Observable):
     """Search pages for registered searches; thread-safe; see the module docstring."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, world: bool = False) -> None:
+        """`world`: answer every unregistered search from the world (as `publish` also turns
+        on), even before anything is published; otherwise such a search is not found."""
         super().__init__()
+        self._answers_world = world
         self._catalogue: dict[str, FakeAdvert] = {}
         self._searches: dict[str, list[str]] = {}  # registered url -> advert ids, newest first
         self._world: dict[str, None] = {}  # the ids published to the world, in any order
@@ -114,7 +117,8 @@ class FakeWillhabenSite(Observable):
         self.requests: Counter[str] = Counter()
         """Requests per path, matched or not."""
         self.hits: Counter[str] = Counter()
-        """Requests per registered search URL, faulted ones included."""
+        """Requests per registered search URL (a world search: the request's URL without
+        `rows` and `page`), faulted ones included."""
 
     # ----------------------------------------------------------------- the catalogue
 
@@ -140,6 +144,7 @@ class FakeWillhabenSite(Observable):
             for advert in adverts:
                 self._catalogue[advert.id] = advert
                 self._world[advert.id] = None
+            self._answers_world = True
             self._cond.notify_all()
 
     def withdraw(self, ad_id: str) -> None:
@@ -227,7 +232,7 @@ class FakeWillhabenSite(Observable):
             search = self._match(request.url)
             if search is not None:
                 adverts = [self._catalogue[ad_id] for ad_id in self._searches[search]]
-            elif self._world and request.url.path.startswith("/iad/"):
+            elif self._answers_world and request.url.path.startswith("/iad/"):
                 search = str(request.url.copy_remove_param("rows").copy_remove_param("page"))
                 world = (self._catalogue[ad_id] for ad_id in self._world)
                 adverts = newest_first(a for a in world if listed(a, request.url))

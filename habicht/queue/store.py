@@ -61,6 +61,7 @@ __all__ = [
 
 Kind = Literal["new", "drop", "info", "admin"]
 Status = Literal["pending", "sending", "sent", "dead"]
+Source = Literal["feed", "search"]
 
 DEFAULT_LEASE = 60.0
 """Seconds a claim owns its rows. `drain` claims one row per chat, when it is due, and sends
@@ -121,6 +122,8 @@ class Outgoing:
     disable_notification: bool = False
     digest_line: str | None = None
     """The message as one line of a digest (HTML); None: it never goes in a digest."""
+    source: Source | None = None
+    """Where an alert came from (a shared feed, or its search's own scan); kept for counting."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,11 +239,11 @@ _INSERT = """
 INSERT INTO notifications
     (chat_id, kind, ad_id, text, dedupe_key, max_attempts, next_attempt_at,
      created_at, queued_at, updated_at, photo_url, buttons, thread_id,
-     disable_notification, digest_line)
+     disable_notification, digest_line, source)
 SELECT :chat_id, :kind, :ad_id, :text, :dedupe_key, :max_attempts,
        max(coalesce(:release, head), coalesce(last + :gap, head)), :now,
        coalesce(:release, :now), :now, :photo_url, :buttons, :thread_id,
-       :disable_notification, :digest_line
+       :disable_notification, :digest_line, :source
 FROM (
     SELECT min(:now, coalesce(
                (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending'), :now
@@ -313,6 +316,7 @@ async def enqueue_within(
                 "release": release,
                 "disable_notification": silent or item.disable_notification,
                 "gap": chat_gap(item.chat_id),
+                "source": item.source,
             }
         )
     before = conn.total_changes

@@ -40,6 +40,7 @@ from habicht.scraper.scan import (
 from habicht.scraper.schedule import (
     BEHIND_FACTOR,
     Capacity,
+    FeedCadence,
     Freshness,
     FreshnessWatch,
     capacity,
@@ -76,6 +77,7 @@ __all__ = [
     "DuplicateWatch",
     "ErrorKind",
     "Event",
+    "FeedCadence",
     "FetchError",
     "FilterReason",
     "Freshness",

@@ -61,8 +61,14 @@ _KNOWN = frozenset({"keyword", "PRICE_FROM", "PRICE_TO", "ISPRIVATE", "sort"})
 
 @dataclass(frozen=True, slots=True)
 class LocalSearch:
-    """What a local search asks of an advert; `feed` is the category's feed (its path, newest
-    first), shared by every local search of the category."""
+    """What a local search asks of an advert; `feed` is the feed that shows every advert it
+    may list: the marketplace's newest adverts, shared by every local search.
+
+    One feed for the whole marketplace is the cheapest there is (one request a feed interval
+    for every local watch), and it is deep enough: a read follows its anchors over up to
+    `MAX_PAGES` pages, 1,000 adverts, far more than the marketplace publishes in a minute.
+    A category's own feed would pay only if it published more than that.
+    """
 
     feed: str
     category: str | None
@@ -98,10 +104,9 @@ def local_search(url: str) -> LocalSearch | None:
     """The local form of the normalised search `url`, or None when habicht cannot decide it
     (see the module docstring)."""
     parts = urlsplit(url)
-    category = _category(parts.path)
-    if category is None:
+    category_id = _category(parts.path)
+    if category_id is None:
         return None
-    feed_path, category_id = category
     params = parse_qsl(parts.query, keep_blank_values=True)
     names = [name for name, _ in params]
     if len(set(names)) != len(names) or not set(names) <= _KNOWN:
@@ -124,8 +129,8 @@ def local_search(url: str) -> LocalSearch | None:
     if seller is not None and seller not in _SELLER:
         return None
     return LocalSearch(
-        feed=f"https://{parts.hostname}{feed_path}?sort=1",
-        category=category_id,
+        feed=f"https://{parts.hostname}{_MARKETPLACE}?sort=1",
+        category=category_id or None,
         words=words,
         price_from=price_from,
         price_to=price_to,
@@ -133,18 +138,19 @@ def local_search(url: str) -> LocalSearch | None:
     )
 
 
-def _category(path: str) -> tuple[str, str | None] | None:
-    """The feed path and category id of a marketplace path; None for any other path."""
+def _category(path: str) -> str | None:
+    """The category id a marketplace path ends in, "" for the marketplace root, None for any
+    other path."""
     path = path.rstrip("/")
     if path == _MARKETPLACE:
-        return path, None
+        return ""
     if not path.startswith(_MARKETPLACE + "/"):
         return None
     *parents, last = path.removeprefix(_MARKETPLACE + "/").split("/")
     match = _CATEGORY.fullmatch(last)
     if match is None or not all(_PARENT.fullmatch(parent) for parent in parents):
         return None
-    return path, match["id"]
+    return match["id"]
 
 
 def _price(text: str | None) -> Decimal | None:

@@ -59,7 +59,7 @@ import aiosqlite
 
 from habicht.clock import Clock
 from habicht.db import Database, DatabaseError
-from habicht.queue import Buttons, Kind, Outgoing, enqueue_within
+from habicht.queue import Buttons, Kind, Outgoing, Source, enqueue_within
 from habicht.scraper.diff import BumpedListing, NewListing, PriceDrop, diff
 from habicht.scraper.errors import ErrorKind, ScrapeError
 from habicht.scraper.fetch import WillhabenClient
@@ -174,7 +174,8 @@ class ScanSummary:
     running beside a cycle neither hides nor repeats a crossing: exactly one scan sees it.
     `paused_until` is set while the site-wide block backoff lasts; `skipped` searches were
     not tried because of it (or because a database error stopped the scan, which
-    `database_error` then describes).
+    `database_error` then describes). `feeds` counts the feeds read (`scraper.feeds`), and
+    `feed_misses` the alerts a search's own scan sent for adverts its feed had shown.
     """
 
     scanned: int = 0
@@ -189,6 +190,8 @@ class ScanSummary:
     recovered: list[str] = field(default_factory=list)
     paused_until: float | None = None
     database_error: str | None = None
+    feeds: int = 0
+    feed_misses: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,11 +208,13 @@ class _Counts:
     new: int = 0
     drops: int = 0
     baselines: int = 0
+    misses: int = 0
 
     def add(self, other: _Counts) -> None:
         self.new += other.new
         self.drops += other.drops
         self.baselines += other.baselines
+        self.misses += other.misses
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +290,7 @@ class Tally:
     failed: list[SearchFailure] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)
     database_error: str | None = None
+    feeds: int = 0
 
     @property
     def tried(self) -> int:
@@ -306,6 +312,8 @@ class Tally:
             recovered=self.recovered,
             paused_until=paused_until,
             database_error=self.database_error,
+            feeds=self.feeds,
+            feed_misses=self.counts.misses,
         )
 
 
@@ -511,11 +519,7 @@ async def _record_page(
     Reserved adverts are not on the page for any watch (see `diff`): they are kept in
     `listings` only. A watch keeps the last price it knew when an advert shows none.
     """
-    listings = read.listings
-    await _upsert_listings(conn, listings, now)
-    active = [listing for listing in listings if not listing.reserved]
-    priced = [(listing.id, _money(listing.price)) for listing in active]
-    await record_prices(conn, [(ad_id, price) for ad_id, price in priced if price], now=now)
+    active = await record_listings(conn, read.listings, now=now)
     async with conn.execute(_ACTIVE_WATCHES, (search.id,)) as cursor:
         watches = list(await cursor.fetchall())
     outgoing: list[Outgoing] = []
@@ -531,42 +535,100 @@ async def _record_page(
                     (watch["id"],),
                 )
                 continue
-        chat_renderer = renderer.for_chat(watch["chat_id"])
-        told: set[str] = set()  # adverts the chat is now told of: their price is what it knows
-        if watch["baseline_at"] is None:
-            counts.baselines += 1
-            text = chat_renderer.baseline(watch["label"], len(active))
-            # One note per baseline: a resumed watch is baselined (and told) again.
-            key = f"baseline:{watch['id']}:{now:.3f}"
-            outgoing.append(Outgoing(watch["chat_id"], "info", text, key))
-            await conn.execute(
-                "UPDATE watches SET baseline_at = ?, baseline_complete = ?, baseline_failures = 0"
-                " WHERE id = ?",
-                (now, read.complete, watch["id"]),
-            )
-        else:
-            events, told = await _events(conn, watch, active, renderer=chat_renderer, now=now)
-            if (watch["muted_until"] or 0.0) <= now:  # a muted watch sees, and says nothing
-                outgoing.extend(events)
-            else:
-                told = set()
-        await conn.executemany(
-            "INSERT INTO watch_listings (watch_id, ad_id, last_price, told_price, first_seen_at)"
-            " VALUES (:watch, :ad, :price, :price, :now) ON CONFLICT (watch_id, ad_id)"
-            " DO UPDATE SET last_price = COALESCE(excluded.last_price, last_price),"
-            " told_price = CASE WHEN :told THEN excluded.told_price"
-            " ELSE COALESCE(told_price, excluded.told_price) END",
-            [
-                {
-                    "watch": watch["id"],
-                    "ad": listing.id,
-                    "price": _money(listing.price),
-                    "told": listing.id in told,
-                    "now": now,
-                }
-                for listing in active
-            ],
+        if watch["baseline_at"] is not None:
+            outgoing += await judge(conn, watch, active, renderer=renderer, now=now)
+            continue
+        counts.baselines += 1
+        text = renderer.for_chat(watch["chat_id"]).baseline(watch["label"], len(active))
+        # One note per baseline: a resumed watch is baselined (and told) again.
+        key = f"baseline:{watch['id']}:{now:.3f}"
+        outgoing.append(Outgoing(watch["chat_id"], "info", text, key))
+        await conn.execute(
+            "UPDATE watches SET baseline_at = ?, baseline_complete = ?, baseline_failures = 0"
+            " WHERE id = ?",
+            (now, read.complete, watch["id"]),
         )
+        await _record_seen(conn, watch["id"], active, told=set(), now=now)
+    counts.misses += await _feed_misses(conn, search, outgoing)
+    await enqueue_counted(conn, outgoing, counts=counts, now=now, max_attempts=max_attempts)
+    return await _record_health(conn, search, read, starved=starved, now=now)
+
+
+async def record_listings(
+    conn: aiosqlite.Connection, listings: list[Listing], *, now: float
+) -> list[Listing]:
+    """The latest state and price of every advert read; the ones not reserved (those that
+    are on the page for a watch)."""
+    await _upsert_listings(conn, listings, now)
+    active = [listing for listing in listings if not listing.reserved]
+    priced = [(listing.id, _money(listing.price)) for listing in active]
+    await record_prices(conn, [(ad_id, price) for ad_id, price in priced if price], now=now)
+    return active
+
+
+async def judge(
+    conn: aiosqlite.Connection,
+    watch: sqlite3.Row,
+    active: list[Listing],
+    *,
+    renderer: Renderer,
+    now: float,
+    source: Source = "search",
+) -> list[Outgoing]:
+    """The alerts of one baselined watch (a row of `_ACTIVE_WATCHES`) for adverts its search
+    shows, and everything it saw recorded as seen; a muted watch sees, and says nothing.
+
+    The search's own scan and a feed (for the adverts it matched to the search) judge the
+    same way, so an advert is alerted once, whichever reads it first.
+    """
+    chat_renderer = renderer.for_chat(watch["chat_id"])
+    events, told = await _events(
+        conn, watch, active, renderer=chat_renderer, now=now, source=source
+    )
+    if (watch["muted_until"] or 0.0) > now:
+        events, told = [], set()
+    await _record_seen(conn, watch["id"], active, told=told, now=now)
+    return events
+
+
+async def _record_seen(
+    conn: aiosqlite.Connection,
+    watch_id: int,
+    active: list[Listing],
+    *,
+    told: set[str],
+    now: float,
+) -> None:
+    """`active` as seen by the watch, at their prices; `told` are the adverts its chat is now
+    told of, whose price becomes what the chat knows (`told_price`)."""
+    await conn.executemany(
+        "INSERT INTO watch_listings (watch_id, ad_id, last_price, told_price, first_seen_at)"
+        " VALUES (:watch, :ad, :price, :price, :now) ON CONFLICT (watch_id, ad_id)"
+        " DO UPDATE SET last_price = COALESCE(excluded.last_price, last_price),"
+        " told_price = CASE WHEN :told THEN excluded.told_price"
+        " ELSE COALESCE(told_price, excluded.told_price) END",
+        [
+            {
+                "watch": watch_id,
+                "ad": listing.id,
+                "price": _money(listing.price),
+                "told": listing.id in told,
+                "now": now,
+            }
+            for listing in active
+        ],
+    )
+
+
+async def enqueue_counted(
+    conn: aiosqlite.Connection,
+    outgoing: list[Outgoing],
+    *,
+    counts: _Counts,
+    now: float,
+    max_attempts: int,
+) -> None:
+    """Enqueue `outgoing`, counting the alerts the dedupe keys let in."""
     queued = {
         kind: await enqueue_within(
             conn,
@@ -578,7 +640,32 @@ async def _record_page(
     }
     counts.new += queued["new"]
     counts.drops += queued["drop"]
-    return await _record_health(conn, search, read, starved=starved, now=now)
+
+
+async def _feed_misses(
+    conn: aiosqlite.Connection, search: _Search, outgoing: list[Outgoing]
+) -> int:
+    """The new-listing alerts of this scan for adverts its feed had shown at this price but
+    not matched to the search: counted on the search and logged, so a maintainer sees why."""
+    news = {item.ad_id: item for item in outgoing if item.kind == "new" and item.ad_id}
+    if not news:
+        return 0
+    async with conn.execute(
+        "SELECT DISTINCT f.ad_id FROM searches s"
+        " JOIN feed_listings f ON f.feed_id = s.feed_id"
+        " JOIN listings l ON l.ad_id = f.ad_id AND l.price IS f.price"
+        " WHERE s.id = ? AND f.ad_id IN (SELECT value FROM json_each(?))",
+        (search.id, json.dumps(sorted(news))),
+    ) as cursor:
+        missed = [row[0] for row in await cursor.fetchall()]
+    for ad_id in missed:
+        log.info("feed miss: search %d alerts advert %s, which its feed showed", search.id, ad_id)
+    if missed:
+        await conn.execute(
+            "UPDATE searches SET feed_misses = feed_misses + ? WHERE id = ?",
+            (len(missed), search.id),
+        )
+    return len(missed)
 
 
 async def _record_health(
@@ -609,6 +696,7 @@ async def _events(
     *,
     renderer: Renderer,
     now: float,
+    source: Source,
 ) -> tuple[list[Outgoing], set[str]]:
     """The rendered alerts of one watch for the pages read (reserved adverts left out),
     through the watch's own filter; and the adverts they tell the chat of.
@@ -659,7 +747,7 @@ async def _events(
             alert = renderer.new_listing(listing, watch_id=watch_id, bumped=bumped, entered=entered)
             line = renderer.digest_line(listing, bumped=bumped, entered=entered)
             key = f"new:{ad_id}:{chat_id}"
-            outgoing.append(_outgoing(watch, "new", alert, key, ad_id, digest_line=line))
+            outgoing.append(_outgoing(watch, "new", alert, key, ad_id, line, source))
         else:
             old = told if told is not None and told > event.new else event.old
             alert = renderer.price_drop(
@@ -672,7 +760,7 @@ async def _events(
             )
             key = f"drop:{ad_id}:{chat_id}:{_money(old)}:{_money(event.new)}"
             line = renderer.digest_line(listing, drop=(old, event.new), entered=event.entered)
-            outgoing.append(_outgoing(watch, "drop", alert, key, ad_id, digest_line=line))
+            outgoing.append(_outgoing(watch, "drop", alert, key, ad_id, line, source))
     if hits:
         await record_hits(conn, watch_id, hits, now=now)
     return outgoing, {item.ad_id for item in outgoing if item.ad_id is not None}
@@ -718,10 +806,16 @@ def _decimal(value: str | None) -> Decimal | None:
 
 
 def _outgoing(
-    watch: sqlite3.Row, kind: Kind, alert: Alert, key: str, ad_id: str, *, digest_line: str
+    watch: sqlite3.Row,
+    kind: Kind,
+    alert: Alert,
+    key: str,
+    ad_id: str,
+    digest_line: str,
+    source: Source,
 ) -> Outgoing:
     """An alert of `watch`, to its chat and to the forum topic it was created in; with its
-    line for a digest."""
+    line for a digest, and where it came from."""
     return Outgoing(
         watch["chat_id"],
         kind,
@@ -732,6 +826,7 @@ def _outgoing(
         buttons=alert.buttons,
         thread_id=watch["thread_id"],
         digest_line=digest_line,
+        source=source,
     )
 
 

@@ -36,6 +36,7 @@ from typing import Literal
 from habicht.clock import Clock
 from habicht.db import Database
 from habicht.scraper.errors import ErrorKind
+from habicht.scraper.feeds import Feed, classify, scan_feed
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import (
     _DATABASE_ERRORS,
@@ -49,6 +50,7 @@ from habicht.scraper.scan import (
 __all__ = [
     "BEHIND_FACTOR",
     "Capacity",
+    "FeedCadence",
     "Freshness",
     "FreshnessWatch",
     "capacity",
@@ -68,6 +70,25 @@ _ACTIVE = """EXISTS (
     WHERE w.search_id = s.id AND w.status = 'active' AND c.status = 'active'
 )"""
 
+_LIVE_FEEDS = f"""
+SELECT s.feed_id FROM searches s WHERE s.feed_id IS NOT NULL AND {_ACTIVE}
+GROUP BY s.feed_id HAVING count(*) >= 2
+"""
+"""The feeds two or more searches with an active watch share (`scraper.feeds`)."""
+
+_DUE_FEEDS = f"""
+SELECT f.id, f.url FROM feeds f
+WHERE f.id IN ({_LIVE_FEEDS}) AND (f.last_attempt_at IS NULL OR f.last_attempt_at < :horizon)
+ORDER BY f.last_attempt_at, f.id LIMIT {_CANDIDATES}
+"""
+
+# Strictly before the horizon: a pass every `slack` seconds then reads a feed once per
+# interval, never sooner, however quickly its read followed the pass's start.
+
+_HORIZON = f"""CASE WHEN s.feed_id IN ({_LIVE_FEEDS}) THEN :safety_horizon ELSE :horizon END"""
+"""When a search was last scanned if it is due now: a search a live feed serves waits for its
+safety net."""
+
 _REQUESTED = f"""
 SELECT s.id, s.url, s.consecutive_failures FROM searches s
 WHERE s.scan_requested_at IS NOT NULL AND {_ACTIVE}
@@ -76,25 +97,47 @@ ORDER BY s.scan_requested_at, s.id LIMIT {_CANDIDATES}
 
 _DUE = f"""
 SELECT s.id, s.url, s.consecutive_failures FROM searches s
-WHERE (s.last_attempt_at IS NULL OR s.last_attempt_at <= :horizon) AND {_ACTIVE}
+WHERE (s.last_attempt_at IS NULL OR s.last_attempt_at <= {_HORIZON}) AND {_ACTIVE}
 ORDER BY s.last_attempt_at, s.id LIMIT {_CANDIDATES}
 """
 
 _COUNT_DUE = f"""
 SELECT count(*) FROM searches s
 WHERE (s.scan_requested_at IS NOT NULL OR s.last_attempt_at IS NULL
-       OR s.last_attempt_at <= :horizon) AND {_ACTIVE}
+       OR s.last_attempt_at <= {_HORIZON}) AND {_ACTIVE}
 """
 
 _SINCE_SCAN = f"""
-SELECT :now - coalesce(s.last_attempt_at, s.created_at) FROM searches s WHERE {_ACTIVE}
+SELECT :now - max(coalesce(s.last_attempt_at, s.created_at), coalesce(f.last_success_at, 0))
+FROM searches s LEFT JOIN feeds f ON f.id = s.feed_id AND f.id IN ({_LIVE_FEEDS})
+WHERE {_ACTIVE}
 """
 
 
-async def _next(db: Database, *, horizon: float, tried: set[int]) -> _Search | None:
-    """The search to scan next (module docstring), its request cleared; None if none is due."""
-    for sql in (_REQUESTED, _DUE):
-        for row in await db.fetchall(sql, {"horizon": horizon}):
+@dataclass(frozen=True, slots=True)
+class FeedCadence:
+    """How often feeds are read (HABICHT_FEED_INTERVAL) and the searches they serve are
+    scanned on their own (HABICHT_SAFETY_INTERVAL), in seconds."""
+
+    interval: float
+    safety: float
+
+
+async def _next_feed(db: Database, *, horizon: float, tried: set[int]) -> Feed | None:
+    """The live feed due longest, or None."""
+    for row in await db.fetchall(_DUE_FEEDS, {"horizon": horizon}):
+        if row["id"] not in tried:
+            return Feed(row["id"], row["url"])
+    return None
+
+
+async def _next(
+    db: Database, *, horizons: dict[str, float], tried: set[int], only_requested: bool = False
+) -> _Search | None:
+    """The search to scan next (module docstring), its request cleared; None if none is due
+    (`only_requested`: if no command asked for one)."""
+    for sql in (_REQUESTED,) if only_requested else (_REQUESTED, _DUE):
+        for row in await db.fetchall(sql, horizons):
             if row["id"] not in tried:
                 search = _Search(row["id"], row["url"], row["consecutive_failures"])
                 if sql is _REQUESTED:
@@ -115,27 +158,59 @@ async def run_pass(
     clock: Clock,
     max_attempts: int,
     interval: float,
+    feeds: FeedCadence | None = None,
     slack: float = 0.0,
     progress: Callable[[], object] | None = None,
     on_scanned: Callable[[ErrorKind | Literal["ok"]], object] | None = None,
 ) -> ScanSummary:
-    """Scan every search that is due, in the scheduler's order (module docstring).
+    """Scan every search that is due, in the scheduler's order (module docstring); with
+    `feeds`, read every live feed that is due as well (after the requested scans, before the
+    searches) and scan the searches they serve only every `feeds.safety` seconds.
 
     A search counts as due `slack` seconds early: the caller runs a pass every `slack`
     seconds, and a search due before the next one is better scanned now than late.
-    `progress` is called after each search tried (the bot's heartbeat and watchdog),
-    `on_scanned` with its outcome (the fetch metrics). `skipped` counts the searches still
-    due when a block or a database error ended the pass.
+    `progress` is called after each search or feed tried (the bot's heartbeat and watchdog),
+    `on_scanned` with a search's outcome (the fetch metrics). `skipped` counts the searches
+    still due when a block or a database error ended the pass.
     """
     started = clock()
     tally = Tally()
     tried: set[int] = set()
+    tried_feeds: set[int] = set()
+
+    def horizons() -> dict[str, float]:
+        now = clock() + slack
+        safety = interval if feeds is None else feeds.safety
+        return {"horizon": now - interval, "safety_horizon": now - safety}
+
+    try:
+        if feeds is not None:
+            await classify(db, now=clock())
+    except _DATABASE_ERRORS as exc:
+        tally.database_error = f"{type(exc).__name__}: {exc}"
     while client.paused_until is None and tally.database_error is None:
         try:
-            search = await _next(db, horizon=clock() + slack - interval, tried=tried)
+            feed = None
+            search = await _next(db, horizons=horizons(), tried=tried, only_requested=True)
+            if search is None and feeds is not None:
+                feed = await _next_feed(
+                    db, horizon=clock() + slack - feeds.interval, tried=tried_feeds
+                )
+            if search is None and feed is None:
+                search = await _next(db, horizons=horizons(), tried=tried)
         except _DATABASE_ERRORS as exc:
             tally.database_error = f"{type(exc).__name__}: {exc}"
             break
+        if feed is not None:
+            tried_feeds.add(feed.id)
+            try:
+                await scan_feed(
+                    db, client, renderer, feed, clock=clock, max_attempts=max_attempts, tally=tally
+                )
+            finally:
+                if progress is not None:
+                    progress()
+            continue
         if search is None:
             break
         tried.add(search.id)
@@ -149,7 +224,7 @@ async def run_pass(
         if on_scanned is not None:
             on_scanned(kind or "ok")
     if client.paused_until is not None:
-        tally.skipped = await db.single_value(_COUNT_DUE, {"horizon": clock() + slack - interval})
+        tally.skipped = await db.single_value(_COUNT_DUE, horizons())
     return tally.summary(duration=clock() - started, paused_until=client.paused_until)
 
 
@@ -170,7 +245,8 @@ class Freshness:
 
 
 async def freshness(db: Database, *, now: float, interval: float) -> Freshness:
-    """The freshness of every search with an active watch of an active chat, now."""
+    """The freshness of every search with an active watch of an active chat, now: a search a
+    live feed serves is as fresh as the feed's last successful read, if that is later."""
     ages = sorted(max(0.0, row[0]) for row in await db.fetchall(_SINCE_SCAN, {"now": now}))
     if not ages:
         return Freshness(0, None, None, interval)

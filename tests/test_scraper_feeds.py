@@ -1,0 +1,296 @@
+"""Issue 20: one shared feed serves every local search, matched locally, within a feed
+interval; each search's own scan is the safety net — through the real client, scheduler and
+SQLite file, against the fake willhaben world."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import AsyncIterator, Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes import FakeClock, TextRenderer
+
+from habicht.db import Database
+from habicht.fakes import FakeAdvert
+from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.scraper import (
+    FeedCadence,
+    ScanSummary,
+    Subscriptions,
+    WillhabenClient,
+    parse_watch_argument,
+    run_pass,
+)
+
+MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"
+FEED = f"{MARKET}?sort=1"
+RTX = parse_watch_argument("rtx 3080")
+CARDS = parse_watch_argument("3080")
+GAMING = parse_watch_argument(
+    f"{MARKET}/pc-komponenten/grafikkarten-5882?keyword=gaming&PRICE_TO=500"
+)
+AREA = parse_watch_argument(f"{MARKET}/pc-komponenten/grafikkarten-5882?areaId=900")
+CADENCE = FeedCadence(interval=60, safety=1800)
+INTERVAL = 300.0
+PASS_EVERY = 10.0
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def world() -> FakeWillhabenSite:
+    return FakeWillhabenSite(world=True)
+
+
+@pytest.fixture
+def subs(db: Database, clock: FakeClock) -> Subscriptions:
+    return Subscriptions(db, clock=clock)
+
+
+@pytest.fixture
+async def client(world: FakeWillhabenSite, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
+    async with WillhabenClient(
+        base_url="https://www.willhaben.at",
+        fetch_gap=2.0,
+        clock=clock,
+        sleep=clock.sleep,
+        transport=world.transport(),
+        attempts=1,
+    ) as willhaben:
+        yield willhaben
+
+
+@pytest.fixture
+def run(db: Database, client: WillhabenClient, clock: FakeClock) -> Callable[..., Any]:
+    """Run the scheduler as the bot does, a pass every 10 s, for `seconds` of virtual time."""
+
+    async def passes(seconds: float = PASS_EVERY) -> list[ScanSummary]:
+        summaries = []
+        end = clock() + seconds
+        while clock() < end:
+            clock.advance(PASS_EVERY)
+            summaries.append(
+                await run_pass(
+                    db,
+                    client,
+                    TextRenderer(),
+                    clock=clock,
+                    max_attempts=5,
+                    interval=INTERVAL,
+                    feeds=CADENCE,
+                    slack=PASS_EVERY,
+                )
+            )
+        return summaries
+
+    return passes
+
+
+@pytest.fixture
+def make(clock: FakeClock) -> Callable[..., list[FakeAdvert]]:
+    """Graphics cards with random ids, published `age` seconds ago."""
+    rand = random.Random(20)
+
+    def adverts(count: int, title: str, *, age: float = 0.0, **fields: Any) -> list[FakeAdvert]:
+        published = int((clock() - age) * 1000)
+        return [
+            FakeAdvert(
+                str(rand.randrange(500_000_000, 2_200_000_000)),
+                f"{title} {n}",
+                fields.pop("price", Decimal(400)),
+                published_ms=published + n,
+                **fields,
+            )
+            for n in range(count)
+        ]
+
+    return adverts
+
+
+async def alerts(db: Database) -> list[tuple[str, str, str | None]]:
+    rows = await db.fetchall(
+        "SELECT text, dedupe_key, source FROM notifications WHERE kind IN ('new', 'drop')"
+        " ORDER BY id"
+    )
+    return [(row["text"], row["dedupe_key"], row["source"]) for row in rows]
+
+
+async def started(subs: Subscriptions, run: Any, *watches: tuple[int, Any]) -> None:
+    """The watches are added and their baselines taken."""
+    for chat, search in watches:
+        await subs.add_watch(chat, search, max_watches=5)
+    await run()
+
+
+async def test_a_keyword_watch_and_a_url_watch_share_one_feed_request_a_minute(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, make: Any
+) -> None:
+    """`/watch rtx 3080` and a category URL with a keyword and a price cap: one request for
+    the marketplace's newest adverts a minute serves both; their own scans wait for the
+    safety net. A new matching advert is alerted from the feed within the minute, once per
+    chat, and the safety-net scans later send nothing more."""
+    world.publish(*make(30, "Grafikkarte alt", age=30 * 86400))
+    await started(subs, run, (1, RTX), (2, GAMING), (3, RTX))
+    world.hits.clear()
+    await run(600)
+    assert world.hits[FEED] == 10
+    assert sum(world.hits.values()) == 10
+    card = make(1, "Gigabyte RTX 3080 Gaming OC")[0]
+    world.publish(card)
+    await run(60)
+    assert sorted(await alerts(db)) == [
+        (f"new {card.id}", f"new:{card.id}:1", "feed"),
+        (f"new {card.id}", f"new:{card.id}:2", "feed"),
+        (f"new {card.id}", f"new:{card.id}:3", "feed"),
+    ]
+    world.hits.clear()
+    summaries = await run(CADENCE.safety)
+    assert world.hits[RTX.url] == world.hits[GAMING.url] == 1
+    assert len(await alerts(db)) == 3
+    assert sum(summary.feed_misses for summary in summaries) == 0
+
+
+async def test_a_watch_with_an_area_is_polled_as_before(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, make: Any
+) -> None:
+    """A search with a parameter habicht does not model is not local: scanned every
+    HABICHT_SCRAPE_INTERVAL, and the feed never alerts for it."""
+    world.publish(*make(5, "RTX 3080 alt", age=86400, params=(("areaId", "900"),)))
+    await started(subs, run, (1, RTX), (2, CARDS), (3, AREA))
+    world.hits.clear()
+    await run(900)
+    assert world.hits[AREA.url] == 3
+    card = make(1, "RTX 3080", params=(("areaId", "900"),))[0]
+    world.publish(card)
+    await run(60)
+    assert [(key, source) for _, key, source in await alerts(db)] == [
+        (f"new:{card.id}:1", "feed"),
+        (f"new:{card.id}:2", "feed"),
+    ]
+    await run(INTERVAL)
+    assert (f"new {card.id}", f"new:{card.id}:3", "search") in await alerts(db)
+
+
+async def test_a_word_beyond_the_snippet_arrives_by_the_safety_net_as_one_feed_miss(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    run: Any,
+    make: Any,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """willhaben finds "gaming" further down the description than the page's snippet shows:
+    the feed shows the advert but cannot match it; the search's own scan sends it, counted
+    and logged as one feed miss."""
+    await started(subs, run, (1, GAMING), (2, RTX))
+    hidden = make(1, "Grafikkarte", body="Top Zustand. " + "x " * 150 + "Ideal zum Gaming.")[0]
+    world.publish(hidden)
+    await run(60)
+    assert await alerts(db) == []
+    with caplog.at_level(logging.INFO, logger="habicht.scraper.scan"):
+        summaries = await run(CADENCE.safety)
+    assert await alerts(db) == [(f"new {hidden.id}", f"new:{hidden.id}:1", "search")]
+    assert sum(summary.feed_misses for summary in summaries) == 1
+    assert (
+        await db.single_value("SELECT feed_misses FROM searches WHERE url = ?", (GAMING.url,)) == 1
+    )
+    assert f"feed miss: search 1 alerts advert {hidden.id}" in caplog.text
+
+
+async def test_an_old_advert_a_watch_has_seen_stays_silent_when_bumped_into_the_feed(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    run: Any,
+    make: Any,
+    clock: FakeClock,
+) -> None:
+    """A bumped old advert tops the feed with a fresh date; the watches saw it in their
+    baselines, so it is silent — and a drop of its price is a drop."""
+    old = make(20, "RTX 3080 gebraucht", age=40 * 86400)
+    world.publish(*old)
+    await started(subs, run, (1, RTX), (2, CARDS))
+    world.bump(None, old[5].id, published_ms=int(clock() * 1000))
+    await run(60)
+    assert await alerts(db) == []
+    world.set_price(old[5].id, Decimal(350))
+    await run(60)
+    assert [(key, source) for _, key, source in await alerts(db)] == [
+        (f"drop:{old[5].id}:1:400:350", "feed"),
+        (f"drop:{old[5].id}:2:400:350", "feed"),
+    ]
+
+
+async def test_a_failing_feed_delays_nothing_beyond_the_safety_net(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, make: Any
+) -> None:
+    """While the feed fails, its searches still get their safety-net scans, and what they
+    find arrives then."""
+    await started(subs, run, (1, RTX), (2, CARDS))
+    card = make(1, "RTX 3080")[0]
+    world.publish(card)
+    world.fail_next(*[SiteFault.server_error()] * 200, url=FEED)
+    await run(CADENCE.safety)
+    assert [(key, source) for _, key, source in await alerts(db)] == [
+        (f"new:{card.id}:1", "search"),
+        (f"new:{card.id}:2", "search"),
+    ]
+    failures = await db.single_value("SELECT consecutive_failures FROM feeds")
+    assert failures > 20
+
+
+async def test_a_restart_keeps_the_feeds_anchors(
+    tmp_path: Path, world: FakeWillhabenSite, client: WillhabenClient, clock: FakeClock, make: Any
+) -> None:
+    """After a restart the feed still knows what it showed: 300 new adverts in one minute are
+    read over two pages, down to the advert it showed last, and all alerted from the feed."""
+    path = tmp_path / "habicht.sqlite3"
+    world.publish(*make(50, "RTX 3080 alt", age=86400))
+
+    async def passes(db: Database, seconds: float) -> None:
+        end = clock() + seconds
+        while clock() < end:
+            clock.advance(PASS_EVERY)
+            await run_pass(
+                db,
+                client,
+                TextRenderer(),
+                clock=clock,
+                max_attempts=5,
+                interval=INTERVAL,
+                feeds=CADENCE,
+                slack=PASS_EVERY,
+            )
+
+    async with Database(path) as db:
+        subs = Subscriptions(db, clock=clock)
+        await subs.add_watch(1, RTX, max_watches=5)
+        await subs.add_watch(2, CARDS, max_watches=5)
+        await passes(db, 120)
+    burst = make(300, "RTX 3080 neu")
+    world.publish(*burst)
+    async with Database(path) as db:
+        await passes(db, 60)
+        sources = await db.fetchall(
+            "SELECT source, count(*) AS n FROM notifications WHERE kind = 'new' GROUP BY source"
+        )
+    assert {row["source"]: row["n"] for row in sources} == {"feed": 600}
+
+
+async def test_one_local_search_alone_is_polled_on_its_own(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, make: Any
+) -> None:
+    """A feed pays only when it replaces requests: a single local search (however many
+    watches it has) is scanned every HABICHT_SCRAPE_INTERVAL and no feed is read."""
+    world.publish(*make(5, "RTX 3080", age=86400))
+    await started(subs, run, (1, RTX), (2, RTX))
+    world.hits.clear()
+    await run(900)
+    assert (world.hits[FEED], world.hits[RTX.url]) == (0, 3)
