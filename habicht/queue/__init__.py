@@ -47,6 +47,7 @@ from habicht.queue.store import (
     Outgoing,
     QueueStats,
     TakenOver,
+    disown_within,
     enqueue_within,
     retime_within,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "classify",
     "describe_dead",
     "describe_stats",
+    "disown_within",
     "drain",
     "enqueue_within",
     "error_rules",

@@ -564,7 +564,7 @@ def _outgoing(
     watch: sqlite3.Row, kind: Kind, alert: Alert, key: str, ad_id: str, *, digest_line: str
 ) -> Outgoing:
     """An alert of `watch`, to its chat and to the forum topic it was created in; with its
-    line for a digest."""
+    line for a digest, and owed by the watch (removing, pausing or muting it cancels it)."""
     return Outgoing(
         watch["chat_id"],
         kind,
@@ -575,6 +575,7 @@ def _outgoing(
         buttons=alert.buttons,
         thread_id=watch["thread_id"],
         digest_line=digest_line,
+        watch_id=watch["id"],
     )
 
 
