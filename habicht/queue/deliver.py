@@ -344,12 +344,14 @@ class _Drain:
         digest = len(rows) > 1
         more = digest and len(rows) >= DIGEST_MOST  # the claim was capped: more may wait
         waiting = list(rows)
-        while waiting:
+        while True:
             if more and len(waiting) < DIGEST_MOST and not self.stopping:
                 held = [row.id for row in waiting]
                 extra = await self.store.claim_digest_more(chat_id, held=held)
                 more = len(extra) == DIGEST_MOST
                 waiting = sorted([*waiting, *extra], key=lambda n: (n.next_attempt_at, n.id))
+            if not waiting:
+                return
             message, carried = self._next_message(waiting, digest=digest)
             waiting = [row for row in waiting if row not in carried]
             try:
