@@ -20,11 +20,19 @@ cancelled.
 
 Digests: when a claimed row's chat has more than its threshold of alerts waiting at once
 (a burst, released quiet hours, the backlog after an outage), the drain claims them together
-(`store.claim_digest`) and sends them as digest messages — each as few as Telegram's
-4,096-character limit allows, `render_digest` writing one from the rows' `digest_line`s.
+(`store.claim_digest`) and sends them as digest messages — one forum topic at a time, each
+as few as Telegram's 4,096-character limit allows, `render_digest` writing one from the
+rows' `digest_line`s. A claim takes at most `DIGEST_MOST` rows; a bigger burst is claimed on
+as its messages go (`store.claim_digest_more`), so none of it waits for its own turn.
 A digest message is one send for the pacer; its rows are started in one commit right before
 it and settled together after it, so a crash mid-digest repeats at most that message, and
-the chat's later digest messages go back unspent.
+the chat's later digest messages go back unspent. A transient failure gives the message's
+rows one backoff and the rest of the digest waits for it too: they form one digest again.
+A 403 ends the chat's rows, the claimed rest of the digest included; a topic that is gone
+ends that topic's rows, and the digest goes on in the chat's other topics.
+
+Leases: `store.start` renews a row's lease when its send starts, and a send is cut off at the
+lease less `LEASE_MARGIN`, so no send outlives its lease (see `store.DEFAULT_LEASE`).
 """
 
 from __future__ import annotations
