@@ -2,9 +2,10 @@
 daily `retain`, and the file's used size after each day.
 
 Each simulated day: `--alerts` new-listing alerts for `--chats` chats (three chats an
-advert), queued through `NotificationStore.enqueue_many` and marked sent; the adverts stay
-on the pages for `--listed` days (their `listings.updated_at` refreshed each day, as a scan
-does) and are gone after; then `retain` with `--retention` days: sent rows older than that
+advert, one watch each, so each row has its watch in `notification_watches`), queued
+through `NotificationStore.enqueue_many` and marked sent; the adverts stay on the pages for
+`--listed` days (their `listings.updated_at` refreshed each day, as a scan does) and are
+gone after; then `retain` with `--retention` days: sent rows older than that
 are purged into tombstones, and a tombstone goes once its advert has been off every page that
 long. Printed: the rows of each table and the bytes in use (pages less free pages) — the
 file itself keeps its high-water mark, SQLite reuses the free pages.
@@ -83,6 +84,7 @@ async def day(
             text=TEXT,
             dedupe_key=f"new:{ad}:{1000 + (ad * PER_ADVERT + k) % args.chats}",
             ad_id=f"{ad}",
+            watch_id=(ad * PER_ADVERT + k) % args.chats,
         )
         for ad in range(first, first + adverts)
         for k in range(PER_ADVERT)

@@ -54,6 +54,7 @@ async def _cancelled(bot: Bot) -> int:
     "how",
     [
         "/unwatch 1",
+        "/unwatch, then its button",
         "/pause 1",
         "/pause",
         "🗑 Entfernen",
@@ -68,7 +69,12 @@ async def test_held_alerts_of_a_removed_paused_or_muted_watch_never_arrive(
     button); in the morning none of its 8 held alerts arrives. They are dead as
     `cancelled` in `/queue`, and the owner is not alerted."""
     alert = await _held_overnight(bot)
-    if how.startswith("/"):
+    if how == "/unwatch, then its button":
+        await bot.say(ALICE, "/unwatch")
+        [watch] = await bot.app.bot_data.subscriptions.watches(ALICE)
+        offer = bot.api.messages(ALICE)[-1]
+        await bot.press(ALICE, offer.message_id, f"unwatch:{watch.id}")
+    elif how.startswith("/"):
         await bot.say(ALICE, how)
     else:
         await bot.press(ALICE, alert.message_id, _data(alert)[how])
