@@ -408,14 +408,13 @@ class _Drain:
         """Send, bounded by the lease less `LEASE_MARGIN`: a send never outlives its rows'
         lease (see `store.DEFAULT_LEASE`), so the reaper never buries a send that runs."""
         limit = self.store.lease - LEASE_MARGIN
+        bound = asyncio.timeout(limit)
         try:
-            async with asyncio.timeout(limit) as bound:
+            async with bound:
                 await self.send(message)
-        except TimeoutError as exc:
-            if not bound.expired():
-                return classify(exc)
-            return Retry(f"the send took longer than {limit:g} s and was cut off")
         except Exception as exc:  # every failure is classified; the table names the catch-all
+            if isinstance(exc, TimeoutError) and bound.expired():
+                return Retry(f"the send took longer than {limit:g} s and was cut off")
             outcome = classify(exc)
             if isinstance(outcome, Retry) and outcome.unexpected:
                 ids = ", ".join(str(row.id) for row in rows)
