@@ -46,7 +46,7 @@ class Retained:
 
     notifications: int
     listings: int
-    tombstones: int = 0
+    tombstones: int
 
 
 async def retain(db: Database, store: NotificationStore, *, now: float, days: int) -> Retained:

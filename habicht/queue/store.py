@@ -25,6 +25,11 @@ time and `queued_at` are the end of the window, so its TTL counts from then, a r
 changes nothing about it, and its dedupe key stops the same alert from being queued twice
 while it waits. Inside a `silent` window it is queued as usual, marked
 `disable_notification`. Messages that answer someone (`info`) and owner alerts are never held.
+
+Owners: an alert names the watch that queued it (`Outgoing.watch_id`, an opaque id to the
+queue), kept in `notification_watches` — a list, because the key is per chat and two
+watches of one chat may queue the same alert. `disown_within` takes watches off their unsent
+rows when they are removed, paused or muted, and cancels a pending row nobody owes any more.
 """
 
 from __future__ import annotations
