@@ -143,6 +143,10 @@ def settings_for(tmp_path: Path, token: str, **changes: Any) -> Settings:
         "telegram_api": "http://telegram.test/bot",
         "willhaben_url": "http://willhaben.test",
         "fetch_gap": 0.0,
+        # Every search of this fake answers with the same adverts: it is no world a feed
+        # could be matched against (tests/test_scraper_feeds.py has one), so each search is
+        # polled on its own.
+        "feed_interval": 0.0,
     }
     values.update(changes)
     return Settings(**values)

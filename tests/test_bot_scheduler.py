@@ -50,10 +50,10 @@ async def test_resume_ten_times_queues_one_scan(bot: Bot) -> None:
 async def test_the_owner_hears_once_when_freshness_falls_behind_and_once_when_back(
     tmp_path: Path,
 ) -> None:
-    """Five searches at 60 s gap cannot be scanned every 100 s (feeds off: each is polled on
-    its own): after an interval of it, the owner is told once, with the count and what would
-    fit; removing four searches brings freshness back, and that is told once too."""
-    async with running(tmp_path, scrape_interval=100.0, fetch_gap=60.0, feed_interval=0) as bot:
+    """Five searches at 60 s gap cannot be scanned every 100 s: after an interval of it,
+    the owner is told once, with the count and what would fit; removing four searches
+    brings freshness back, and that is told once too."""
+    async with running(tmp_path, scrape_interval=100.0, fetch_gap=60.0) as bot:
         for n in range(5):
             await bot.say(ALICE, f"/watch sofa {n}")
         for _ in range(150):  # 25 minutes of ticks
@@ -111,6 +111,48 @@ async def test_retention_purges_old_notifications_and_keeps_their_keys(bot: Bot)
     assert [r[0] for r in await db.fetchall("SELECT ad_id FROM listings")] == ["2001"]
     seen = await db.fetchall("SELECT ad_id FROM watch_listings")
     assert [row[0] for row in seen] == ["2001"]
+
+
+async def test_a_tombstone_goes_once_its_advert_is_off_every_page_for_the_retention_days(
+    bot: Bot,
+) -> None:
+    """Issue 19, case 13: an alert's purged key stays tombstoned while its advert is still
+    on a page, and goes once the advert has not been on any page for HABICHT_RETENTION_DAYS;
+    an owner message's key goes that many days after its purge. The advert, back later, is
+    still known to the watch: no second alert."""
+    services = bot.app.bot_data
+    days = services.settings.retention_days
+    db = services.db
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    await bot.baseline()
+    sofa = FakeAdvert("1002", "Neues Sofa", Decimal(90))
+    bot.site.adverts.insert(0, sofa)
+    await bot.scrape()
+    await services.store.enqueue(Outgoing(OWNER, "admin", "note", "admin:note:1001"))
+    await run_jobs_now(bot.app, "drain")
+    assert "Neues Sofa" in bot.last(ALICE)
+
+    async def tombstones() -> list[str]:
+        rows = await db.fetchall("SELECT dedupe_key FROM notification_tombstones ORDER BY 1")
+        return [row[0] for row in rows]
+
+    bot.clock.advance((days + 1) * DAY)
+    await bot.scrape()  # still on the page
+    await run_jobs_now(bot.app, RETENTION)
+    assert f"new:1002:{ALICE}" in await tombstones()
+    assert "admin:note:1001" in await tombstones()
+
+    bot.site.adverts.remove(sofa)
+    bot.clock.advance((days + 1) * DAY)
+    await bot.scrape()
+    await run_jobs_now(bot.app, RETENTION)
+    assert f"new:1002:{ALICE}" not in await tombstones()
+    assert "admin:note:1001" not in await tombstones()
+
+    sent = len(bot.api.messages(ALICE))
+    bot.site.adverts.insert(0, sofa)
+    await bot.scrape()
+    assert len(bot.api.messages(ALICE)) == sent
 
 
 async def test_stats_and_health_show_freshness(bot: Bot) -> None:

@@ -837,3 +837,28 @@ async def test_groups_are_paced_and_never_delay_private_chats(
     # 3.1 s. The bound allows a few gaps of scheduling slack on a busy machine, far from that.
     assert private_done - start <= 4 * 1.1 + 22 / 30 + 5 * 1.1
     assert groups_done - start >= 59 * 3.0
+
+
+async def test_a_slow_fallback_keeps_its_lease_while_it_runs(
+    db: Database, clock: FakeClock
+) -> None:
+    """Issue 19, case 7: the photo refused after 35 s, then the text fallback taking 35 s
+    more — longer than the old 60 s lease — and the reaper and a second claim leave the row
+    alone while it runs: it is not buried, not sent twice, and settles as sent."""
+    store = NotificationStore(db, clock=clock, max_attempts=1, ttl=86400)
+    await store.enqueue(Outgoing(7, "new", "<b>a</b>", "a", photo_url="https://img.test/a.jpg"))
+    during: list[tuple[list[Notification], list[Notification]]] = []
+
+    async def photo_refused_then_text(message: Message) -> None:
+        await clock.sleep(35)  # sendPhoto: "wrong type of the web page content"
+        await clock.sleep(35)  # sendMessage, slow
+        during.append((await store.reap(), await store.claim(10)))
+
+    summary = await drain(
+        store, photo_refused_then_text, clock=clock, sleep=clock.sleep, rand=random.Random(0)
+    )
+    assert during == [([], [])]
+    assert summary.sent == 1
+    row = await store.db.fetchone("SELECT status, attempts FROM notifications")
+    assert row is not None
+    assert tuple(row) == ("sent", 1)

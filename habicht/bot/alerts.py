@@ -64,9 +64,14 @@ async def tell_owners(services: BotServices, render: Callable[[Texts], Html], *,
 
 
 async def alert_dead(services: BotServices, *, since: float) -> None:
-    """After a drain that started at `since`: what went dead in it, counted by reason."""
+    """After a drain that started at `since`: what went dead in it, counted by reason.
+    Alerts cancelled because their watch was removed, paused or muted are no news."""
     rows = await services.store.dead(DEAD_LOOKBACK)
-    fresh = [row for row in rows if row.updated_at >= since and row.kind != "admin"]
+    fresh = [
+        row
+        for row in rows
+        if row.updated_at >= since and row.kind != "admin" and row.dead_reason != "cancelled"
+    ]
     if not fresh:
         return
     reasons = Counter(row.dead_reason or "unknown" for row in fresh).most_common()

@@ -48,6 +48,7 @@ from habicht.queue.store import (
     QueueStats,
     Source,
     TakenOver,
+    disown_within,
     enqueue_within,
     retime_within,
 )
@@ -84,6 +85,7 @@ __all__ = [
     "classify",
     "describe_dead",
     "describe_stats",
+    "disown_within",
     "drain",
     "enqueue_within",
     "error_rules",

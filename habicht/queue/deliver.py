@@ -20,11 +20,19 @@ cancelled.
 
 Digests: when a claimed row's chat has more than its threshold of alerts waiting at once
 (a burst, released quiet hours, the backlog after an outage), the drain claims them together
-(`store.claim_digest`) and sends them as digest messages — each as few as Telegram's
-4,096-character limit allows, `render_digest` writing one from the rows' `digest_line`s.
+(`store.claim_digest`) and sends them as digest messages — one forum topic at a time, each
+as few as Telegram's 4,096-character limit allows, `render_digest` writing one from the
+rows' `digest_line`s. A claim takes at most `DIGEST_MOST` rows; a bigger burst is claimed on
+as its messages go (`store.claim_digest_more`), so none of it waits for its own turn.
 A digest message is one send for the pacer; its rows are started in one commit right before
 it and settled together after it, so a crash mid-digest repeats at most that message, and
-the chat's later digest messages go back unspent.
+the chat's later digest messages go back unspent. A transient failure gives the message's
+rows one backoff and the rest of the digest waits for it too: they form one digest again.
+A 403 ends the chat's rows, the claimed rest of the digest included; a topic that is gone
+ends that topic's rows, and the digest goes on in the chat's other topics.
+
+Leases: `store.start` renews a row's lease when its send starts, and a send is cut off at the
+lease less `LEASE_MARGIN`, so no send outlives its lease (see `store.DEFAULT_LEASE`).
 """
 
 from __future__ import annotations
@@ -40,7 +48,13 @@ from typing import Any, TypeVar
 from habicht.clock import Clock, Sleep
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff, classify
-from habicht.queue.store import LEASE_MARGIN, Message, Notification, NotificationStore
+from habicht.queue.store import (
+    DIGEST_MOST,
+    LEASE_MARGIN,
+    Message,
+    Notification,
+    NotificationStore,
+)
 
 __all__ = [
     "ChatGoneHook",
@@ -90,6 +104,15 @@ _REAP_EVERY = 60.0
 class DeliveryStopped(Exception):
     """Nothing can be delivered (the bot token was rejected). The claimed rows were given
     back without spending attempts; the caller should log it and exit non-zero."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Landing:
+    """How one message of a flight ended for the flight: whether it may send its next
+    message, and if not, when the rows it still holds are due again (None: at their turn)."""
+
+    go_on: bool
+    until: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,49 +322,60 @@ class _Drain:
         if cancelled:
             raise asyncio.CancelledError
 
-    def _messages(self, rows: list[Notification]) -> list[tuple[Message, list[Notification]]]:
-        """The messages that carry `rows`: the row's own message for one row; else digests,
-        each with as many entries as fit in `MESSAGE_LIMIT`, in turn order."""
+    def _next_message(
+        self, rows: list[Notification], *, digest: bool
+    ) -> tuple[Message, list[Notification]]:
+        """The next message of a flight's rows and the rows it carries: the first row's own
+        message; or, in a digest, a digest message of the first row's forum topic with as
+        many of that topic's rows, in turn order, as fit in `MESSAGE_LIMIT`."""
         render = self.render_digest
-        if len(rows) == 1 or render is None:
-            return [(row.message, [row]) for row in rows]
-        return [(_digest(text, carried), carried) for text, carried in self._digests(rows, render)]
-
-    def _digests(
-        self, rows: list[Notification], render: DigestRenderer
-    ) -> list[tuple[str, list[Notification]]]:
-        chat_id = rows[0].chat_id
-        messages: list[tuple[str, list[Notification]]] = []
-        for row in rows:
-            if messages:
-                carried = [*messages[-1][1], row]
-                text = render(chat_id, [n.digest_line or n.text for n in carried])
-                if _length(text) <= MESSAGE_LIMIT:
-                    messages[-1] = (text, carried)
-                    continue
-            messages.append((render(chat_id, [row.digest_line or row.text]), [row]))
-        return messages
+        if not digest or render is None:
+            return rows[0].message, rows[:1]
+        chat_id, topic = rows[0].chat_id, rows[0].thread_id
+        carried = rows[:1]
+        text = render(chat_id, [_line(rows[0])])
+        for row in rows[1:]:
+            if row.thread_id != topic:
+                continue
+            longer = render(chat_id, [_line(n) for n in (*carried, row)])
+            if _length(longer) > MESSAGE_LIMIT:
+                break
+            carried, text = [*carried, row], longer
+        return _digest(text, carried), carried
 
     async def _fly_all(self, rows: list[Notification]) -> None:
-        """Send the messages that carry the chat's claimed rows one after the other; when
-        one is not sent, the rows of the later ones go back unspent."""
-        messages = self._messages(rows)
-        for nth, (message, carried) in enumerate(messages):
-            rest = [row for _, later in messages[nth + 1 :] for row in later]
+        """Send the messages that carry the chat's claimed rows one after the other, at the
+        chat's pace. A digest that took the claim's cap claims the chat's next waiting alerts
+        as it goes, so a burst of any size leaves together. When a message is not sent and
+        the flight cannot go on, the rows it still holds go back unspent."""
+        chat_id = rows[0].chat_id
+        digest = len(rows) > 1
+        more = digest and len(rows) >= DIGEST_MOST  # the claim was capped: more may wait
+        waiting = list(rows)
+        while True:
+            if more and len(waiting) < DIGEST_MOST and not self.stopping:
+                held = [row.id for row in waiting]
+                extra = await self.store.claim_digest_more(chat_id, held=held)
+                more = len(extra) == DIGEST_MOST
+                waiting = sorted([*waiting, *extra], key=lambda n: (n.next_attempt_at, n.id))
+            if not waiting:
+                return
+            message, carried = self._next_message(waiting, digest=digest)
+            waiting = [row for row in waiting if row not in carried]
             try:
-                sent = await self._fly(carried, message)
+                landing = await self._fly(carried, message)
             except BaseException:
-                self.tally.update(deferred=await _finish(self.store.release(rest)))
+                self.tally.update(deferred=await _finish(self.store.release(waiting)))
                 raise
-            if not sent:
-                until = None if self.stopping else self.pacer.ready_at(rows[0].chat_id)
-                self.tally.update(deferred=await _finish(self.store.release(rest, until=until)))
+            if not landing.go_on:
+                released = self.store.release(waiting, until=landing.until)
+                self.tally.update(deferred=await _finish(released))
                 return
 
-    async def _fly(self, rows: list[Notification], message: Message) -> bool:
+    async def _fly(self, rows: list[Notification], message: Message) -> _Landing:
         """Wait for the message's turn, count the attempt of its rows, send it and settle
         them; give them back unspent if the drain stops, the chat is paused or the lease
-        nearly over first. True if it was sent."""
+        nearly over first."""
         chat_id = rows[0].chat_id
         try:
             last_start = min(row.lease_until or 0.0 for row in rows) - LEASE_MARGIN
@@ -350,13 +384,13 @@ class _Drain:
             if booked is not None and not self.stopping:
                 started = await self.store.start(rows)
                 if not started:  # the claim was lost (its lease ran out): nothing to send
-                    return False
+                    return _Landing(go_on=False, until=self.pacer.ready_at(chat_id))
                 rows = started
                 await self.pacer.keep(chat_id, booked)  # at once, unless the commit was slow
             if booked is None or self.stopping:  # due again when its chat may have it
                 until = None if self.stopping else self.pacer.ready_at(chat_id)
                 self.tally.update(deferred=await _finish(self.store.release(rows, until=until)))
-                return False
+                return _Landing(go_on=False, until=until)
         except BaseException:
             # Not sent: back unspent (a started row's attempt is given back too).
             self.tally.update(deferred=await _finish(self.store.release(rows)))
@@ -368,13 +402,19 @@ class _Drain:
             # the rows are claimable at once, as after a crash.
             await _finish(self.store.abandon(rows))
             raise
-        await _finish(self._settle(rows, outcome))
-        return outcome is None
+        return await _finish(self._settle(rows, message, outcome))
 
     async def _attempt(self, rows: list[Notification], message: Message) -> Outcome | None:
+        """Send, bounded by the lease less `LEASE_MARGIN`: a send never outlives its rows'
+        lease (see `store.DEFAULT_LEASE`), so the reaper never buries a send that runs."""
+        limit = self.store.lease - LEASE_MARGIN
+        bound = asyncio.timeout(limit)
         try:
-            await self.send(message)
+            async with bound:
+                await self.send(message)
         except Exception as exc:  # every failure is classified; the table names the catch-all
+            if isinstance(exc, TimeoutError) and bound.expired():
+                return Retry(f"the send took longer than {limit:g} s and was cut off")
             outcome = classify(exc)
             if isinstance(outcome, Retry) and outcome.unexpected:
                 ids = ", ".join(str(row.id) for row in rows)
@@ -382,9 +422,12 @@ class _Drain:
             return outcome
         return None
 
-    async def _settle(self, rows: list[Notification], outcome: Outcome | None) -> None:
+    async def _settle(
+        self, rows: list[Notification], message: Message, outcome: Outcome | None
+    ) -> _Landing:
         """Record what happened to the rows of one message; a chat-wide outcome also settles
-        the chat's other waiting rows."""
+        the chat's other waiting rows. Says whether the flight may send its next message,
+        and if not, when the rows it still holds are due again."""
         store = self.store
         chat_id = rows[0].chat_id
         spent = [row for row in rows if row.attempts >= row.max_attempts]
@@ -393,26 +436,34 @@ class _Drain:
             case None:
                 self.tally.update(sent=await store.mark_sent(rows))
             case Retry(error=error):
+                # One backoff for the whole message: a digest retries as one, and the rest of
+                # its flight waits with it, so all of them form one digest again.
                 await self._bury(spent, "attempts_exhausted", error)
+                attempt = max(row.attempts for row in rows)
+                at = self.clock() + backoff(
+                    attempt, base=self.backoff_base, cap=self.backoff_cap, rand=self.rand
+                )
                 for row in left:
-                    delay = backoff(
-                        row.attempts, base=self.backoff_base, cap=self.backoff_cap, rand=self.rand
-                    )
-                    at = self.clock() + delay
                     self.tally.update(retried=await store.mark_retry(row, at=at, error=error))
+                return _Landing(go_on=False, until=at)
             case RetryAt(delay=delay):
                 # The pause first: other rows of the chat (and other chats) see it at once.
                 until = self.clock() + max(delay, _LEAST_PAUSE)
                 self._rate_limited(chat_id, until)
                 self.tally.update(deferred=await store.release(rows, until=until))
                 await store.postpone(until, chat_id=chat_id)
+                return _Landing(go_on=False, until=until)
             case Dead(error=error, reason=reason, chat_gone=True):
                 await self._bury(rows, reason, error)
                 self._count_dead(await store.bury_chat(chat_id, reason=reason, error=error))
                 await self._hook(self.on_chat_gone, chat_id, reason)
-            case Dead(error=error, reason=reason, topic_gone=True) if rows[0].thread_id is not None:
+                return _Landing(go_on=False)
+            case Dead(error=error, reason=reason, topic_gone=True) if message.thread_id is not None:
+                # Only this topic's rows: a digest to another topic of the chat goes on.
                 await self._bury(rows, reason, error)
-                await self._hook(self.on_topic_gone, chat_id, rows[0].thread_id, reason)
+                topic = message.thread_id
+                self._count_dead(await store.bury_topic(chat_id, topic, reason=reason, error=error))
+                await self._hook(self.on_topic_gone, chat_id, topic, reason)
             case Dead(error=error, reason=reason):
                 await self._bury(rows, reason, error)
             case Migrate(error=error, new_chat_id=new_chat_id):
@@ -423,9 +474,12 @@ class _Drain:
                     await store.mark_retry(row, at=self.clock(), error=error)
                 await store.migrate_chat(chat_id, new_chat_id)
                 await self._hook(self.on_chat_migrated, chat_id, new_chat_id)
+                return _Landing(go_on=False)
             case Fatal(error=error):
                 self.fatal = error
                 self.tally.update(deferred=await store.release(rows))
+                return _Landing(go_on=False)
+        return _Landing(go_on=not self.stopping)
 
     def _rate_limited(self, chat_id: int, until: float) -> None:
         """Pause the chat; private chats paused by 429s at once mean the bot is flooded.
@@ -488,13 +542,16 @@ async def _finish(work: Coroutine[Any, Any, T]) -> T:
     return task.result()
 
 
+def _line(row: Notification) -> str:
+    return row.digest_line or row.text
+
+
 def _digest(text: str, rows: list[Notification]) -> Message:
-    """A digest carrying `rows`: text only; silent only if every alert in it is, and in a
-    forum topic only if all of them go there (else the group's general topic)."""
-    topics = {row.thread_id for row in rows}
+    """A digest carrying `rows` (all of one forum topic, or none): text only, in their topic;
+    silent only if every alert in it is."""
     return Message(
         chat_id=rows[0].chat_id,
         text=text,
-        thread_id=topics.pop() if len(topics) == 1 else None,
+        thread_id=rows[0].thread_id,
         disable_notification=all(row.disable_notification for row in rows),
     )

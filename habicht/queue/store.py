@@ -25,6 +25,11 @@ time and `queued_at` are the end of the window, so its TTL counts from then, a r
 changes nothing about it, and its dedupe key stops the same alert from being queued twice
 while it waits. Inside a `silent` window it is queued as usual, marked
 `disable_notification`. Messages that answer someone (`info`) and owner alerts are never held.
+
+Owners: an alert names the watch that queued it (`Outgoing.watch_id`, an opaque id to the
+queue), kept in `notification_watches` — a list, because the key is per chat and two
+watches of one chat may queue the same alert. `disown_within` takes watches off their unsent
+rows when they are removed, paused or muted, and cancels a pending row nobody owes any more.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ __all__ = [
     "QueueStats",
     "Status",
     "TakenOver",
+    "disown_within",
     "enqueue_within",
     "retime_within",
 ]
@@ -63,17 +69,21 @@ Kind = Literal["new", "drop", "info", "admin"]
 Status = Literal["pending", "sending", "sent", "dead"]
 Source = Literal["feed", "search"]
 
-DEFAULT_LEASE = 60.0
-"""Seconds a claim owns its rows. `drain` claims one row per chat, when it is due, and sends
-it within a few seconds (its chat's gap, its place among the 30 a second), plus a send's
-timeouts (5 s each): 60 s covers that with room. A crash does not wait for it — the restarted
-process takes over the dead one's leases (`take_over_leases`) — so the lease bounds only how
-long a live drain that hangs can hold its rows."""
+DEFAULT_LEASE = 120.0
+"""Seconds a claim owns its rows, and a started send its rows again from its start (`start`
+renews the lease). Sized above the worst send: the bot's send is a photo and, if Telegram
+refuses the photo, the text in the same attempt — two requests of at most 20 s each (pool,
+connect, write and read timeouts of 5 s) — and `drain` cuts any send off at the lease less
+`LEASE_MARGIN` (90 s), so no send outlives its lease and the reaper never buries a row whose
+send still runs. A crash does not wait for the lease — the restarted process takes over the
+dead one's leases (`take_over_leases`) — so it bounds only how long a live drain that hangs
+can hold its rows."""
 
 LEASE_MARGIN = 30.0
-"""`drain` starts no send later than this many seconds before its lease ends (it gives the
-row back instead): a send may take its timeouts and must settle while the claim owns it.
-A lease must be at least twice this, so every claim leaves time to send."""
+"""`drain` starts no send later than this many seconds before its claim's lease ends (it
+gives the row back instead), and a started send gets the lease less this to finish: the rest
+is room for the settle. A lease must be at least twice this, so every claim leaves time to
+send."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -122,6 +132,9 @@ class Outgoing:
     disable_notification: bool = False
     digest_line: str | None = None
     """The message as one line of a digest (HTML); None: it never goes in a digest."""
+    watch_id: int | None = None
+    """The watch that owes this alert (None: an answer or an owner message). A second watch
+    of the chat queueing the same key owes the same row too (see `disown_within`)."""
     source: Source | None = None
     """Where an alert came from (a shared feed, or its search's own scan); kept for counting."""
 
@@ -321,7 +334,65 @@ async def enqueue_within(
         )
     before = conn.total_changes
     await conn.executemany(_INSERT, rows)
-    return conn.total_changes - before
+    added = conn.total_changes - before
+    owed = [
+        {"key": item.dedupe_key, "watch_id": item.watch_id}
+        for item in items
+        if item.watch_id is not None
+    ]
+    await conn.executemany(_OWE, owed)
+    return added
+
+
+# A watch owes the row of its key while the row is unsent, whether this enqueue inserted it
+# or another watch of the chat had (the key is per chat).
+_OWE = """
+INSERT INTO notification_watches (notification_id, watch_id)
+SELECT id, :watch_id FROM notifications
+WHERE dedupe_key = :key AND status IN ('pending', 'sending')
+ON CONFLICT DO NOTHING
+"""
+
+_OWED = """
+SELECT DISTINCT notification_id FROM notification_watches
+WHERE watch_id IN (SELECT value FROM json_each(:watches))
+"""
+
+_DISOWN = """
+DELETE FROM notification_watches WHERE watch_id IN (SELECT value FROM json_each(:watches))
+"""
+
+# Pending rows (held ones too) that no watch owes any more; a row claimed already — a digest
+# in flight — is not recalled.
+_CANCEL = """
+UPDATE notifications
+SET status = 'dead', dead_reason = 'cancelled', last_error = :why, updated_at = :now
+WHERE id IN (SELECT value FROM json_each(:rows)) AND status = 'pending'
+    AND NOT EXISTS (
+        SELECT 1 FROM notification_watches WHERE notification_id = notifications.id
+    )
+"""
+
+
+async def disown_within(
+    conn: aiosqlite.Connection, watch_ids: Collection[int], *, now: float, why: str
+) -> int:
+    """The watches stop owing their rows (removed, paused or muted; inside the caller's
+    transaction, so the change and the cancel are one); returns how many rows were cancelled.
+
+    A pending or held row that no other watch owes any more ends `dead` with the reason
+    `cancelled` and `why` as its error: it is never sent, not even after a resume (a resumed
+    watch starts over with a baseline). A row another watch of the chat also queued stays.
+    """
+    if not watch_ids:
+        return 0
+    watches = json.dumps(sorted(watch_ids))
+    owed = [row[0] for row in await conn.execute_fetchall(_OWED, {"watches": watches})]
+    await conn.execute(_DISOWN, {"watches": watches})
+    if not owed:
+        return 0
+    cursor = await conn.execute(_CANCEL, {"rows": json.dumps(owed), "why": why, "now": now})
+    return cursor.rowcount
 
 
 # Held rows keep their turns (their offsets from the release) when the release moves.
@@ -387,16 +458,19 @@ _SCAN = 4
 chats' rows crowd the head of the line, which the per-chat cap then thins out."""
 
 DIGEST_MOST = 60
-"""Rows one digest claim takes at most: a few messages, all sent well within one lease."""
+"""Rows one digest claim takes at most: a few messages, all sent well within one lease. A
+burst of more is claimed in turns of this many as the digest goes out (`claim_digest_more`),
+none held back until its own turn."""
 
-# The rows a digest would carry with a row just claimed: the chat's other alerts waiting for
-# their turn now (fresh, not held) and those of a digest cut off by a crash (`sending`, the
-# lease over), in turn order — on the chat's index.
-_DIGEST_ROWS = """
+# The rows a digest carries with a row just claimed: every other alert of the chat that waits
+# now, however far off its turn — fresh (not held, or held and released by now), a retry that
+# is due (a digest that failed retries as one: its rows share one backoff), and those of a
+# digest cut off by a crash (`sending`, the lease over) — in turn order, on the chat's index.
+_DIGEST_WAITING = """
 SELECT id FROM notifications
-WHERE chat_id = :chat_id AND id != :id AND digest_line IS NOT NULL
-    AND queued_at <= :now AND queued_at > :born_after
-    AND ((status = 'pending' AND attempts = 0)
+WHERE chat_id = :chat_id AND id NOT IN (SELECT value FROM json_each(:ids))
+    AND digest_line IS NOT NULL AND queued_at <= :now AND queued_at > :born_after
+    AND ((status = 'pending' AND (attempts = 0 OR next_attempt_at <= :now))
          OR (status = 'sending' AND lease_until <= :now AND attempts < max_attempts))
 ORDER BY next_attempt_at, id LIMIT :most
 """
@@ -549,30 +623,54 @@ class NotificationStore:
     async def claim_digest(self, row: Notification, *, digest_after: int) -> list[Notification]:
         """`row`, just claimed, and — when its chat has more than `digest_after` alerts
         (the chat's own threshold if it set one) waiting at once — the others, up to
-        `DIGEST_MOST`, claimed with the same lease: the rows of one digest, in turn order.
-        Just `[row]` otherwise, or if `row` never goes in a digest."""
+        `DIGEST_MOST` in all, claimed with the same lease: the first rows of a digest, in
+        turn order. Just `[row]` otherwise, or if `row` never goes in a digest.
+
+        Any threshold is honoured: the count looks as far as the threshold, past the cap."""
         if row.digest_line is None or row.lease_until is None:
             return [row]
-        now = self.clock()
-        params = {
-            "chat_id": row.chat_id,
-            "id": row.id,
-            "now": now,
-            "born_after": now - self.ttl,
-            "most": DIGEST_MOST - 1,
-            "lease_until": row.lease_until,
-        }
         async with self.db.transaction() as conn:
             own = await conn.execute_fetchall(_DIGEST_AFTER, (row.chat_id,))
             threshold = next((found[0] for found in own if found[0] is not None), digest_after)
-            ids = [found[0] for found in await conn.execute_fetchall(_DIGEST_ROWS, params)]
-            if 1 + len(ids) <= threshold:
+            most = max(threshold, DIGEST_MOST - 1)
+            waiting = await self._waiting(conn, row.chat_id, [row.id], most=most)
+            if 1 + len(waiting) <= threshold:
                 return [row]
-            more = await conn.execute_fetchall(_CLAIM_MORE, {**params, "ids": json.dumps(ids)})
-        rows = sorted(
-            (_notification(found) for found in more), key=lambda n: (n.next_attempt_at, n.id)
+            more = await self._claim_ids(conn, waiting[: DIGEST_MOST - 1], row.lease_until)
+        return [row, *more]
+
+    async def claim_digest_more(
+        self, chat_id: int, *, held: Collection[int], most: int = DIGEST_MOST
+    ) -> list[Notification]:
+        """The chat's next waiting alerts for a digest going out (its rows in hand, `held`,
+        left out), up to `most`, with a fresh lease; in turn order."""
+        async with self.db.transaction() as conn:
+            waiting = await self._waiting(conn, chat_id, held, most=most)
+            return await self._claim_ids(conn, waiting, self.clock() + self.lease)
+
+    async def _waiting(
+        self, conn: aiosqlite.Connection, chat_id: int, ids: Collection[int], *, most: int
+    ) -> list[int]:
+        now = self.clock()
+        params = {
+            "chat_id": chat_id,
+            "ids": json.dumps(sorted(ids)),
+            "now": now,
+            "born_after": now - self.ttl,
+            "most": most,
+        }
+        return [found[0] for found in await conn.execute_fetchall(_DIGEST_WAITING, params)]
+
+    async def _claim_ids(
+        self, conn: aiosqlite.Connection, ids: list[int], lease_until: float
+    ) -> list[Notification]:
+        if not ids:
+            return []
+        params = {"ids": json.dumps(ids), "now": self.clock(), "lease_until": lease_until}
+        claimed = await conn.execute_fetchall(_CLAIM_MORE, params)
+        return sorted(
+            (_notification(found) for found in claimed), key=lambda n: (n.next_attempt_at, n.id)
         )
-        return [row, *rows]
 
     async def next_due(self, *, skip: Collection[int] = ()) -> float | None:
         """When the earliest waiting row of a chat not in `skip` is due; None if none waits."""
@@ -582,16 +680,18 @@ class NotificationStore:
 
     async def start(self, items: Iterable[Notification]) -> list[Notification]:
         """Count the attempt of claimed rows whose send starts now (one small commit right
-        before it); returns them as they are now, without the rows this claim lost."""
+        before it) and renew their lease, so the send has the whole lease however long the
+        rows waited for their turn; returns them as they are now, without the rows this
+        claim lost."""
         now = self.clock()
         started: list[sqlite3.Row] = []
         async with self.db.transaction() as conn:
             for n in items:
                 started += await conn.execute_fetchall(
                     "UPDATE notifications SET attempts = attempts + 1, started_at = :now, "
-                    f"updated_at = :now WHERE {_OWNED} AND started_at IS NULL "
-                    f"RETURNING {_COLUMNS}",
-                    {"now": now, "id": n.id, "claims": n.claims},
+                    f"lease_until = :lease_until, updated_at = :now WHERE {_OWNED} "
+                    f"AND started_at IS NULL RETURNING {_COLUMNS}",
+                    {"now": now, "lease_until": now + self.lease, "id": n.id, "claims": n.claims},
                 )
         return [_notification(row) for row in started]
 
@@ -706,14 +806,40 @@ class NotificationStore:
             return cursor.rowcount
 
     async def bury_chat(self, chat_id: int, *, reason: str, error: str) -> list[Notification]:
-        """Mark every pending row of a chat that is gone (blocked us, deleted) dead; returns
-        them, dead, so each can be logged."""
+        """Mark every unsent row of a chat that is gone (blocked us, deleted) dead — pending,
+        and claimed too: the later messages of a digest whose first one got the 403 — and
+        return them, dead, so each can be logged."""
+        return await self._bury_where("chat_id = :chat_id", chat_id, reason=reason, error=error)
+
+    async def bury_topic(
+        self, chat_id: int, thread_id: int, *, reason: str, error: str
+    ) -> list[Notification]:
+        """`bury_chat` for one forum topic that is gone (deleted, closed): the chat's rows to
+        that topic only."""
+        return await self._bury_where(
+            "chat_id = :chat_id AND thread_id = :thread_id",
+            chat_id,
+            thread_id=thread_id,
+            reason=reason,
+            error=error,
+        )
+
+    async def _bury_where(
+        self, where: str, chat_id: int, *, reason: str, error: str, thread_id: int | None = None
+    ) -> list[Notification]:
+        params = {
+            "chat_id": chat_id,
+            "thread_id": thread_id,
+            "reason": reason,
+            "error": error,
+            "now": self.clock(),
+        }
         async with self.db.transaction() as conn:
             rows = await conn.execute_fetchall(
                 "UPDATE notifications SET status = 'dead', dead_reason = :reason, "
-                "last_error = :error, updated_at = :now "
-                f"WHERE chat_id = :chat_id AND status = 'pending' RETURNING {_COLUMNS}",
-                {"chat_id": chat_id, "reason": reason, "error": error, "now": self.clock()},
+                "last_error = :error, lease_until = NULL, updated_at = :now "
+                f"WHERE {where} AND status IN ('pending', 'sending') RETURNING {_COLUMNS}",
+                params,
             )
         return sorted((_notification(row) for row in rows), key=lambda n: n.id)
 
@@ -777,15 +903,17 @@ class NotificationStore:
 
     async def purge(self, older_than_seconds: float) -> int:
         """Delete sent and dead rows settled longer ago than that; their keys stay as
-        tombstones, so the same alert can never be enqueued again. Returns rows deleted."""
+        tombstones (an alert's with its advert, so retention can let it go once the advert
+        is gone for good), so the same alert is not enqueued again. Returns rows deleted."""
         now = self.clock()
         params = {"cutoff": now - older_than_seconds, "now": now}
         deleted = 0
         async with self.db.transaction() as conn:
             for old in _PURGED:
                 await conn.execute(
-                    f"INSERT INTO notification_tombstones (dedupe_key, purged_at) "
-                    f"SELECT dedupe_key, :now {old} ON CONFLICT (dedupe_key) DO NOTHING",
+                    "INSERT INTO notification_tombstones (dedupe_key, purged_at, ad_id) "
+                    f"SELECT dedupe_key, :now, CASE WHEN kind IN ('new', 'drop') THEN ad_id END "
+                    f"{old} ON CONFLICT (dedupe_key) DO NOTHING",
                     params,
                 )
                 cursor = await conn.execute(f"DELETE {old}", params)

@@ -815,7 +815,8 @@ def _outgoing(
     source: Source,
 ) -> Outgoing:
     """An alert of `watch`, to its chat and to the forum topic it was created in; with its
-    line for a digest, and where it came from."""
+    line for a digest, where it came from, and owed by the watch (removing, pausing or muting
+    it cancels it)."""
     return Outgoing(
         watch["chat_id"],
         kind,
@@ -826,6 +827,7 @@ def _outgoing(
         buttons=alert.buttons,
         thread_id=watch["thread_id"],
         digest_line=digest_line,
+        watch_id=watch["id"],
         source=source,
     )
 

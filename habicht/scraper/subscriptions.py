@@ -26,6 +26,7 @@ import aiosqlite
 
 from habicht.clock import Clock
 from habicht.db import Database
+from habicht.queue import disown_within
 from habicht.scraper.errors import DuplicateWatch, ErrorKind, TooManyWatches
 from habicht.scraper.filters import WatchFilter
 from habicht.scraper.history import HIT_WINDOW, PricePoint
@@ -299,28 +300,34 @@ class Subscriptions:
 
     async def mute(self, watch_id: int, *, until: float) -> None:
         """Hold the watch's alerts back until `until`; it is scanned on, and what it sees
-        meanwhile is recorded as seen (so nothing floods in when the mute ends)."""
+        meanwhile is recorded as seen (so nothing floods in when the mute ends). What it had
+        queued and not sent yet is cancelled (see `disown_within`)."""
         async with self._db.transaction() as conn:
             await conn.execute("UPDATE watches SET muted_until = ? WHERE id = ?", (until, watch_id))
+            await disown_within(conn, [watch_id], now=self._clock(), why="its watch was muted")
 
     async def pause_topic(self, chat_id: int, thread_id: int) -> int:
         """Pause the chat's watches of one forum topic (it was deleted or closed); returns
         how many were active. The chat's other watches go on."""
         async with self._db.transaction() as conn:
-            cursor = await conn.execute(
+            rows = await conn.execute_fetchall(
                 "UPDATE watches SET status = 'paused'"
-                " WHERE chat_id = ? AND thread_id = ? AND status = 'active'",
+                " WHERE chat_id = ? AND thread_id = ? AND status = 'active' RETURNING id",
                 (chat_id, thread_id),
             )
-            return cursor.rowcount
+            paused = [row[0] for row in rows]
+            await disown_within(conn, paused, now=self._clock(), why="its topic is gone")
+            return len(paused)
 
     async def remove_watch(self, chat_id: int, number: int) -> WatchInfo | None:
-        """Delete the chat's watch `number` (and its search if nobody else watches it)."""
+        """Delete the chat's watch `number` (and its search if nobody else watches it); what
+        it queued and no other watch of the chat owes too is cancelled, never sent."""
         async with self._db.transaction() as conn:
             watch = _numbered(await _watch_list(_on(conn), chat_id), number)
             if watch is None:
                 return None
             await conn.execute("DELETE FROM watches WHERE id = ?", (watch.id,))
+            await disown_within(conn, [watch.id], now=self._clock(), why="its watch was removed")
             await conn.execute(
                 "DELETE FROM searches WHERE id = ?"
                 " AND NOT EXISTS (SELECT 1 FROM watches WHERE search_id = ?)",
@@ -334,8 +341,9 @@ class Subscriptions:
         """Pause or resume watch `number`, or all of the chat's watches when it is None.
 
         Returns the addressed watches as they are now; empty if there is no such watch.
-        A resumed watch starts over with a silent baseline, and asks for a scan; one that
-        was active already changes nothing.
+        A paused watch's unsent alerts are cancelled (see `disown_within`), and a resume does
+        not bring them back: a resumed watch starts over with a silent baseline, and asks for
+        a scan; one that was active already changes nothing.
         """
         now = self._clock()
         async with self._db.transaction() as conn:
@@ -349,6 +357,8 @@ class Subscriptions:
             changed = [w for w in targets if w.paused != paused]
             if paused:
                 sql = "UPDATE watches SET status = 'paused' WHERE id = ?"
+                stopped = [w.id for w in changed]
+                await disown_within(conn, stopped, now=now, why="its watch was paused")
             else:
                 sql = "UPDATE watches SET status = 'active', baseline_at = NULL WHERE id = ?"
                 await conn.executemany(_REQUEST_SCAN, [(now, w.search_id) for w in changed])

@@ -1,0 +1,62 @@
+"""The watch-rows migration upgrades a file with data (issue 19): tombstones learn their
+advert from their key, and a row queued before it — which no watch owes — still sends when
+its watch is removed."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from fakes import FakeClock
+
+from habicht.db import Database, migrations
+from habicht.queue import Message, NotificationStore, drain
+from habicht.scraper import Subscriptions
+
+
+def _version(name: str) -> int:
+    return next(version for version, file, _ in migrations() if name in file)
+
+
+async def test_an_old_files_tombstones_and_queued_alert_survive(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    clock = FakeClock()
+    old = await Database(path).open(target=_version("watch_rows") - 1)
+    async with old.transaction() as conn:
+        await conn.execute("INSERT INTO chats (chat_id, created_at, updated_at) VALUES (7, 0, 0)")
+        await conn.execute(
+            "INSERT INTO searches (id, url, created_at) VALUES (1, 'https://x.test/s', 0)"
+        )
+        await conn.execute(
+            "INSERT INTO watches (chat_id, search_id, label, created_at) VALUES (7, 1, 'sofa', 0)"
+        )
+        await conn.execute(
+            "INSERT INTO notifications (chat_id, kind, ad_id, text, dedupe_key, max_attempts,"
+            " next_attempt_at, created_at, queued_at, updated_at)"
+            " VALUES (7, 'new', '11', '🆕 <b>Sofa</b>', 'new:11:7', 5, ?, ?, ?, ?)",
+            (clock(),) * 4,
+        )
+        await conn.executemany(
+            "INSERT INTO notification_tombstones (dedupe_key, purged_at) VALUES (?, 0)",
+            [("new:12:7",), ("drop:13:7:100.00:90.00",), ("drop:14:7:90",), ("admin:x:1",)],
+        )
+    await old.close()
+
+    async with Database(path) as db:
+        rows = await db.fetchall("SELECT dedupe_key, ad_id FROM notification_tombstones")
+        assert {row[0]: row[1] for row in rows} == {
+            "new:12:7": "12",
+            "drop:13:7:100.00:90.00": "13",
+            "drop:14:7:90": "14",
+            "admin:x:1": None,
+        }
+        assert await Subscriptions(db, clock=clock).remove_watch(7, 1) is not None
+        sent: list[Message] = []
+
+        async def send(message: Message) -> None:
+            sent.append(message)
+
+        store = NotificationStore(db, clock=clock, max_attempts=5, ttl=86400)
+        summary = await drain(store, send, clock=clock, sleep=clock.sleep, rand=random.Random(0))
+        assert summary.sent == 1
+        assert sent == [Message(7, "🆕 <b>Sofa</b>")]
