@@ -171,7 +171,7 @@ class Subscriptions:
         db: Database,
         *,
         clock: Clock,
-        on_chat_migrated: Callable[[int, int], None] | None = None,
+        on_chat_migrated: Callable[[int, int], Awaitable[None]] | None = None,
     ) -> None:
         """`on_chat_migrated(old, new)` is told after a chat's row moved to its new id (the
         bot keeps the chat's settings in memory too)."""
@@ -221,18 +221,27 @@ class Subscriptions:
             )
 
     async def migrate_chat(self, old: int, new: int) -> None:
-        """A group became a supergroup: its chat row (settings too) and its watches move to
-        the new id.
+        """A group became a supergroup: its chat row — every column of `chats`, so a setting
+        added later moves too — and its watches move to the new id.
 
-        A watch the new id already has for the same search wins; the old one goes with the
-        old chat row.
+        The group's settings replace a row the new id may have already: such a row was made
+        by a message in the supergroup before delivery learnt of the move, and holds
+        defaults, not choices. A watch the new id already has for the same search wins;
+        the old one goes with the old chat row.
         """
         now = self._clock()
         async with self._db.transaction() as conn:
+            async with conn.execute("SELECT name FROM pragma_table_info('chats')") as cursor:
+                names = [row["name"] for row in await cursor.fetchall()]
+            moved = [name for name in names if name not in ("chat_id", "updated_at")]
+            columns = ", ".join(f'"{name}"' for name in moved)
+            replace = ", ".join(f'"{name}" = excluded."{name}"' for name in moved)
+            # The names come from the schema itself, never from outside; values are `?`.
             await conn.execute(
-                "INSERT INTO chats (chat_id, status, lang, alert_style, created_at, updated_at)"
-                " SELECT ?, status, lang, alert_style, created_at, ? FROM chats WHERE chat_id = ?"
-                " ON CONFLICT (chat_id) DO NOTHING",
+                f"INSERT INTO chats (chat_id, updated_at, {columns})"
+                f" SELECT ?, ?, {columns} FROM chats WHERE chat_id = ?"
+                f" ON CONFLICT (chat_id) DO UPDATE SET updated_at = excluded.updated_at,"
+                f" {replace}",
                 (new, now, old),
             )
             await conn.execute(
@@ -240,7 +249,7 @@ class Subscriptions:
             )
             await conn.execute("DELETE FROM chats WHERE chat_id = ?", (old,))
         if self._on_chat_migrated is not None:
-            self._on_chat_migrated(old, new)
+            await self._on_chat_migrated(old, new)
 
     async def is_blocked(self, chat_id: int) -> bool:
         row = await self._db.fetchone("SELECT status FROM chats WHERE chat_id = ?", (chat_id,))
