@@ -67,6 +67,7 @@ async def test_quiet_shows_the_setting_and_refuses_what_is_no_window(bot: Bot) -
         ("/quiet 7-7", "7-7: Beginn und Ende sind gleich"),
         ("/quiet heute nicht", "So geht's: <code>/quiet 22-7</code>"),
         ("/quiet 22-7 laut", "So geht's"),
+        ("/quiet \u0662\u0662-\u0667", "So geht's"),  # Arabic-Indic digits (issue 19)
     ):
         await bot.say(ALICE, typed)
         assert answer in bot.last(ALICE), typed

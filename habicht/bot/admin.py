@@ -18,10 +18,11 @@ from telegram import Update
 from telegram.constants import ChatType
 
 from habicht.bot.commands import unknown_command
-from habicht.bot.handling import reply, whole_number
+from habicht.bot.handling import reply
 from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import Html, Texts, shorten
+from habicht.digits import whole_number
 from habicht.queue import DEFAULT_ZONE
 from habicht.scraper import freshness
 

@@ -23,12 +23,13 @@ import secrets
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-from habicht.bot.handling import chat_of, edit_in_place, reply, whole_number
+from habicht.bot.handling import chat_of, edit_in_place, reply
 from habicht.bot.jobs import scan_now
 from habicht.bot.permissions import admins_only, admins_only_button
 from habicht.bot.presence import reactivate
 from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts
+from habicht.digits import ROW_ID_DIGITS, whole_number
 from habicht.scraper import (
     DuplicateWatch,
     InvalidSearch,
@@ -288,8 +289,9 @@ async def on_button(update: Update, context: Context) -> None:
             else await _add_watch(update, context, search)
         )
     elif action == "unwatch":
+        watch_id = whole_number(value, max_digits=ROW_ID_DIGITS)
         watches = await context.bot_data.subscriptions.watches(chat_id)
-        number = next((w.number for w in watches if str(w.id) == value), None)
+        number = next((w.number for w in watches if w.id == watch_id), None)
         text = (
             texts.fill("no_such_watch", number="?")  # deleted meanwhile
             if number is None

@@ -236,6 +236,7 @@ class Catalog:
     pressed_removed: str
     pressed_already_paused: str
     pressed_gone: str
+    pressed_invalid: str
     no_price: str
     listings_one: str
     listings_many: str
@@ -463,6 +464,7 @@ GERMAN = Catalog(
     pressed_removed="🗑 „{label}“ ist entfernt.",
     pressed_already_paused="⏸ „{label}“ ist schon pausiert. /resume {number} setzt fort.",
     pressed_gone="Diese Suche gibt es nicht mehr.",
+    pressed_invalid="Dieser Knopf ist nicht (mehr) gültig.",
     no_price="Preis auf Anfrage",
     listings_one="{count} Anzeige",
     listings_many="{count} Anzeigen",
@@ -706,6 +708,7 @@ ENGLISH = Catalog(
     pressed_removed="🗑 “{label}” is removed.",
     pressed_already_paused="⏸ “{label}” is paused already. /resume {number} resumes it.",
     pressed_gone="This watch no longer exists.",
+    pressed_invalid="This button is not valid (any more).",
     no_price="price on request",
     listings_one="{count} listing",
     listings_many="{count} listings",

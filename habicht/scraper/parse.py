@@ -38,6 +38,7 @@ from typing import Any
 import msgspec
 from bs4 import BeautifulSoup
 
+from habicht.digits import whole_number
 from habicht.scraper.errors import Blocked, LayoutError
 
 __all__ = ["Listing", "SearchPage", "parse_search_page"]
@@ -307,9 +308,8 @@ def _seller(value: str | None) -> bool | None:
 
 def _epoch_ms(text: str | None) -> float | None:
     """`PUBLISHED` (epoch milliseconds) as epoch seconds; None unless plain ASCII digits."""
-    if text is None or not (text.isascii() and text.isdigit()):
-        return None
-    return int(text) / 1000
+    millis = None if text is None else whole_number(text, max_digits=15)
+    return None if millis is None else millis / 1000
 
 
 def _decimal(text: str | None) -> Decimal | None:
