@@ -11,6 +11,19 @@ time, choosing again after each scan:
    scan starts, so asking again while it is pending changes nothing;
 2. due searches, least recently scanned first (never scanned before all others).
 
+Requested scans get a fair share, not the whole budget (keep in sync with README
+"Scheduling"):
+
+- **one per chat at a time**: only each chat's oldest request (`scan_requested_by`) is a
+  candidate; its other requests join it and wait behind it. When one is served, the chat's
+  other requests go to the back of the queue (just after the latest request), behind every
+  other chat's — so twenty `/resume`s of one chat delay another chat's new watch by one scan.
+- **at most half the fetch budget while due searches wait**: a `RequestShare` counts the
+  seconds requested and due scans took since nothing was last waiting; while a due search
+  waits, a request goes next only while its side has taken no more than the due side. With
+  nothing due the requests take what they need, and the count starts over. A pause-resume
+  loop so costs the other searches at most the scan under way, not their turn.
+
 It ends when nothing is due, when willhaben's block backoff starts — then every search stays
 due in the same order, so the pass after the block starts with the searches that waited
 longest, and a block delays everyone equally instead of starving the same tail — or at a
@@ -29,9 +42,10 @@ Knows nothing of Telegram, like the rest of the scraper.
 from __future__ import annotations
 
 import math
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from habicht.clock import Clock
 from habicht.db import Database
@@ -51,6 +65,7 @@ __all__ = [
     "Capacity",
     "Freshness",
     "FreshnessWatch",
+    "RequestShare",
     "capacity",
     "freshness",
     "run_pass",
@@ -60,23 +75,41 @@ BEHIND_FACTOR = 2.0
 """Freshness is behind when the stalest search waited more than this many intervals."""
 
 _CANDIDATES = 8
-"""Searches read per choice; a search tried in this pass is skipped (normally it is no
-longer due, having just been scanned)."""
+"""Searches read per choice; a search tried in this pass less than an interval ago is skipped
+(normally it is no longer due, having just been scanned; a pass that lasts longer than an
+interval scans a search again when it is due again)."""
 
-_ACTIVE = """EXISTS (
+
+def _active(search: str) -> str:
+    """SQL: the search aliased `search` has an active watch of an active chat."""
+    return f"""EXISTS (
     SELECT 1 FROM watches w JOIN chats c ON c.chat_id = w.chat_id
-    WHERE w.search_id = s.id AND w.status = 'active' AND c.status = 'active'
+    WHERE w.search_id = {search}.id AND w.status = 'active' AND c.status = 'active'
 )"""
 
+
+_ACTIVE = _active("s")
+
+# Each chat's oldest pending request only: one per chat waits at the front at a time.
 _REQUESTED = f"""
-SELECT s.id, s.url, s.consecutive_failures FROM searches s
+SELECT s.id, s.url, s.consecutive_failures, s.scan_requested_at, s.scan_requested_by
+FROM searches s
 WHERE s.scan_requested_at IS NOT NULL AND {_ACTIVE}
+  AND NOT EXISTS (
+    SELECT 1 FROM searches o
+    WHERE o.scan_requested_by = s.scan_requested_by AND o.scan_requested_at IS NOT NULL
+      AND (o.scan_requested_at, o.id) < (s.scan_requested_at, s.id) AND {_active("o")}
+  )
 ORDER BY s.scan_requested_at, s.id LIMIT {_CANDIDATES}
 """
 
+# A search with a pending request is served as one (within the requests' share), not here:
+# else a chat's requests behind its first would bypass the share as due scans.
 _DUE = f"""
-SELECT s.id, s.url, s.consecutive_failures FROM searches s
-WHERE (s.last_attempt_at IS NULL OR s.last_attempt_at <= :horizon) AND {_ACTIVE}
+SELECT s.id, s.url, s.consecutive_failures, s.scan_requested_at, s.scan_requested_by
+FROM searches s
+WHERE (s.last_attempt_at IS NULL OR s.last_attempt_at <= :horizon)
+  AND s.scan_requested_at IS NULL AND {_ACTIVE}
 ORDER BY s.last_attempt_at, s.id LIMIT {_CANDIDATES}
 """
 
@@ -91,20 +124,59 @@ SELECT :now - coalesce(s.last_attempt_at, s.created_at) FROM searches s WHERE {_
 """
 
 
-async def _next(db: Database, *, horizon: float, tried: set[int]) -> _Search | None:
+@dataclass(slots=True)
+class RequestShare:
+    """Seconds of the fetch budget that requested and due scans took since nothing was
+    last waiting; while a due search waits, a request goes next only while `requested <=
+    due` (module docstring). One lives as long as the scheduler, across passes."""
+
+    requested: float = 0.0
+    due: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Choice:
+    search: _Search
+    requested: bool
+
+
+async def _first(db: Database, sql: str, params: dict[str, Any], tried: set[int]) -> Any:
+    rows: list[sqlite3.Row] = await db.fetchall(sql, params)
+    return next((row for row in rows if row["id"] not in tried), None)
+
+
+async def _next(
+    db: Database, *, now: float, horizon: float, tried: set[int], share: RequestShare
+) -> _Choice | None:
     """The search to scan next (module docstring), its request cleared; None if none is due."""
-    for sql in (_REQUESTED, _DUE):
-        for row in await db.fetchall(sql, {"horizon": horizon}):
-            if row["id"] not in tried:
-                search = _Search(row["id"], row["url"], row["consecutive_failures"])
-                if sql is _REQUESTED:
-                    async with db.transaction() as conn:
-                        await conn.execute(
-                            "UPDATE searches SET scan_requested_at = NULL WHERE id = ?",
-                            (search.id,),
-                        )
-                return search
-    return None
+    requested = await _first(db, _REQUESTED, {}, tried)
+    due = await _first(db, _DUE, {"horizon": horizon}, tried)
+    if due is None:  # nobody waits: the requests owe nothing
+        share.requested = share.due = 0.0
+    if requested is not None and (due is None or share.requested <= share.due):
+        row, is_requested = requested, True
+    elif due is not None:
+        row, is_requested = due, False
+    else:
+        return None
+    if row["scan_requested_at"] is not None:  # served, whichever way it was chosen
+        async with db.transaction() as conn:
+            await conn.execute(
+                "UPDATE searches SET scan_requested_at = NULL, scan_requested_by = NULL"
+                " WHERE id = ?",
+                (row["id"],),
+            )
+            # The chat's other requests go behind every other chat's: just after the latest.
+            async with conn.execute("SELECT max(scan_requested_at) FROM searches") as cursor:
+                (latest,) = await cursor.fetchone() or (None,)
+            behind = math.nextafter(max(now, latest or now), math.inf)
+            await conn.execute(
+                "UPDATE searches SET scan_requested_at = ?"
+                " WHERE scan_requested_by = ? AND scan_requested_at IS NOT NULL",
+                (behind, row["scan_requested_by"]),
+            )
+    search = _Search(row["id"], row["url"], row["consecutive_failures"])
+    return _Choice(search, is_requested)
 
 
 async def run_pass(
@@ -118,6 +190,7 @@ async def run_pass(
     slack: float = 0.0,
     progress: Callable[[], object] | None = None,
     on_scanned: Callable[[ErrorKind | Literal["ok"]], object] | None = None,
+    share: RequestShare | None = None,
 ) -> ScanSummary:
     """Scan every search that is due, in the scheduler's order (module docstring).
 
@@ -125,25 +198,41 @@ async def run_pass(
     seconds, and a search due before the next one is better scanned now than late.
     `progress` is called after each search tried (the bot's heartbeat and watchdog),
     `on_scanned` with its outcome (the fetch metrics). `skipped` counts the searches still
-    due when a block or a database error ended the pass.
+    due when a block or a database error ended the pass. `share` is the requests' share of
+    the budget, kept across passes by the caller (a pass of its own without it).
     """
     started = clock()
     tally = Tally()
-    tried: set[int] = set()
+    tried: dict[int, float] = {}
+    share = share or RequestShare()
     while client.paused_until is None and tally.database_error is None:
+        now = clock()
+        recent = {search for search, at in tried.items() if at > now - interval}
         try:
-            search = await _next(db, horizon=clock() + slack - interval, tried=tried)
+            choice = await _next(
+                db, now=now, horizon=now + slack - interval, tried=recent, share=share
+            )
         except _DATABASE_ERRORS as exc:
             tally.database_error = f"{type(exc).__name__}: {exc}"
             break
-        if search is None:
+        if choice is None:
             break
-        tried.add(search.id)
+        tried[choice.search.id] = now
         try:
             kind = await scan_search(
-                db, client, renderer, search, clock=clock, max_attempts=max_attempts, tally=tally
+                db,
+                client,
+                renderer,
+                choice.search,
+                clock=clock,
+                max_attempts=max_attempts,
+                tally=tally,
             )
         finally:
+            if choice.requested:
+                share.requested += clock() - now
+            else:
+                share.due += clock() - now
             if progress is not None:
                 progress()
         if on_scanned is not None:

@@ -9,9 +9,10 @@ starts over with a silent baseline when it becomes active again: otherwise every
 appeared meanwhile would arrive at once as "new".
 
 A change that needs a scan (a new watch, a resume, a chat back from a block) asks the
-scheduler for one by setting its search's `scan_requested_at`, in the same transaction and
-only for watches whose state it changed: asking again while the scan is pending sets the
-same column again, so repeating a command queues no second fetch.
+scheduler for one by setting its search's `scan_requested_at` (and `scan_requested_by`, the
+chat), in the same transaction and only for watches whose state it changed: asking again
+while the scan is pending sets the same columns again, so repeating a command queues no
+second fetch, and a request of another chat for the same search joins the pending one.
 """
 
 from __future__ import annotations
@@ -98,9 +99,11 @@ class Overview:
 
 
 _REQUEST_SCAN = (
-    "UPDATE searches SET scan_requested_at = coalesce(scan_requested_at, ?) WHERE id = ?"
+    "UPDATE searches SET scan_requested_at = coalesce(scan_requested_at, :now),"
+    " scan_requested_by = coalesce(scan_requested_by, :chat) WHERE id = :search"
 )
-"""A pending request keeps its time: the scheduler serves requests oldest first."""
+"""A pending request keeps its time and its chat: the scheduler serves them oldest first,
+one per chat at a time (`schedule`)."""
 
 _WATCHES = """
 SELECT w.id, w.chat_id, w.search_id, s.url, w.label, w.status, w.baseline_at, w.filters,
@@ -159,6 +162,14 @@ async def _watch_list(
     ]
 
 
+async def _request_scans(
+    conn: aiosqlite.Connection, chat_id: int, watches: Sequence[WatchInfo], *, now: float
+) -> None:
+    await conn.executemany(
+        _REQUEST_SCAN, [{"now": now, "chat": chat_id, "search": w.search_id} for w in watches]
+    )
+
+
 def _numbered(watches: list[WatchInfo], number: int) -> WatchInfo | None:
     return watches[number - 1] if 1 <= number <= len(watches) else None
 
@@ -204,9 +215,7 @@ class Subscriptions:
                 "UPDATE watches SET baseline_at = NULL WHERE chat_id = ?", (chat_id,)
             )
             watches = await _watch_list(_on(conn), chat_id)
-            await conn.executemany(
-                _REQUEST_SCAN, [(now, w.search_id) for w in watches if not w.paused]
-            )
+            await _request_scans(conn, chat_id, [w for w in watches if not w.paused], now=now)
             return True
 
     async def block_chat(self, chat_id: int) -> None:
@@ -288,7 +297,7 @@ class Subscriptions:
             ) as cursor:
                 watch_id = cursor.lastrowid
             added = next(w for w in await _watch_list(fetch, chat_id) if w.id == watch_id)
-            await conn.execute(_REQUEST_SCAN, (now, added.search_id))
+            await _request_scans(conn, chat_id, [added], now=now)
             return added
 
     async def watches(self, chat_id: int, *, with_hits: bool = False) -> list[WatchInfo]:
@@ -360,7 +369,7 @@ class Subscriptions:
                 sql = "UPDATE watches SET status = 'paused' WHERE id = ?"
             else:
                 sql = "UPDATE watches SET status = 'active', baseline_at = NULL WHERE id = ?"
-                await conn.executemany(_REQUEST_SCAN, [(now, w.search_id) for w in changed])
+                await _request_scans(conn, chat_id, changed, now=now)
             await conn.executemany(sql, [(w.id,) for w in changed])
             ids = {w.id for w in targets}
             return [w for w in await _watch_list(fetch, chat_id) if w.id in ids]
