@@ -75,9 +75,8 @@ BEHIND_FACTOR = 2.0
 """Freshness is behind when the stalest search waited more than this many intervals."""
 
 _CANDIDATES = 8
-"""Searches read per choice; a search tried in this pass less than an interval ago is skipped
-(normally it is no longer due, having just been scanned; a pass that lasts longer than an
-interval scans a search again when it is due again)."""
+"""Searches read per choice; a search tried in this pass is skipped (normally it is no
+longer due, having just been scanned)."""
 
 
 def _active(search: str) -> str:
@@ -203,21 +202,20 @@ async def run_pass(
     """
     started = clock()
     tally = Tally()
-    tried: dict[int, float] = {}
+    tried: set[int] = set()
     share = share or RequestShare()
     while client.paused_until is None and tally.database_error is None:
         now = clock()
-        recent = {search for search, at in tried.items() if at > now - interval}
         try:
             choice = await _next(
-                db, now=now, horizon=now + slack - interval, tried=recent, share=share
+                db, now=now, horizon=now + slack - interval, tried=tried, share=share
             )
         except _DATABASE_ERRORS as exc:
             tally.database_error = f"{type(exc).__name__}: {exc}"
             break
         if choice is None:
             break
-        tried[choice.search.id] = now
+        tried.add(choice.search.id)
         try:
             kind = await scan_search(
                 db,
