@@ -150,6 +150,7 @@ class Catalog:
     # subscribers
     start: str
     start_again: str
+    start_again_one: str
     help: str
     watch_usage: str
     watch_added: str
@@ -293,7 +294,8 @@ GERMAN = Catalog(
         "willhaben-Suche oder mit Suchbegriffen, z. B. <code>/watch rtx 3080 max 500</code>.\n"
         "/help zeigt alle Befehle."
     ),
-    start_again="👋 Willkommen zurück! Deine Suchen sind wieder aktiv.",
+    start_again="👋 Willkommen zurück! Deine {count} Suchen sind wieder aktiv.",
+    start_again_one="👋 Willkommen zurück! Deine Suche ist wieder aktiv.",
     help=(
         "<b>Befehle</b>\n"
         "/watch <i>Link</i> — eine willhaben-Suche beobachten\n"
@@ -544,7 +546,8 @@ ENGLISH = Catalog(
         "price drops.\n\nSend me <code>/watch</code> with a link to a willhaben search or "
         "with keywords, e.g. <code>/watch rtx 3080 max 500</code>.\n/help lists all commands."
     ),
-    start_again="👋 Welcome back! Your searches are active again.",
+    start_again="👋 Welcome back! Your {count} searches are active again.",
+    start_again_one="👋 Welcome back! Your search is active again.",
     help=(
         "<b>Commands</b>\n"
         "/watch <i>link</i> — watch a willhaben search\n"
