@@ -83,7 +83,9 @@ async def _overview(services: BotServices, texts: Texts) -> Html:
         held=held,
         oldest=none if stats.oldest_pending_age is None else texts.age(stats.oldest_pending_age),
         retrying=stats.retrying,
-        next_retry=none if stats.next_due_at is None else texts.until(stats.next_due_at - now),
+        next_retry=Html("")  # no retry waits: held rows are no retry
+        if stats.next_retry_at is None
+        else texts.fill("queue_next_retry", due=texts.until(stats.next_retry_at - now)),
         sending=stats.sending,
         sent_24h=stats.sent_last_24h,
         dead=stats.dead,

@@ -246,6 +246,7 @@ class Catalog:
     queue_usage: str
     queue_stats: str
     queue_none: str
+    queue_next_retry: str
     queue_reason: str
     queue_held: str
     due_now: str
@@ -481,12 +482,13 @@ GERMAN = Catalog(
     queue_stats=(
         "<b>Warteschlange</b>\n"
         "wartend: {pending} (älteste: {oldest}){held}\n"
-        "davon Wiederholung: {retrying} (nächste fällig: {next_retry})\n"
+        "davon Wiederholung: {retrying}{next_retry}\n"
         "wird gesendet: {sending}\n"
         "gesendet (24 h): {sent_24h}\n"
         "tot: {dead}{reasons}"
     ),
     queue_none="—",
+    queue_next_retry=" (nächste fällig: {due})",
     queue_reason="  • {reason}: {count}",
     queue_held="zurückgehalten bis {until}: {count}",
     due_now="jetzt",
@@ -726,12 +728,13 @@ ENGLISH = Catalog(
     queue_stats=(
         "<b>Queue</b>\n"
         "pending: {pending} (oldest: {oldest}){held}\n"
-        "of which retrying: {retrying} (next due: {next_retry})\n"
+        "of which retrying: {retrying}{next_retry}\n"
         "sending: {sending}\n"
         "sent (24 h): {sent_24h}\n"
         "dead: {dead}{reasons}"
     ),
     queue_none="—",
+    queue_next_retry=" (next due: {due})",
     queue_reason="  • {reason}: {count}",
     queue_held="held until {until}: {count}",
     due_now="now",
