@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from habicht.digits import ROW_ID_DIGITS, whole_number
+from habicht.digits import row_id, whole_number
 
 __all__ = ["ConfigError", "Settings", "load_settings", "read_env_file"]
 
@@ -168,7 +168,7 @@ def _parse(env: str, raw: str, default: Any, minimum: float | None, maximum: flo
     raw = raw.strip()
     if isinstance(default, frozenset):
         parts = [part.strip() for part in raw.split(",") if part.strip()]
-        ids = [whole_number(part, max_digits=ROW_ID_DIGITS) for part in parts]
+        ids = [row_id(part) for part in parts]
         if None in ids:
             raise ConfigError(f"{env} must be comma-separated Telegram user ids, got {raw!r}")
         return frozenset(i for i in ids if i is not None)

@@ -13,13 +13,13 @@ answer, never an exception. A length cap keeps a number far from SQLite's 64-bit
 
 from __future__ import annotations
 
-__all__ = ["MAX_DIGITS", "ROW_ID_DIGITS", "ascii_digits", "whole_number"]
+__all__ = ["MAX_DIGITS", "ROW_ID_MAX", "ascii_digits", "row_id", "whole_number"]
 
 MAX_DIGITS = 9
 """Enough for any watch number, row id or count of days a person types; far from overflow."""
 
-ROW_ID_DIGITS = 18
-"""Any row id SQLite hands out (below 2⁶³) fits; a longer one was made up."""
+ROW_ID_MAX = 2**63 - 1
+"""The largest integer SQLite stores: any row id it hands out, any Telegram id."""
 
 _ASCII_DIGITS = frozenset("0123456789")
 
@@ -34,3 +34,10 @@ def whole_number(text: str, *, max_digits: int = MAX_DIGITS) -> int | None:
     if len(text) > max_digits or not ascii_digits(text):
         return None
     return int(text)
+
+
+def row_id(text: str) -> int | None:
+    """`text` as an id SQLite can hold (ASCII digits, at most `ROW_ID_MAX`); None otherwise,
+    so a made-up id never overflows a query."""
+    number = whole_number(text, max_digits=len(str(ROW_ID_MAX)))
+    return number if number is not None and number <= ROW_ID_MAX else None

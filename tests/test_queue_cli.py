@@ -121,7 +121,7 @@ def test_parse_ids_takes_ids_or_all(words: list[str], ids: object) -> None:
     assert parse_ids(words) == ids
 
 
-@pytest.mark.parametrize("word", ["\u00b2", "\u0663", "-3", "+3", "3_0", "##3"])
+@pytest.mark.parametrize("word", ["\u00b2", "\u0663", "-3", "+3", "3_0", "##3", str(2**63)])
 def test_parse_ids_refuses_what_is_no_ascii_number(word: str) -> None:
     """Issue 19 (9): an id is ASCII digits; "²" and "٣" are refused in a sentence."""
     with pytest.raises(ValueError, match="expected notification ids"):

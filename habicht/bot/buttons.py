@@ -26,7 +26,7 @@ from telegram.error import BadRequest
 
 from habicht.bot.permissions import admins_only_button
 from habicht.bot.texts import Texts
-from habicht.digits import ROW_ID_DIGITS, whole_number
+from habicht.digits import row_id
 from habicht.queue import Button, Buttons
 
 if TYPE_CHECKING:  # services imports this module (through the renderer)
@@ -58,7 +58,7 @@ class Signer:
         """The action and watch id of genuine callback data; None for anything else."""
         action, _, rest = data.removeprefix(PREFIX).partition(":")
         number, _, tag = rest.partition(":")
-        watch_id = whole_number(number, max_digits=ROW_ID_DIGITS)
+        watch_id = row_id(number)
         if watch_id is None:
             return None
         for known in _ACTIONS:

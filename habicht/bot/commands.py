@@ -29,7 +29,7 @@ from habicht.bot.permissions import admins_only, admins_only_button
 from habicht.bot.presence import reactivate, welcome_back
 from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts
-from habicht.digits import ROW_ID_DIGITS, whole_number
+from habicht.digits import row_id, whole_number
 from habicht.scraper import (
     DuplicateWatch,
     InvalidSearch,
@@ -291,7 +291,7 @@ async def on_button(update: Update, context: Context) -> None:
             else await _add_watch(update, context, search)
         )
     elif action == "unwatch":
-        watch_id = whole_number(value, max_digits=ROW_ID_DIGITS)
+        watch_id = row_id(value)
         watches = await context.bot_data.subscriptions.watches(chat_id)
         number = next((w.number for w in watches if w.id == watch_id), None)
         text = (

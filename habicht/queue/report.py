@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from habicht.digits import ROW_ID_DIGITS, whole_number
+from habicht.digits import row_id
 from habicht.queue.quiet import DEFAULT_ZONE
 from habicht.queue.store import Notification, QueueStats
 
@@ -70,7 +70,7 @@ def parse_ids(words: Iterable[str]) -> list[int] | Literal["all"]:
         return "all"
     if not words:
         raise ValueError("give notification ids, or 'all'")
-    ids = [whole_number(word.removeprefix("#"), max_digits=ROW_ID_DIGITS) for word in words]
+    ids = [row_id(word.removeprefix("#")) for word in words]
     if None in ids:
         raise ValueError(f"expected notification ids or 'all', got {' '.join(words)!r}")
     return [i for i in ids if i is not None]
