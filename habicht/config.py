@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from habicht.digits import row_id, whole_number
+
 __all__ = ["ConfigError", "Settings", "load_settings", "read_env_file"]
 
 
@@ -179,23 +181,18 @@ def _parse(env: str, raw: str, default: Any, minimum: float | None, maximum: flo
     """Parse `raw` by the type of `default`, or raise a `ConfigError` naming `env`."""
     raw = raw.strip()
     if isinstance(default, frozenset):
-        try:
-            return frozenset(int(part) for part in raw.split(",") if part.strip())
-        except ValueError:
-            raise ConfigError(
-                f"{env} must be comma-separated Telegram user ids, got {raw!r}"
-            ) from None
+        parts = [part.strip() for part in raw.split(",") if part.strip()]
+        ids = [row_id(part) for part in parts]
+        if None in ids:
+            raise ConfigError(f"{env} must be comma-separated Telegram user ids, got {raw!r}")
+        return frozenset(i for i in ids if i is not None)
     if isinstance(default, Path):
         if not raw:
             raise ConfigError(f"{env} must be a file path, got an empty value")
         return Path(raw)
     if isinstance(default, bool | str):
         return raw
-    kind, noun = (int, "an integer") if isinstance(default, int) else (float, "a number")
-    try:
-        value = kind(raw)
-    except ValueError:
-        raise ConfigError(f"{env} must be {noun}, got {raw!r}") from None
+    value = _number(env, raw, integer=isinstance(default, int))
     if value != value or value in (float("inf"), float("-inf")):
         raise ConfigError(f"{env} must be a finite number, got {raw!r}")
     if minimum is not None and value < minimum:
@@ -203,6 +200,23 @@ def _parse(env: str, raw: str, default: Any, minimum: float | None, maximum: flo
     if maximum is not None and value > maximum:
         raise ConfigError(f"{env} must be at most {_show(maximum)}, got {raw!r}")
     return value
+
+
+def _number(env: str, raw: str, *, integer: bool) -> int | float:
+    """`raw` as an integer (an optional minus, then ASCII digits: `habicht.digits`) or a
+    number (what `float` reads, in ASCII: it would take "٣" too)."""
+    if integer:
+        # Long enough for any value to reach the bounds check and be named "at most …".
+        digits = whole_number(raw.removeprefix("-"), max_digits=100)
+        if digits is None:
+            raise ConfigError(f"{env} must be an integer, got {raw!r}")
+        return -digits if raw.startswith("-") else digits
+    try:
+        if not raw.isascii():
+            raise ValueError(raw)
+        return float(raw)
+    except ValueError:
+        raise ConfigError(f"{env} must be a number, got {raw!r}") from None
 
 
 def read_env_file(path: Path) -> dict[str, str]:

@@ -27,7 +27,7 @@ import aiosqlite
 __all__ = ["BUSY_TIMEOUT_MS", "Database", "DatabaseError", "latest_version", "migrations"]
 
 BUSY_TIMEOUT_MS = 5000
-_MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+_MIGRATION_NAME = re.compile(r"^([0-9]{3})_[a-z0-9_]+\.sql$")
 
 Params = Sequence[Any] | dict[str, Any]
 

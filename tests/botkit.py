@@ -153,9 +153,12 @@ def settings_for(tmp_path: Path, token: str, **changes: Any) -> Settings:
 
 
 @asynccontextmanager
-async def running(tmp_path: Path, **changes: Any) -> AsyncIterator[Bot]:
-    """The Application started as `post_init` starts it (no updater), and shut down after."""
-    clock = FakeClock()
+async def running(
+    tmp_path: Path, *, clock: FakeClock | None = None, **changes: Any
+) -> AsyncIterator[Bot]:
+    """The Application started as `post_init` starts it (no updater), and shut down after;
+    a restart passes the clock of the run before, so time goes on."""
+    clock = clock or FakeClock()
     site = Site([FakeAdvert("1001", "Altes Sofa", Decimal(100))])
     with FakeBotAPI(clock=clock) as api:
         app = build_application(

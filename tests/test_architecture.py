@@ -77,3 +77,23 @@ def test_other_parts_import_only_through_the_front_door(part: str) -> None:
         if name.startswith(inner)
     ]
     assert offences == []
+
+
+def test_numbers_from_outside_are_read_by_one_parser() -> None:
+    """Issue 19 (9): no module but `habicht.digits` tests text with `isdigit()` (true for
+    "²", which `int()` refuses) or its kin, and no pattern spells a digit `\\d` (which takes
+    every Unicode digit): numbers from outside go through `habicht.digits`."""
+    offences = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path == PACKAGE / "digits.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in _DIGIT_TESTS:
+                offences.append(f"{path.relative_to(PACKAGE)}:{node.lineno} .{node.attr}()")
+            text = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(text, str) and "\\d" in text:
+                offences.append(f"{path.relative_to(PACKAGE)}:{node.lineno} \\d")
+    assert offences == []
+
+
+_DIGIT_TESTS = frozenset({"isdigit", "isdecimal", "isnumeric"})

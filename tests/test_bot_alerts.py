@@ -4,11 +4,13 @@ watch — through the real Application and the fake Bot API."""
 
 from __future__ import annotations
 
+import logging
 from decimal import Decimal
 
 import pytest
-from botkit import ALICE, BOB, SEARCH, Bot
+from botkit import ALICE, BOB, OWNER, SEARCH, Bot
 
+from habicht.bot import deliver
 from habicht.bot.buttons import MUTE_SECONDS
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import PHOTO_REFUSALS, SentMessage
@@ -140,13 +142,15 @@ async def test_remove_pressed_twice_removes_once(bot: Bot) -> None:
 
 
 async def test_buttons_of_another_chats_alert_or_forged_do_nothing(bot: Bot) -> None:
-    """Bob pressing data of Alice's alert in his own chat, or made-up data: nothing changes,
-    the answer is "no longer exists"."""
+    """Bob pressing data of Alice's alert in his own chat: nothing changes, the answer is
+    "no longer exists"; made-up data is "not valid"."""
     alert = await _alert(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
     await bot.say(BOB, "/start")
-    for data in (*[d for d in _data(alert).values() if d.startswith("w:")], "w:r:1:forged"):
+    for data in [d for d in _data(alert).values() if d.startswith("w:")]:
         await bot.press(BOB, 1, data)
         assert bot.api.callback_answers[-1]["text"] == "Diese Suche gibt es nicht mehr."
+    await bot.press(BOB, 1, "w:r:1:forged")
+    assert bot.api.callback_answers[-1]["text"] == "Dieser Knopf ist nicht (mehr) gültig."
     watch = await _watch(bot, ALICE)
     assert watch is not None
     assert not watch.paused
@@ -220,3 +224,24 @@ async def test_send_options_reach_telegram_as_queued(bot: Bot) -> None:
         sent = bot.api.messages(FORUM)[-1]
         assert (sent.photo, sent.thread_id, sent.text) == (photo, 7, "<b>Sofa</b>")
         assert sent.params["disable_notification"] in (True, "true", "True")
+
+
+@pytest.mark.parametrize("number", ["\u00b2", "\u2460", "\u0663", "9" * 30, "-1", " 1"])
+async def test_a_forged_button_with_a_number_that_is_no_ascii_number_is_answered(
+    bot: Bot, caplog: pytest.LogCaptureFixture, number: str
+) -> None:
+    """Issue 19 (9): callback data whose watch id passes `str.isdigit()` ("²") or `int()`
+    ("٣") but is no ASCII number gets the polite "not valid" answer: no exception, no
+    owner alert, nothing changed."""
+    await _alert(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
+    for action in "pmr":
+        await bot.press(ALICE, 1, f"w:{action}:{number}:AAAAAAAAAAAA")
+        assert bot.api.callback_answers[-1]["text"] == "Dieser Knopf ist nicht (mehr) gültig."
+    await bot.press(ALICE, 1, f"unwatch:{number}")
+    assert "Eine Suche Nr. ? gibt es nicht." in (bot.api.as_shown(ALICE, 1) or {})["text"]
+    await deliver(bot.app.bot_data)
+    assert bot.api.messages(OWNER) == []
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    watch = await _watch(bot, ALICE)
+    assert watch is not None
+    assert not watch.paused

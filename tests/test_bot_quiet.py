@@ -15,6 +15,7 @@ from test_bot_settings import buttons, settings_message
 from habicht.bot import deliver
 from habicht.db import Database, migrations
 from habicht.fakes import FakeAdvert
+from habicht.fakes.telegram import Fault
 
 
 def _version(name: str) -> int:
@@ -67,6 +68,7 @@ async def test_quiet_shows_the_setting_and_refuses_what_is_no_window(bot: Bot) -
         ("/quiet 7-7", "7-7: Beginn und Ende sind gleich"),
         ("/quiet heute nicht", "So geht's: <code>/quiet 22-7</code>"),
         ("/quiet 22-7 laut", "So geht's"),
+        ("/quiet \u0662\u0662-\u0667", "So geht's"),  # Arabic-Indic digits (issue 19)
     ):
         await bot.say(ALICE, typed)
         assert answer in bot.last(ALICE), typed
@@ -147,3 +149,28 @@ async def test_alerts_held_overnight_arrive_as_one_digest(bot: Bot) -> None:
     [said, digest] = bot.api.messages(ALICE)[before:]
     assert "8 zurückgehaltene Alarme kommen jetzt." in said.text
     assert digest.text.startswith("📬 <b>8 Alarme auf einmal</b>")
+
+
+async def test_the_queue_view_shows_a_next_retry_only_when_a_retry_waits(bot: Bot) -> None:
+    """Issue 19 (12): held rows are no retry — /queue shows them as held, "0" retrying and
+    no "next due" (which was the held rows' release in 8 h); once a send failed, the retry
+    and when it is due are shown. The oldest waiting row is not a held one either."""
+    await watching(bot)
+    await bot.say(ALICE, "/quiet 22-7")
+    bot.api.fail_next(BOB, Fault.server_error(502))
+    bot.site.adverts.insert(0, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
+    await bot.scrape()  # held for Alice; Bob's send fails once
+    await bot.say(OWNER, "/queue")
+    view = bot.last(OWNER)
+    assert "zurückgehalten bis 07:00: 1" in view
+    assert "davon Wiederholung: 1 (nächste fällig: in " in view
+    await deliver(bot.app.bot_data)  # not due yet: nothing changes
+    bot.clock.advance(3600)
+    await deliver(bot.app.bot_data)
+    assert "Neues Sofa" in bot.last(BOB)
+    await bot.say(OWNER, "/queue")
+    view = bot.last(OWNER)
+    assert "zurückgehalten bis 07:00: 1" in view
+    assert "davon Wiederholung: 0\n" in view
+    assert "nächste fällig" not in view
+    assert "wartend: 0 (älteste: —)" in view

@@ -49,6 +49,11 @@ def test_values_parse_by_the_type_of_their_default() -> None:
         ("HABICHT_QUEUE_BATCH", "0", "HABICHT_QUEUE_BATCH must be at least 1"),
         ("HABICHT_SCRAPE_INTERVAL", "nan", "HABICHT_SCRAPE_INTERVAL must be a finite number"),
         ("HABICHT_ADMIN_IDS", "alice", "HABICHT_ADMIN_IDS must be comma-separated"),
+        # Issue 19 (9): digits that `int()` and `float()` take but are not ASCII.
+        ("HABICHT_ADMIN_IDS", "1,\u0661\u0662", "HABICHT_ADMIN_IDS must be comma-separated"),
+        ("HABICHT_QUEUE_BATCH", "\u0665\u0660", "HABICHT_QUEUE_BATCH must be an integer"),
+        ("HABICHT_QUEUE_BATCH", "1_000", "HABICHT_QUEUE_BATCH must be an integer"),
+        ("HABICHT_FETCH_GAP", "\u0662", "HABICHT_FETCH_GAP must be a number"),
         ("HABICHT_LANG", "fr", "HABICHT_LANG must be 'de' or 'en'"),
         ("HABICHT_BACKOFF_CAP", "10", "HABICHT_BACKOFF_CAP (10) must not be below"),
         ("HABICHT_WILLHABEN_URL", "ftp://x", "HABICHT_WILLHABEN_URL must be an http(s) URL"),

@@ -188,7 +188,7 @@ async def test_concurrent_sleeps_do_not_add_up() -> None:
     await asyncio.gather(clock.sleep(1.0), clock.sleep(1.0), clock.sleep(0.5))
     assert clock() == 1001.0
     await clock.sleep(-5)
-    assert clock.elapsed() == 1.0
+    assert clock() == 1001.0
 
 
 def test_the_demo_opens_no_socket(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -242,3 +242,34 @@ def test_a_row_that_fails_twice_in_one_step_reads_as_two_attempts() -> None:
         "✗ 502 Bad Gateway → tried again",
         "✗ 503 Service Unavailable → retry in 60 s (attempt 2 of 5)",
     ]
+
+
+def test_the_time_column_is_the_vienna_clock_and_the_queue_shows_no_false_retry(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 19 (12): every printed time is the Vienna wall clock as HH:MM:SS — the events
+    under "02:40 in Vienna" happen at 02:40, the cycles' headings name the same clock (no
+    "5:10:00" of elapsed time beside them); the owner's /queue shows no "next due" retry
+    when none waits (held rows are no retry) and no held row as the oldest waiting one."""
+    assert main(["demo", "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    timed = [line for line in out.splitlines() if line[:1].isdecimal()]
+    assert timed
+    assert all(re.match(r"[0-2][0-9]:[0-5][0-9]:[0-5][0-9]  ", line) for line in timed), [
+        line for line in timed if not re.match(r"[0-2][0-9]:[0-5][0-9]:[0-5][0-9]  ", line)
+    ][:3]
+    for wall in ("23:10", "02:40"):
+        after = out[out.index(f"━━ {wall} in Vienna") :].splitlines()
+        first = next(line for line in after if line[:1].isdecimal())
+        assert first.startswith(f"{wall}:00  "), first
+    headings = re.findall(r"cycle \d/5 · (\S+)", out)
+    assert len(headings) == 5
+    assert all(re.fullmatch(r"[0-2][0-9]:[0-5][0-9]:00", at) for at in headings), headings
+    views = out.split("owner    /queue\n")[1:]
+    assert len(views) == 2
+    for view in views:
+        lines = [line.strip(" │") for line in view.splitlines() if line.lstrip().startswith("│")]
+        assert "davon Wiederholung: 0" in lines
+        assert not any("nächste fällig" in line for line in lines)
+        assert "wartend: 0 (älteste: —)" in lines
+    assert "zurückgehalten bis 07:00: 6" in views[1]

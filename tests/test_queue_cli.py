@@ -119,3 +119,10 @@ def test_reports_of_an_empty_queue_say_so() -> None:
 def test_parse_ids_takes_ids_or_all(words: list[str], ids: object) -> None:
     """`retry` takes notification ids (a leading # is fine) or the single word 'all'."""
     assert parse_ids(words) == ids
+
+
+@pytest.mark.parametrize("word", ["\u00b2", "\u0663", "-3", "+3", "3_0", "##3", str(2**63)])
+def test_parse_ids_refuses_what_is_no_ascii_number(word: str) -> None:
+    """Issue 19 (9): an id is ASCII digits; "²" and "٣" are refused in a sentence."""
+    with pytest.raises(ValueError, match="expected notification ids"):
+        parse_ids(["3", word])

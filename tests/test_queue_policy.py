@@ -76,7 +76,11 @@ def test_every_telegram_error_class_has_its_own_row() -> None:
             tg.Forbidden("Forbidden: bot is not a member of the channel chat"),
             Dead("", "kicked", True),
         ),
-        (tg.Forbidden("Forbidden: bot can't initiate conversation"), Dead("", "forbidden", True)),
+        (
+            tg.Forbidden("Forbidden: bot can't initiate conversation with a user"),
+            Dead("", "not_started", False),  # issue 19 (11): never started, not a block
+        ),
+        (tg.Forbidden("Forbidden: something new"), Dead("", "forbidden", True)),
         (tg.BadRequest("Bad Request: chat not found"), Dead("", "chat_not_found", True)),
         (tg.BadRequest("Bad Request: PEER_ID_INVALID"), Dead("", "chat_not_found", True)),
         (tg.BadRequest("Bad Request: message is too long"), Dead("", "bad_request", False)),

@@ -252,6 +252,7 @@ async def test_stats_summarise_the_queue(store: NotificationStore, clock: FakeCl
         next_due_at=NOW,
         dead_by_reason={"expired": 2, "blocked": 1},
         held={},
+        next_retry_at=NOW + 500,  # issue 19 (12): the retry's, not the next pending row's
     )
     clock.advance(86400)
     assert (await store.stats()).sent_last_24h == 0

@@ -44,8 +44,11 @@ def test_prices_are_read_as_people_type_them(typed: str, euros: str) -> None:
     assert parse_price(typed) == Decimal(euros)
 
 
-@pytest.mark.parametrize("typed", ["", "abc", "-5", "10%", "1,2,3", "999999999999"])
+@pytest.mark.parametrize(
+    "typed", ["", "abc", "-5", "10%", "1,2,3", "999999999999", "\u0663\u0660\u0660", "\u00b2"]
+)
 def test_what_is_no_price_is_refused(typed: str) -> None:
+    """Not a price, a negative one, or one in digits other than ASCII (issue 19)."""
     with pytest.raises(InvalidFilter) as caught:
         parse_price(typed)
     assert caught.value.reason is FilterReason.PRICE

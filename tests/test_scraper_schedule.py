@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from decimal import Decimal
 from itertools import pairwise
+from pathlib import Path
 
 import httpx
 import pytest
@@ -15,8 +16,10 @@ from fakes import FakeClock, TextRenderer
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.scraper import (
+    MAX_PAGES,
     Freshness,
     FreshnessWatch,
+    RequestShare,
     ScanSummary,
     Subscriptions,
     WillhabenClient,
@@ -30,6 +33,7 @@ from habicht.scraper import (
 BASE = "http://willhaben.test"
 INTERVAL = 100.0
 TICK = 10.0
+GAP = 2.0
 
 
 class RateLimitedSite:
@@ -43,6 +47,10 @@ class RateLimitedSite:
         self.pages: dict[str, list[float]] = defaultdict(list)
         self.adverts = [FakeAdvert("1", "Sofa", Decimal(9))]
 
+    deep: str = "\0"
+    """Searches whose keyword starts with this report 1,000 adverts: a baseline reads them
+    to the page cap."""
+
     def __call__(self, request: httpx.Request) -> httpx.Response:
         now = self.clock()
         self.requests = [t for t in self.requests if t > now - self.window] + [now]
@@ -50,7 +58,8 @@ class RateLimitedSite:
             return httpx.Response(403, text="blocked")
         keyword = request.url.params["keyword"]
         self.pages[keyword].append(now)
-        return httpx.Response(200, text=render_search_page(self.adverts))
+        found = 1000 if keyword.startswith(self.deep) else None
+        return httpx.Response(200, text=render_search_page(self.adverts, rows_found=found))
 
 
 @pytest.fixture
@@ -274,3 +283,83 @@ async def test_a_database_error_is_its_own_kind_and_stops_the_pass(
         "SELECT last_error_kind FROM searches WHERE last_attempt_at IS NOT NULL"
     )
     assert [row[0] for row in kinds] == ["database"]
+
+
+async def test_one_chats_requests_wait_behind_another_chats(
+    db: Database,
+    subs: Subscriptions,
+    clock: FakeClock,
+    site: RateLimitedSite,
+    client: WillhabenClient,
+) -> None:
+    """Issue 19 (10): one request per chat waits at the front at a time: twenty `/resume`s
+    of one chat at once, then another chat's new watch of a known search — that goes
+    second, not after all twenty."""
+    keywords = [f"l{n:02d}" for n in range(20)]
+    await watch(subs, *keywords, chat_id=2)
+    await watch(subs, "shared")
+    one_pass = passer(db, client, clock)
+    await one_pass()
+    clock.advance(TICK)  # all scanned a moment ago: nothing is due
+    await subs.set_paused(2, None, paused=True)
+    await subs.set_paused(2, None, paused=False)
+    clock.advance(1)
+    await watch(subs, "shared", chat_id=3)
+    before = {k: len(site.pages[k]) for k in [*keywords, "shared"]}
+    summary = await one_pass()
+    assert summary.scanned == 21
+    assert all(len(site.pages[k]) == before[k] + 1 for k in before)
+    order = sorted(before, key=lambda k: site.pages[k][-1])
+    assert order[1] == "shared", order
+
+
+async def _freshness_under_a_loop(path: Path, *, loop: bool) -> dict[str, float]:
+    """20 minutes of scheduler passes every tick for chat 1's ten searches, while chat 2 (if
+    `loop`) pauses and resumes its five watches after every pass — each resume a baseline
+    of five pages: the longest wait between two scans of each of chat 1's searches, and
+    how many pages of chat 2's searches were fetched."""
+    clock = FakeClock()
+    others = [f"o{n}" for n in range(10)]
+    looped = [f"l{n}" for n in range(5)]
+    site = RateLimitedSite(clock)
+    site.deep = "l"
+    async with Database(path) as db, client_for(site, clock, gap=GAP) as client:
+        subs = Subscriptions(db, clock=clock)
+        share = RequestShare()
+
+        async def one_pass() -> None:
+            await run_pass(
+                db, client, TextRenderer(), clock=clock, max_attempts=5, interval=INTERVAL,
+                slack=TICK, share=share,
+            )  # fmt: skip
+
+        await watch(subs, *looped, chat_id=2)
+        for other in others:  # added one a tick: their due times spread over the interval
+            await watch(subs, other)
+            await one_pass()
+            clock.advance(TICK)
+        start = clock()
+        while clock() < start + 1200:
+            await one_pass()
+            if loop:
+                await subs.set_paused(2, None, paused=True)
+                await subs.set_paused(2, None, paused=False)
+            clock.advance(TICK)
+        waits = longest_waits(site, others, start=start, end=clock())
+        scans_of_looped = sum(len(site.pages[k]) for k in looped)
+    return waits | {"looped": float(scans_of_looped)}
+
+
+async def test_a_pause_resume_loop_leaves_the_other_searches_as_fresh(tmp_path: Path) -> None:
+    """Issue 19 (10): a chat that pauses and resumes its five watches after every pass asks
+    for five times the whole budget (25 pages every 10 s, at 2 s a fetch); its requests
+    take at most half of it while due searches wait, so the other chat's searches wait no
+    longer than without the loop — but for the deep scan under way when they fall due (5
+    fetches, and one due scan) — where requests that always went first held them back by whole
+    passes of baselines (+50 s here); and the looping chat still gets half the budget."""
+    quiet = await _freshness_under_a_loop(tmp_path / "quiet.sqlite3", loop=False)
+    looping = await _freshness_under_a_loop(tmp_path / "loop.sqlite3", loop=True)
+    assert looping.pop("looped") > 1200 / GAP / 2  # the loop got at least half the budget
+    quiet.pop("looped")
+    worst_quiet, worst_looping = max(quiet.values()), max(looping.values())
+    assert worst_looping <= worst_quiet + (MAX_PAGES + 1) * GAP, (quiet, looping)

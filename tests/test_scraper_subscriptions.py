@@ -167,3 +167,25 @@ async def test_a_migrated_group_keeps_its_watches_under_the_new_id(db: Database)
     assert await subs.watches(-100) == []
     assert sorted(w.label for w in await subs.watches(-200)) == ["rtx 3070", "sofa"]
     assert await db.single_value("SELECT COUNT(*) FROM chats WHERE chat_id = -100") == 0
+
+
+async def test_a_migrated_group_takes_every_column_of_its_chat_row(db: Database) -> None:
+    """Issue 19 (5): the move copies the chat row column by column as the schema has them,
+    so a setting a later migration adds moves too — and replaces the defaults of a row the
+    new id got from a message before the move."""
+    subs = Subscriptions(db, clock=FakeClock())
+    async with db.transaction() as conn:  # a setting a future migration might add
+        await conn.execute("ALTER TABLE chats ADD COLUMN future_setting TEXT")
+    await subs.add_watch(-100, SOFA, max_watches=5)
+    await subs.register_chat(-200)
+    async with db.transaction() as conn:
+        await conn.execute(
+            "UPDATE chats SET future_setting = 'kept', digest_after = 12, quiet_from = '22:00'"
+            " WHERE chat_id = -100"
+        )
+    await subs.migrate_chat(-100, -200)
+    row = await db.fetchone(
+        "SELECT future_setting, digest_after, quiet_from FROM chats WHERE chat_id = -200"
+    )
+    assert row is not None
+    assert tuple(row) == ("kept", 12, "22:00")

@@ -18,10 +18,11 @@ from telegram import Update
 from telegram.constants import ChatType
 
 from habicht.bot.commands import unknown_command
-from habicht.bot.handling import reply, whole_number
+from habicht.bot.handling import reply
 from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import Html, Texts, shorten
+from habicht.digits import whole_number
 from habicht.queue import DEFAULT_ZONE
 from habicht.scraper import freshness
 
@@ -82,7 +83,9 @@ async def _overview(services: BotServices, texts: Texts) -> Html:
         held=held,
         oldest=none if stats.oldest_pending_age is None else texts.age(stats.oldest_pending_age),
         retrying=stats.retrying,
-        next_retry=none if stats.next_due_at is None else texts.until(stats.next_due_at - now),
+        next_retry=Html("")  # no retry waits: held rows are no retry
+        if stats.next_retry_at is None
+        else texts.fill("queue_next_retry", due=texts.until(stats.next_retry_at - now)),
         sending=stats.sending,
         sent_24h=stats.sent_last_24h,
         dead=stats.dead,

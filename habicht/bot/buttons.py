@@ -3,9 +3,10 @@
 Callback data is `w:<action>:<watch id>:<tag>` — at most 36 bytes of Telegram's 64. The tag
 is an HMAC of the action and the watch id under a key derived from the bot token, cut to 12
 base64url characters (72 bits): a client can send any callback data it likes, and one it
-made up (another watch's id, another action) is answered "no longer exists" and changes
-nothing. The handler also checks that the watch belongs to the chat the button was pressed
-in, and, in a group, that the presser may change its watches (`permissions`).
+made up (another watch's id, another action, a number that is no ASCII number) is answered
+"not valid" and changes nothing; a genuine one of a watch that is gone or of another chat,
+"no longer exists". The handler also checks that the watch belongs to the chat the button
+was pressed in, and, in a group, that the presser may change its watches (`permissions`).
 
 Every press is answered (the presser sees a short note) and is safe to repeat: pausing a
 paused watch says so, a removed watch is "no longer exists", muting again mutes 24 h from
@@ -25,6 +26,7 @@ from telegram.error import BadRequest
 
 from habicht.bot.permissions import admins_only_button
 from habicht.bot.texts import Texts
+from habicht.digits import row_id
 from habicht.queue import Button, Buttons
 
 if TYPE_CHECKING:  # services imports this module (through the renderer)
@@ -56,11 +58,12 @@ class Signer:
         """The action and watch id of genuine callback data; None for anything else."""
         action, _, rest = data.removeprefix(PREFIX).partition(":")
         number, _, tag = rest.partition(":")
-        if not (number.isdigit() and len(number) <= 19):
+        watch_id = row_id(number)
+        if watch_id is None:
             return None
         for known in _ACTIONS:
-            if known == action and hmac.compare_digest(tag, self._tag(known, int(number))):
-                return known, int(number)
+            if known == action and hmac.compare_digest(tag, self._tag(known, watch_id)):
+                return known, watch_id
         return None
 
     def _tag(self, action: str, watch_id: int) -> str:
@@ -90,9 +93,12 @@ async def on_alert_button(update: Update, context: Context) -> None:
     services = context.bot_data
     texts = services.texts_for(chat.id)
     checked = services.signer.check(query.data)
+    if checked is None:  # made up, or signed under an older bot token
+        await query.answer(texts.catalog.pressed_invalid)
+        return
     subs = services.subscriptions
-    watch = None if checked is None else await subs.watch_by_id(chat.id, checked[1])
-    if checked is None or watch is None:  # forged, of another chat, or removed already
+    watch = await subs.watch_by_id(chat.id, checked[1])
+    if watch is None:  # of another chat, or removed already
         await query.answer(texts.catalog.pressed_gone)
         return
     values = {"label": texts.label(watch.label), "number": watch.number}

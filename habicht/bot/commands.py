@@ -23,12 +23,13 @@ import secrets
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-from habicht.bot.handling import chat_of, edit_in_place, reply, whole_number
+from habicht.bot.handling import chat_of, edit_in_place, reply
 from habicht.bot.jobs import scan_now
 from habicht.bot.permissions import admins_only, admins_only_button
-from habicht.bot.presence import reactivate
+from habicht.bot.presence import reactivate, welcome_back
 from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts
+from habicht.digits import row_id, whole_number
 from habicht.scraper import (
     DuplicateWatch,
     InvalidSearch,
@@ -81,9 +82,11 @@ async def _watch_number(update: Update, context: Context) -> int | None:
 
 async def start(update: Update, context: Context) -> None:
     """Greet the chat (registered by `note_chat`); after a block, re-activate it and its
-    watches, whose new baselines are taken now, not next cycle."""
-    again = await reactivate(context, chat_of(update))
-    await reply(update, _texts(update, context).fill("start_again" if again else "start"))
+    watches, whose new baselines are taken now, not next cycle, and say how many run again
+    (a chat without active watches is greeted as a new one)."""
+    resumed = await reactivate(context, chat_of(update))
+    texts = _texts(update, context)
+    await reply(update, welcome_back(texts, resumed) if resumed else texts.fill("start"))
 
 
 async def help_command(update: Update, context: Context) -> None:
@@ -288,8 +291,9 @@ async def on_button(update: Update, context: Context) -> None:
             else await _add_watch(update, context, search)
         )
     elif action == "unwatch":
+        watch_id = row_id(value)
         watches = await context.bot_data.subscriptions.watches(chat_id)
-        number = next((w.number for w in watches if str(w.id) == value), None)
+        number = next((w.number for w in watches if w.id == watch_id), None)
         text = (
             texts.fill("no_such_watch", number="?")  # deleted meanwhile
             if number is None

@@ -12,10 +12,11 @@ import re
 
 from telegram import Update
 
-from habicht.bot.handling import chat_of, reply, whole_number
+from habicht.bot.handling import chat_of, reply
 from habicht.bot.permissions import admins_only
 from habicht.bot.services import Context
 from habicht.bot.texts import Html
+from habicht.digits import whole_number
 from habicht.scraper import InvalidFilter, WatchFilter
 
 __all__ = ["advert_id", "filter_command", "history_command"]

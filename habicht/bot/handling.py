@@ -1,11 +1,11 @@
-"""What the subscriber and owner handlers share: reading a number, and answering.
+"""What the subscriber and owner handlers share: answering.
 
 A pressed button is answered in place: its message is edited to the result. A message too
 old to edit (date 0, or an `InaccessibleMessage`) gets the result as a new message instead,
 since the action ran either way.
 
-A number typed by a person is ASCII digits only: `str.isdigit()` also accepts "²" and "①",
-which `int()` then refuses, and an unbounded number overflows SQLite's 64-bit integers.
+A number typed by a person is read by `habicht.digits.whole_number`, like every number from
+outside.
 """
 
 from __future__ import annotations
@@ -14,10 +14,7 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, LinkPreviewOptions, Me
 
 from habicht.bot.texts import Html
 
-__all__ = ["MAX_DIGITS", "NO_PREVIEW", "chat_of", "edit_in_place", "reply", "whole_number"]
-
-MAX_DIGITS = 9
-"""More digits than any watch number, row id or count of days needs; far from overflow."""
+__all__ = ["NO_PREVIEW", "chat_of", "edit_in_place", "reply"]
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
@@ -27,13 +24,6 @@ def chat_of(update: Update) -> int:
     if update.effective_chat is None:
         raise ValueError("this update has no chat")
     return update.effective_chat.id
-
-
-def whole_number(text: str) -> int | None:
-    """`text` as a number of at most `MAX_DIGITS` ASCII digits (so ≥ 0); None otherwise."""
-    if not (text.isascii() and text.isdecimal()) or len(text) > MAX_DIGITS:
-        return None
-    return int(text)
 
 
 async def reply(update: Update, text: Html, markup: InlineKeyboardMarkup | None = None) -> None:

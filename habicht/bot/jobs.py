@@ -141,6 +141,7 @@ async def _pass(services: BotServices) -> None:
             slack=tick(settings),
             progress=progress.progress,
             on_scanned=None if metrics is None else metrics.scanned,
+            share=services.request_share,
         )
         await alert_scan(services, summary, cycle=started, key=f"scan:{started:.6f}")
         await alert_freshness(services)

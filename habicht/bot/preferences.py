@@ -10,8 +10,8 @@ these columns behind its back, and a change is seen by the first alert queued af
 A chat's language is NULL until someone in it shows one habicht speaks (the `language_code`
 Telegram sends with a message): its first message with one sets it, `/settings` changes it,
 and until then `HABICHT_LANG` applies — so a changed default reaches every chat that never
-said otherwise. A group that became a supergroup takes its row, settings included, to the
-new id, and `moved` makes the mirror follow.
+said otherwise. A group that became a supergroup takes its row, every setting included, to
+the new id, and `moved` reads it back into the mirror.
 
 Quiet hours are read by the outbox itself when it queues an alert (in the scan's transaction,
 from `chats`); a change re-times the chat's held alerts in the same transaction, so `/quiet
@@ -164,9 +164,12 @@ class Preferences:
         self._chats[chat_id] = prefs = _prefs(row)
         return prefs
 
-    def moved(self, old: int, new: int) -> None:
-        """A group became a supergroup and its row moved: its settings follow it. (If the new
-        id had a row already, that row stayed, and so do its settings.)"""
-        prefs = self._chats.pop(old, None)
-        if prefs is not None:
-            self._chats.setdefault(new, prefs)
+    async def moved(self, old: int, new: int) -> None:
+        """A group became a supergroup and its row moved: the mirror reads the new id's row
+        back from the database, so it shows exactly what the scan and the outbox apply."""
+        self._chats.pop(old, None)
+        row = await self._db.fetchone(f"SELECT {_COLUMNS} FROM chats WHERE chat_id = ?", (new,))
+        if row is None:
+            self._chats.pop(new, None)
+        else:
+            self._chats[new] = _prefs(row)

@@ -7,9 +7,13 @@ language, and can hear the bot.
   (`language_code`) when habicht speaks it; a chat whose language is still unknown takes
   the first one shown. So the answer to a chat's first command is already in its language.
 - A chat that had blocked the bot (or removed it from a group) and writes again has
-  unblocked it: it is active again, is welcomed back, and its watches start over with a
-  silent baseline, taken at once — as `/start` does, which says so itself (so a `/start` is
-  left to its own handler here).
+  unblocked it: it is active again, and its watches start over with a silent baseline,
+  taken at once — as `/start` does, which says so itself (so a `/start` is left to its own
+  handler here). It is welcomed back with what was resumed ("your 3 searches are active
+  again"); a chat without active watches gets no greeting. Either way its command is then
+  answered as usual. A chat that never started the bot (a 403 "can't initiate
+  conversation", such as an owner who never wrote to it) was never blocked, so nothing
+  greets it.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ from habicht.bot.handling import reply
 from habicht.bot.jobs import scan_now
 from habicht.bot.preferences import language_of
 from habicht.bot.services import Context
+from habicht.bot.texts import Html, Texts
 
-__all__ = ["HANDLER_GROUP", "note_chat", "reactivate"]
+__all__ = ["HANDLER_GROUP", "note_chat", "reactivate", "welcome_back"]
 
 HANDLER_GROUP = -100
 """`note_chat`'s handler group. PTB runs the groups in ascending order and, within one, only
@@ -45,17 +50,28 @@ async def note_chat(update: Update, context: Context) -> None:
     prefs = services.preferences
     if not prefs.known(chat.id) or (prefs.of(chat.id).lang is None and lang is not None):
         await prefs.adopt(chat.id, lang)
-    if not _is_start(message) and await reactivate(context, chat.id):
-        await reply(update, services.texts_for(chat.id).fill("start_again"))
+    if _is_start(message):
+        return
+    resumed = await reactivate(context, chat.id)
+    if resumed:  # None: it had not blocked the bot; 0: nothing to say was resumed
+        await reply(update, welcome_back(services.texts_for(chat.id), resumed))
 
 
-async def reactivate(context: Context, chat_id: int) -> bool:
+async def reactivate(context: Context, chat_id: int) -> int | None:
     """Make a chat that had blocked the bot active again and take its watches' new
-    baselines now; False (and nothing done) if it was not blocked."""
+    baselines now; how many of its watches are active again, or None (and nothing done)
+    if it was not blocked."""
     subscriptions = context.bot_data.subscriptions
     if not await subscriptions.is_blocked(chat_id) or not await subscriptions.register_chat(
         chat_id
     ):
-        return False
+        return None
     scan_now(context.application)  # register_chat asked for its searches' scans
-    return True
+    return sum(not watch.paused for watch in await subscriptions.watches(chat_id))
+
+
+def welcome_back(texts: Texts, resumed: int) -> Html:
+    """The greeting of a chat back from a block, with how many of its watches run again."""
+    if resumed == 1:
+        return texts.fill("start_again_one")
+    return texts.fill("start_again", count=resumed)

@@ -31,7 +31,7 @@ from habicht.config import Settings
 from habicht.db import Database
 from habicht.metrics import Metrics
 from habicht.queue import Message, NotificationStore, Pacer
-from habicht.scraper import FreshnessWatch, Subscriptions, WillhabenClient
+from habicht.scraper import FreshnessWatch, RequestShare, Subscriptions, WillhabenClient
 from habicht.watchdog import Watchdog
 
 __all__ = ["BotServices", "Context", "NotReady"]
@@ -91,6 +91,8 @@ class BotServices:
         self.seconds_per_search: float | None = None
         """Measured by the last pass: its duration per search tried (gap + fetch time)."""
         self.freshness_watch = FreshnessWatch()
+        self.request_share = RequestShare()
+        """Requested scans' share of the fetch budget, across the scheduler's passes."""
         self.database_failing = False
         """Whether the last pass stopped at a database error (the owner is told on changes)."""
         self.metrics: Metrics | None = None

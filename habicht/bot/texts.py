@@ -154,6 +154,7 @@ class Catalog:
     # subscribers
     start: str
     start_again: str
+    start_again_one: str
     help: str
     watch_usage: str
     watch_added: str
@@ -248,6 +249,7 @@ class Catalog:
     pressed_removed: str
     pressed_already_paused: str
     pressed_gone: str
+    pressed_invalid: str
     no_price: str
     listings_one: str
     listings_many: str
@@ -256,6 +258,7 @@ class Catalog:
     queue_usage: str
     queue_stats: str
     queue_none: str
+    queue_next_retry: str
     queue_reason: str
     queue_held: str
     due_now: str
@@ -304,7 +307,8 @@ GERMAN = Catalog(
         "willhaben-Suche oder mit Suchbegriffen, z. B. <code>/watch rtx 3080 max 500</code>.\n"
         "/help zeigt alle Befehle."
     ),
-    start_again="👋 Willkommen zurück! Deine Suchen sind wieder aktiv.",
+    start_again="👋 Willkommen zurück! Deine {count} Suchen sind wieder aktiv.",
+    start_again_one="👋 Willkommen zurück! Deine Suche ist wieder aktiv.",
     help=(
         "<b>Befehle</b>\n"
         "/watch <i>Link</i> — eine willhaben-Suche beobachten\n"
@@ -492,6 +496,7 @@ GERMAN = Catalog(
     pressed_removed="🗑 „{label}“ ist entfernt.",
     pressed_already_paused="⏸ „{label}“ ist schon pausiert. /resume {number} setzt fort.",
     pressed_gone="Diese Suche gibt es nicht mehr.",
+    pressed_invalid="Dieser Knopf ist nicht (mehr) gültig.",
     no_price="Preis auf Anfrage",
     listings_one="{count} Anzeige",
     listings_many="{count} Anzeigen",
@@ -506,12 +511,13 @@ GERMAN = Catalog(
     queue_stats=(
         "<b>Warteschlange</b>\n"
         "wartend: {pending} (älteste: {oldest}){held}\n"
-        "davon Wiederholung: {retrying} (nächste fällig: {next_retry})\n"
+        "davon Wiederholung: {retrying}{next_retry}\n"
         "wird gesendet: {sending}\n"
         "gesendet (24 h): {sent_24h}\n"
         "tot: {dead}{reasons}"
     ),
     queue_none="—",
+    queue_next_retry=" (nächste fällig: {due})",
     queue_reason="  • {reason}: {count}",
     queue_held="zurückgehalten bis {until}: {count}",
     due_now="jetzt",
@@ -571,7 +577,8 @@ ENGLISH = Catalog(
         "price drops.\n\nSend me <code>/watch</code> with a link to a willhaben search or "
         "with keywords, e.g. <code>/watch rtx 3080 max 500</code>.\n/help lists all commands."
     ),
-    start_again="👋 Welcome back! Your searches are active again.",
+    start_again="👋 Welcome back! Your {count} searches are active again.",
+    start_again_one="👋 Welcome back! Your search is active again.",
     help=(
         "<b>Commands</b>\n"
         "/watch <i>link</i> — watch a willhaben search\n"
@@ -739,6 +746,7 @@ ENGLISH = Catalog(
     pressed_removed="🗑 “{label}” is removed.",
     pressed_already_paused="⏸ “{label}” is paused already. /resume {number} resumes it.",
     pressed_gone="This watch no longer exists.",
+    pressed_invalid="This button is not valid (any more).",
     no_price="price on request",
     listings_one="{count} listing",
     listings_many="{count} listings",
@@ -753,12 +761,13 @@ ENGLISH = Catalog(
     queue_stats=(
         "<b>Queue</b>\n"
         "pending: {pending} (oldest: {oldest}){held}\n"
-        "of which retrying: {retrying} (next due: {next_retry})\n"
+        "of which retrying: {retrying}{next_retry}\n"
         "sending: {sending}\n"
         "sent (24 h): {sent_24h}\n"
         "dead: {dead}{reasons}"
     ),
     queue_none="—",
+    queue_next_retry=" (next due: {due})",
     queue_reason="  • {reason}: {count}",
     queue_held="held until {until}: {count}",
     due_now="now",

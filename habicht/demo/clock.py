@@ -32,10 +32,6 @@ class VirtualClock:
     def __call__(self) -> float:
         return self.now
 
-    def elapsed(self, at: float | None = None) -> float:
-        """Virtual seconds from the start to `at` (default: now)."""
-        return (self.now if at is None else at) - self.start
-
     def jump(self, to: float) -> None:
         """Move the time forward to `to` at once: the hours of a night nobody waits through."""
         self.now = max(self.now, to)

@@ -110,13 +110,16 @@ async def run_demo(
         return await demo.run()
 
 
+_ZONE = ZoneInfo(DEFAULT_ZONE)
+
+
 def _vienna(day: date, at: wall_time) -> float:
-    return datetime.combine(day, at, tzinfo=ZoneInfo(DEFAULT_ZONE)).timestamp()
+    return datetime.combine(day, at, tzinfo=_ZONE).timestamp()
 
 
 def _last_night(now: float) -> date:
     """The evening whose next 07:00 in Vienna is the latest one before `now`."""
-    today = datetime.fromtimestamp(now, ZoneInfo(DEFAULT_ZONE)).date()
+    today = datetime.fromtimestamp(now, _ZONE).date()
     morning = today if _vienna(today, wall_time(7)) <= now else today - timedelta(days=1)
     return morning - timedelta(days=1)
 
@@ -296,8 +299,6 @@ class _Demo:
         )
 
     def _time(self, at: float | None = None) -> str:
-        minutes, seconds = divmod(int(self.clock.elapsed(at)), 60)
-        if minutes < 60:
-            return f"{minutes:02d}:{seconds:02d}"
-        hours, minutes = divmod(minutes, 60)
-        return f"{hours}:{minutes:02d}:{seconds:02d}"
+        """The time column: the Vienna wall clock, as the night's headings and the bot's
+        own texts ("held until 07:00") read it."""
+        return f"{datetime.fromtimestamp(self.clock() if at is None else at, _ZONE):%H:%M:%S}"

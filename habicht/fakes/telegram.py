@@ -114,6 +114,12 @@ class Fault:
         return cls(403, "Forbidden: bot was blocked by the user")
 
     @classmethod
+    def not_started(cls) -> Fault:
+        """403 "bot can't initiate conversation with a user" (a private chat that never
+        sent /start): `Forbidden`."""
+        return cls(403, "Forbidden: bot can't initiate conversation with a user")
+
+    @classmethod
     def chat_not_found(cls) -> Fault:
         """400 "chat not found": `BadRequest`."""
         return cls(400, "Bad Request: chat not found")

@@ -30,6 +30,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 
+from habicht.digits import whole_number
 from habicht.fakes.willhaben_pages import FakeAdvert, render_block_page, render_search_page
 from habicht.fakes.willhaben_world import listed, newest_first
 from habicht.fakes.wire import FaultScript, LoopbackServer, Observable
@@ -95,11 +96,9 @@ def _paging(url: httpx.URL) -> tuple[int, int]:
 
 
 def _number(text: str | None, default: int) -> int:
-    return (
-        int(text)
-        if text is not None and text.isascii() and text.isdigit() and int(text)
-        else default
-    )
+    """A positive query number as willhaben reads it; `default` for anything else."""
+    number = None if text is None else whole_number(text)
+    return number or default
 
 
 class FakeWillhabenSite(Observable):

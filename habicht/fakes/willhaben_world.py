@@ -31,7 +31,7 @@ from habicht.fakes.willhaben_pages import FakeAdvert
 __all__ = ["listed", "newest_first"]
 
 _MARKETPLACE = "/iad/kaufen-und-verkaufen/marktplatz"
-_CATEGORY_ID = re.compile(r"-(\d+)$")
+_CATEGORY_ID = re.compile(r"-([0-9]+)$")
 _PAGING = frozenset({"sort", "rows", "page"})
 _WORD = re.compile(r"[^\W_]+")
 _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})

@@ -145,6 +145,8 @@ def _text_rule(
 
 _forbidden = _text_rule(
     (
+        # A private chat that never sent /start (the bot may not write first): not a block.
+        ("can't initiate conversation", "not_started"),
         ("blocked", "blocked"),
         ("deactivated", "deactivated"),
         ("kicked", "kicked"),
@@ -152,7 +154,9 @@ _forbidden = _text_rule(
         ("chat was deleted", "chat_not_found"),
     ),
     "forbidden",
-    gone=lambda _reason: True,  # every 403 means this chat cannot be written to
+    # Every other 403 means the chat stopped hearing the bot; one that never started it
+    # has nothing to pause and nothing to welcome back — its `/start` is a first one.
+    gone=lambda reason: reason != "not_started",
 )
 _bad_request = _text_rule(
     (

@@ -18,6 +18,8 @@ from enum import StrEnum
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from habicht.digits import whole_number
+
 __all__ = [
     "DEFAULT_ZONE",
     "InvalidQuietHours",
@@ -32,9 +34,10 @@ DEFAULT_ZONE = "Europe/Vienna"
 
 QuietMode = Literal["hold", "silent"]
 
-# `22-7`, `22:30-6:45`, `22.30 - 06.45`, then an optional mode.
+# `22-7`, `22:30-6:45`, `22.30 - 06.45`, then an optional mode. ASCII digits only
+# (`habicht.digits`): `\d` would take Arabic-Indic digits too.
 _WINDOW = re.compile(
-    r"(?P<from>\d{1,2}(?:[:.]\d{2})?)\s*-\s*(?P<to>\d{1,2}(?:[:.]\d{2})?)"
+    r"(?P<from>[0-9]{1,2}(?:[:.][0-9]{2})?)\s*-\s*(?P<to>[0-9]{1,2}(?:[:.][0-9]{2})?)"
     r"(?:\s+(?P<mode>hold|silent))?",
     re.IGNORECASE,
 )
@@ -60,7 +63,9 @@ class InvalidQuietHours(ValueError):
 
 def _clock_time(text: str, given: str) -> time:
     hours, _, minutes = text.replace(".", ":").partition(":")
-    hour, minute = int(hours), int(minutes or 0)
+    hour, minute = whole_number(hours, max_digits=2), whole_number(minutes or "0", max_digits=2)
+    if hour is None or minute is None:  # the pattern let only ASCII digits through
+        raise InvalidQuietHours(QuietReason.SYNTAX, given)
     if hour > 23 or minute > 59:
         raise InvalidQuietHours(QuietReason.TIME, given)
     return time(hour, minute)

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Literal
 from zoneinfo import ZoneInfo
 
+from habicht.digits import row_id
 from habicht.queue.quiet import DEFAULT_ZONE
 from habicht.queue.store import Notification, QueueStats
 
@@ -69,7 +70,7 @@ def parse_ids(words: Iterable[str]) -> list[int] | Literal["all"]:
         return "all"
     if not words:
         raise ValueError("give notification ids, or 'all'")
-    try:
-        return [int(word.lstrip("#")) for word in words]
-    except ValueError:
-        raise ValueError(f"expected notification ids or 'all', got {' '.join(words)!r}") from None
+    ids = [row_id(word.removeprefix("#")) for word in words]
+    if None in ids:
+        raise ValueError(f"expected notification ids or 'all', got {' '.join(words)!r}")
+    return [i for i in ids if i is not None]

@@ -216,10 +216,14 @@ class QueueStats:
     """Pending rows that already failed at least once."""
     sent_last_24h: int
     oldest_pending_age: float | None
+    """Of the rows waiting to be sent now; a held row waits for its release, not in line."""
     next_due_at: float | None
     dead_by_reason: Mapping[str, int]
     held: Mapping[float, int]
     """Held rows (quiet hours; counted in `pending` too) by when they are released."""
+    next_retry_at: float | None = None
+    """When the next retry is due (a pending row that failed before); None without one —
+    `next_due_at` is any pending row's, a held one's too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,8 +532,10 @@ SELECT
     (SELECT count(*) FROM notifications INDEXED BY notifications_due
      WHERE status = 'pending' AND attempts > 0),
     (SELECT count(*) FROM notifications WHERE status = 'sent' AND sent_at > :day_ago),
-    (SELECT min(queued_at) FROM notifications WHERE status = 'pending'),
-    (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending')
+    (SELECT min(queued_at) FROM notifications WHERE status = 'pending' AND queued_at <= :now),
+    (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending'),
+    (SELECT min(next_attempt_at) FROM notifications INDEXED BY notifications_due
+     WHERE status = 'pending' AND attempts > 0)
 """
 
 # Held rows are the pending rows queued (released) later than now: the TTL's index.
@@ -857,7 +863,7 @@ class NotificationStore:
     async def stats(self) -> QueueStats:
         """Counts per status, retrying, sent in the last 24 h, oldest pending, next due."""
         now = self.clock()
-        row = await self.db.fetchone(_STATS, {"day_ago": now - 86400})
+        row = await self.db.fetchone(_STATS, {"day_ago": now - 86400, "now": now})
         assert row is not None  # scalar subqueries without FROM always yield one row
         pending, sending, dead, total = row[0], row[1], row[2], row[3]
         reasons = await self.db.fetchall(_DEAD_BY_REASON)
@@ -874,6 +880,7 @@ class NotificationStore:
             next_due_at=row[7],
             dead_by_reason={reason or "unknown": count for reason, count in reasons},
             held={release: count for release, count in held},
+            next_retry_at=row[8],
         )
 
     async def every_row(self) -> dict[int, Notification]:

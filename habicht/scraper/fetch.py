@@ -29,6 +29,7 @@ from typing import Self
 import httpx
 
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
+from habicht.digits import ascii_digits, whole_number
 from habicht.scraper.errors import Blocked, FetchError
 from habicht.scraper.parse import SearchPage, parse_search_page
 from habicht.scraper.urls import request_url
@@ -226,14 +227,15 @@ def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
 def _retry_after(value: str | None, now: float) -> float | None:
     """`Retry-After` as seconds from now: delta-seconds or an HTTP date; None if absent/bad.
 
-    Only ASCII digits are delta-seconds (`"²".isdigit()` is true); a huge value is cut to the
-    block cap by the caller. A date without a zone is read as UTC, as HTTP dates are.
+    Only ASCII digits are delta-seconds (`habicht.digits`); a huge value is cut to the block
+    cap by the caller. A date without a zone is read as UTC, as HTTP dates are.
     """
     if value is None:
         return None
     value = value.strip()
-    if value.isascii() and value.isdigit():
-        return float(value) if len(value) <= 12 else 1e12  # ~30,000 years: "forever"
+    if ascii_digits(value):
+        seconds = whole_number(value, max_digits=12)
+        return 1e12 if seconds is None else float(seconds)  # 1e12 s, ~30,000 years: "forever"
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

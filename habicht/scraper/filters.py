@@ -55,8 +55,9 @@ _COMBINING = re.compile(r"[\u0300-\u036f]")
 _SPACES = re.compile(r"\s+")
 # A price as typed: `400`, `1.200`, `1.200,50`, `99,90`, `99.90`, with an optional € sign or
 # `eur`/`euro` before or after; a trailing `%` makes it a percentage (only `drop` takes one).
+# Digits are ASCII (`habicht.digits`): `\d` would take Arabic-Indic digits too.
 _AMOUNT = re.compile(
-    r"(?:€\s*)?(?P<number>\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d{1,9}(?:[.,]\d{1,2})?)"
+    r"(?:€\s*)?(?P<number>[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]{1,2})?|[0-9]{1,9}(?:[.,][0-9]{1,2})?)"
     r"(?:\s*(?P<unit>€|euro|eur|%))?",
     re.IGNORECASE,
 )
@@ -121,7 +122,7 @@ def _amount(match: re.Match[str], text: str) -> Decimal:
     number = match["number"]
     if "," in number:  # German: `.` groups thousands, `,` starts the cents
         number = number.replace(".", "").replace(",", ".")
-    elif re.fullmatch(r"\d{1,3}(?:\.\d{3})+", number):  # `1.200`: thousands, not a decimal
+    elif re.fullmatch(r"[0-9]{1,3}(?:\.[0-9]{3})+", number):  # `1.200`: thousands, not a decimal
         number = number.replace(".", "")
     try:
         value = Decimal(number)

@@ -38,6 +38,7 @@ from typing import Any
 import msgspec
 from bs4 import BeautifulSoup
 
+from habicht.digits import ascii_digits, whole_number
 from habicht.scraper.errors import Blocked, LayoutError
 
 __all__ = ["Listing", "SearchPage", "parse_search_page"]
@@ -307,7 +308,7 @@ def _categories(text: str | None) -> tuple[str, ...]:
     """`categorytreeids` "5824;5878;5882" as its ids; anything not an id is left out."""
     if not text:
         return ()
-    return tuple(part for part in text.split(";") if part.isascii() and part.isdigit())
+    return tuple(part for part in text.split(";") if ascii_digits(part))
 
 
 def _seller(value: str | None) -> bool | None:
@@ -317,9 +318,8 @@ def _seller(value: str | None) -> bool | None:
 
 def _epoch_ms(text: str | None) -> float | None:
     """`PUBLISHED` (epoch milliseconds) as epoch seconds; None unless plain ASCII digits."""
-    if text is None or not (text.isascii() and text.isdigit()):
-        return None
-    return int(text) / 1000
+    millis = None if text is None else whole_number(text, max_digits=15)
+    return None if millis is None else millis / 1000
 
 
 def _decimal(text: str | None) -> Decimal | None:

@@ -11,6 +11,24 @@ time, choosing again after each scan:
    scan starts, so asking again while it is pending changes nothing;
 2. due searches, least recently scanned first (never scanned before all others).
 
+Requested scans get a fair share, not the whole budget (keep in sync with README
+"Scheduling"):
+
+- **one per chat at a time**: only each chat's oldest request (`scan_requested_by`) is a
+  candidate; its other requests join it and wait behind it. When one is served, the chat's
+  other requests go to the back of the queue (just after the latest request), behind every
+  other chat's — so twenty `/resume`s of one chat delay another chat's new watch by one scan.
+- **at most half the fetch budget while due searches wait**: a `RequestShare` counts the
+  seconds requested and due scans took since nothing was last waiting; while a due search
+  waits, a request goes next only while its side has taken no more than the due side. With
+  nothing due the requests take what they need, and the count starts over. A pause-resume
+  loop so costs the other searches at most the scan under way, not their turn.
+
+With shared feeds (`scraper.feeds`, `FeedCadence`), a live feed that is due is read before
+either: one read serves every local search. A search a live feed serves is due only every
+HABICHT_SAFETY_INTERVAL (its own scan is the safety net), a plain one every interval; its
+freshness counts from the feed's last successful read when that is later.
+
 It ends when nothing is due, when willhaben's block backoff starts — then every search stays
 due in the same order, so the pass after the block starts with the searches that waited
 longest, and a block delays everyone equally instead of starving the same tail — or at a
@@ -29,9 +47,10 @@ Knows nothing of Telegram, like the rest of the scraper.
 from __future__ import annotations
 
 import math
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from habicht.clock import Clock
 from habicht.db import Database
@@ -53,6 +72,7 @@ __all__ = [
     "FeedCadence",
     "Freshness",
     "FreshnessWatch",
+    "RequestShare",
     "capacity",
     "freshness",
     "run_pass",
@@ -65,10 +85,16 @@ _CANDIDATES = 8
 """Searches read per choice; a search tried in this pass is skipped (normally it is no
 longer due, having just been scanned)."""
 
-_ACTIVE = """EXISTS (
+
+def _active(search: str) -> str:
+    """SQL: the search aliased `search` has an active watch of an active chat."""
+    return f"""EXISTS (
     SELECT 1 FROM watches w JOIN chats c ON c.chat_id = w.chat_id
-    WHERE w.search_id = s.id AND w.status = 'active' AND c.status = 'active'
+    WHERE w.search_id = {search}.id AND w.status = 'active' AND c.status = 'active'
 )"""
+
+
+_ACTIVE = _active("s")
 
 _LIVE_FEEDS = f"""
 SELECT s.feed_id FROM searches s WHERE s.feed_id IS NOT NULL AND {_ACTIVE}
@@ -89,15 +115,26 @@ _HORIZON = f"""CASE WHEN s.feed_id IN ({_LIVE_FEEDS}) THEN :safety_horizon ELSE 
 """When a search was last scanned if it is due now: a search a live feed serves waits for its
 safety net."""
 
+# Each chat's oldest pending request only: one per chat waits at the front at a time.
 _REQUESTED = f"""
-SELECT s.id, s.url, s.consecutive_failures FROM searches s
+SELECT s.id, s.url, s.consecutive_failures, s.scan_requested_at, s.scan_requested_by
+FROM searches s
 WHERE s.scan_requested_at IS NOT NULL AND {_ACTIVE}
+  AND NOT EXISTS (
+    SELECT 1 FROM searches o
+    WHERE o.scan_requested_by = s.scan_requested_by AND o.scan_requested_at IS NOT NULL
+      AND (o.scan_requested_at, o.id) < (s.scan_requested_at, s.id) AND {_active("o")}
+  )
 ORDER BY s.scan_requested_at, s.id LIMIT {_CANDIDATES}
 """
 
+# A search with a pending request is served as one (within the requests' share), not here:
+# else a chat's requests behind its first would bypass the share as due scans.
 _DUE = f"""
-SELECT s.id, s.url, s.consecutive_failures FROM searches s
-WHERE (s.last_attempt_at IS NULL OR s.last_attempt_at <= {_HORIZON}) AND {_ACTIVE}
+SELECT s.id, s.url, s.consecutive_failures, s.scan_requested_at, s.scan_requested_by
+FROM searches s
+WHERE (s.last_attempt_at IS NULL OR s.last_attempt_at <= {_HORIZON})
+  AND s.scan_requested_at IS NULL AND {_ACTIVE}
 ORDER BY s.last_attempt_at, s.id LIMIT {_CANDIDATES}
 """
 
@@ -131,23 +168,59 @@ async def _next_feed(db: Database, *, horizon: float, tried: set[int]) -> Feed |
     return None
 
 
+@dataclass(slots=True)
+class RequestShare:
+    """Seconds of the fetch budget that requested and due scans took since nothing was
+    last waiting; while a due search waits, a request goes next only while `requested <=
+    due` (module docstring). One lives as long as the scheduler, across passes."""
+
+    requested: float = 0.0
+    due: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Choice:
+    search: _Search
+    requested: bool
+
+
+async def _first(db: Database, sql: str, params: dict[str, Any], tried: set[int]) -> Any:
+    rows: list[sqlite3.Row] = await db.fetchall(sql, params)
+    return next((row for row in rows if row["id"] not in tried), None)
+
+
 async def _next(
-    db: Database, *, horizons: dict[str, float], tried: set[int], only_requested: bool = False
-) -> _Search | None:
-    """The search to scan next (module docstring), its request cleared; None if none is due
-    (`only_requested`: if no command asked for one)."""
-    for sql in (_REQUESTED,) if only_requested else (_REQUESTED, _DUE):
-        for row in await db.fetchall(sql, horizons):
-            if row["id"] not in tried:
-                search = _Search(row["id"], row["url"], row["consecutive_failures"])
-                if sql is _REQUESTED:
-                    async with db.transaction() as conn:
-                        await conn.execute(
-                            "UPDATE searches SET scan_requested_at = NULL WHERE id = ?",
-                            (search.id,),
-                        )
-                return search
-    return None
+    db: Database, *, now: float, horizons: dict[str, float], tried: set[int], share: RequestShare
+) -> _Choice | None:
+    """The search to scan next (module docstring), its request cleared; None if none is due."""
+    requested = await _first(db, _REQUESTED, {}, tried)
+    due = await _first(db, _DUE, horizons, tried)
+    if due is None:  # nobody waits: the requests owe nothing
+        share.requested = share.due = 0.0
+    if requested is not None and (due is None or share.requested <= share.due):
+        row, is_requested = requested, True
+    elif due is not None:
+        row, is_requested = due, False
+    else:
+        return None
+    if row["scan_requested_at"] is not None:  # served, whichever way it was chosen
+        async with db.transaction() as conn:
+            await conn.execute(
+                "UPDATE searches SET scan_requested_at = NULL, scan_requested_by = NULL"
+                " WHERE id = ?",
+                (row["id"],),
+            )
+            # The chat's other requests go behind every other chat's: just after the latest.
+            async with conn.execute("SELECT max(scan_requested_at) FROM searches") as cursor:
+                (latest,) = await cursor.fetchone() or (None,)
+            behind = math.nextafter(max(now, latest or now), math.inf)
+            await conn.execute(
+                "UPDATE searches SET scan_requested_at = ?"
+                " WHERE scan_requested_by = ? AND scan_requested_at IS NOT NULL",
+                (behind, row["scan_requested_by"]),
+            )
+    search = _Search(row["id"], row["url"], row["consecutive_failures"])
+    return _Choice(search, is_requested)
 
 
 async def run_pass(
@@ -162,26 +235,28 @@ async def run_pass(
     slack: float = 0.0,
     progress: Callable[[], object] | None = None,
     on_scanned: Callable[[ErrorKind | Literal["ok"]], object] | None = None,
+    share: RequestShare | None = None,
 ) -> ScanSummary:
     """Scan every search that is due, in the scheduler's order (module docstring); with
-    `feeds`, read every live feed that is due as well (after the requested scans, before the
-    searches) and scan the searches they serve only every `feeds.safety` seconds.
+    `feeds`, read every live feed that is due first (each serves many searches) and scan the
+    searches they serve only every `feeds.safety` seconds.
 
     A search counts as due `slack` seconds early: the caller runs a pass every `slack`
     seconds, and a search due before the next one is better scanned now than late.
     `progress` is called after each search or feed tried (the bot's heartbeat and watchdog),
     `on_scanned` with a search's outcome (the fetch metrics). `skipped` counts the searches
-    still due when a block or a database error ended the pass.
+    still due when a block or a database error ended the pass. `share` is the requests' share
+    of the budget, kept across passes by the caller (a pass of its own without it).
     """
     started = clock()
     tally = Tally()
     tried: set[int] = set()
     tried_feeds: set[int] = set()
+    share = share or RequestShare()
 
-    def horizons() -> dict[str, float]:
-        now = clock() + slack
+    def horizons(now: float) -> dict[str, float]:
         safety = interval if feeds is None else feeds.safety
-        return {"horizon": now - interval, "safety_horizon": now - safety}
+        return {"horizon": now + slack - interval, "safety_horizon": now + slack - safety}
 
     try:
         if feeds is not None:
@@ -189,15 +264,15 @@ async def run_pass(
     except _DATABASE_ERRORS as exc:
         tally.database_error = f"{type(exc).__name__}: {exc}"
     while client.paused_until is None and tally.database_error is None:
+        now = clock()
         try:
             feed = None
-            search = await _next(db, horizons=horizons(), tried=tried, only_requested=True)
-            if search is None and feeds is not None:
-                feed = await _next_feed(
-                    db, horizon=clock() + slack - feeds.interval, tried=tried_feeds
-                )
-            if search is None and feed is None:
-                search = await _next(db, horizons=horizons(), tried=tried)
+            if feeds is not None:
+                horizon = now + slack - feeds.interval
+                feed = await _next_feed(db, horizon=horizon, tried=tried_feeds)
+            choice = None
+            if feed is None:
+                choice = await _next(db, now=now, horizons=horizons(now), tried=tried, share=share)
         except _DATABASE_ERRORS as exc:
             tally.database_error = f"{type(exc).__name__}: {exc}"
             break
@@ -211,20 +286,30 @@ async def run_pass(
                 if progress is not None:
                     progress()
             continue
-        if search is None:
+        if choice is None:
             break
-        tried.add(search.id)
+        tried.add(choice.search.id)
         try:
             kind = await scan_search(
-                db, client, renderer, search, clock=clock, max_attempts=max_attempts, tally=tally
+                db,
+                client,
+                renderer,
+                choice.search,
+                clock=clock,
+                max_attempts=max_attempts,
+                tally=tally,
             )
         finally:
+            if choice.requested:
+                share.requested += clock() - now
+            else:
+                share.due += clock() - now
             if progress is not None:
                 progress()
         if on_scanned is not None:
             on_scanned(kind or "ok")
     if client.paused_until is not None:
-        tally.skipped = await db.single_value(_COUNT_DUE, horizons())
+        tally.skipped = await db.single_value(_COUNT_DUE, horizons(clock()))
     return tally.summary(duration=clock() - started, paused_until=client.paused_until)
 
 
@@ -245,8 +330,7 @@ class Freshness:
 
 
 async def freshness(db: Database, *, now: float, interval: float) -> Freshness:
-    """The freshness of every search with an active watch of an active chat, now: a search a
-    live feed serves is as fresh as the feed's last successful read, if that is later."""
+    """The freshness of every search with an active watch of an active chat, now."""
     ages = sorted(max(0.0, row[0]) for row in await db.fetchall(_SINCE_SCAN, {"now": now}))
     if not ages:
         return Freshness(0, None, None, interval)

@@ -9,9 +9,10 @@ starts over with a silent baseline when it becomes active again: otherwise every
 appeared meanwhile would arrive at once as "new".
 
 A change that needs a scan (a new watch, a resume, a chat back from a block) asks the
-scheduler for one by setting its search's `scan_requested_at`, in the same transaction and
-only for watches whose state it changed: asking again while the scan is pending sets the
-same column again, so repeating a command queues no second fetch.
+scheduler for one by setting its search's `scan_requested_at` (and `scan_requested_by`, the
+chat), in the same transaction and only for watches whose state it changed: asking again
+while the scan is pending sets the same columns again, so repeating a command queues no
+second fetch, and a request of another chat for the same search joins the pending one.
 """
 
 from __future__ import annotations
@@ -99,9 +100,11 @@ class Overview:
 
 
 _REQUEST_SCAN = (
-    "UPDATE searches SET scan_requested_at = coalesce(scan_requested_at, ?) WHERE id = ?"
+    "UPDATE searches SET scan_requested_at = coalesce(scan_requested_at, :now),"
+    " scan_requested_by = coalesce(scan_requested_by, :chat) WHERE id = :search"
 )
-"""A pending request keeps its time: the scheduler serves requests oldest first."""
+"""A pending request keeps its time and its chat: the scheduler serves them oldest first,
+one per chat at a time (`schedule`)."""
 
 _WATCHES = """
 SELECT w.id, w.chat_id, w.search_id, s.url, w.label, w.status, w.baseline_at, w.filters,
@@ -160,6 +163,14 @@ async def _watch_list(
     ]
 
 
+async def _request_scans(
+    conn: aiosqlite.Connection, chat_id: int, watches: Sequence[WatchInfo], *, now: float
+) -> None:
+    await conn.executemany(
+        _REQUEST_SCAN, [{"now": now, "chat": chat_id, "search": w.search_id} for w in watches]
+    )
+
+
 def _numbered(watches: list[WatchInfo], number: int) -> WatchInfo | None:
     return watches[number - 1] if 1 <= number <= len(watches) else None
 
@@ -172,7 +183,7 @@ class Subscriptions:
         db: Database,
         *,
         clock: Clock,
-        on_chat_migrated: Callable[[int, int], None] | None = None,
+        on_chat_migrated: Callable[[int, int], Awaitable[None]] | None = None,
     ) -> None:
         """`on_chat_migrated(old, new)` is told after a chat's row moved to its new id (the
         bot keeps the chat's settings in memory too)."""
@@ -205,9 +216,7 @@ class Subscriptions:
                 "UPDATE watches SET baseline_at = NULL WHERE chat_id = ?", (chat_id,)
             )
             watches = await _watch_list(_on(conn), chat_id)
-            await conn.executemany(
-                _REQUEST_SCAN, [(now, w.search_id) for w in watches if not w.paused]
-            )
+            await _request_scans(conn, chat_id, [w for w in watches if not w.paused], now=now)
             return True
 
     async def block_chat(self, chat_id: int) -> None:
@@ -222,18 +231,27 @@ class Subscriptions:
             )
 
     async def migrate_chat(self, old: int, new: int) -> None:
-        """A group became a supergroup: its chat row (settings too) and its watches move to
-        the new id.
+        """A group became a supergroup: its chat row — every column of `chats`, so a setting
+        added later moves too — and its watches move to the new id.
 
-        A watch the new id already has for the same search wins; the old one goes with the
-        old chat row.
+        The group's settings replace a row the new id may have already: such a row was made
+        by a message in the supergroup before delivery learnt of the move, and holds
+        defaults, not choices. A watch the new id already has for the same search wins;
+        the old one goes with the old chat row.
         """
         now = self._clock()
         async with self._db.transaction() as conn:
+            async with conn.execute("SELECT name FROM pragma_table_info('chats')") as cursor:
+                names = [row["name"] for row in await cursor.fetchall()]
+            moved = [name for name in names if name not in ("chat_id", "updated_at")]
+            columns = ", ".join(f'"{name}"' for name in moved)
+            replace = ", ".join(f'"{name}" = excluded."{name}"' for name in moved)
+            # The names come from the schema itself, never from outside; values are `?`.
             await conn.execute(
-                "INSERT INTO chats (chat_id, status, lang, alert_style, created_at, updated_at)"
-                " SELECT ?, status, lang, alert_style, created_at, ? FROM chats WHERE chat_id = ?"
-                " ON CONFLICT (chat_id) DO NOTHING",
+                f"INSERT INTO chats (chat_id, updated_at, {columns})"
+                f" SELECT ?, ?, {columns} FROM chats WHERE chat_id = ?"
+                f" ON CONFLICT (chat_id) DO UPDATE SET updated_at = excluded.updated_at,"
+                f" {replace}",
                 (new, now, old),
             )
             await conn.execute(
@@ -241,7 +259,7 @@ class Subscriptions:
             )
             await conn.execute("DELETE FROM chats WHERE chat_id = ?", (old,))
         if self._on_chat_migrated is not None:
-            self._on_chat_migrated(old, new)
+            await self._on_chat_migrated(old, new)
 
     async def is_blocked(self, chat_id: int) -> bool:
         row = await self._db.fetchone("SELECT status FROM chats WHERE chat_id = ?", (chat_id,))
@@ -280,7 +298,7 @@ class Subscriptions:
             ) as cursor:
                 watch_id = cursor.lastrowid
             added = next(w for w in await _watch_list(fetch, chat_id) if w.id == watch_id)
-            await conn.execute(_REQUEST_SCAN, (now, added.search_id))
+            await _request_scans(conn, chat_id, [added], now=now)
             return added
 
     async def watches(self, chat_id: int, *, with_hits: bool = False) -> list[WatchInfo]:
@@ -361,7 +379,7 @@ class Subscriptions:
                 await disown_within(conn, stopped, now=now, why="its watch was paused")
             else:
                 sql = "UPDATE watches SET status = 'active', baseline_at = NULL WHERE id = ?"
-                await conn.executemany(_REQUEST_SCAN, [(now, w.search_id) for w in changed])
+                await _request_scans(conn, chat_id, changed, now=now)
             await conn.executemany(sql, [(w.id,) for w in changed])
             ids = {w.id for w in targets}
             return [w for w in await _watch_list(fetch, chat_id) if w.id in ids]

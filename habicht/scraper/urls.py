@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from habicht.digits import ascii_digits
 from habicht.scraper.errors import InvalidReason, InvalidSearch
 
 __all__ = [
@@ -62,10 +63,11 @@ _DROPPED = frozenset(
 )
 _DROPPED_PREFIXES = ("utm_",)
 
-# `rtx 3070 max 400`, `sofa bis 1.000 €`: keywords, then an optional maximum price at the end.
+# `rtx 3070 max 400`, `sofa bis 1.000 €`: keywords, then an optional maximum price at the end
+# (ASCII digits, `habicht.digits`: `\d` would take Arabic-Indic digits too).
 _MAX_PRICE_SUFFIX = re.compile(
     r"^(?P<words>.*?)\s+(?:max|bis)\.?\s*(?:€|eur)?\s*"
-    r"(?P<price>\d{1,3}(?:\.\d{3})+|\d+)\s*(?:€|eur|euro)?$",
+    r"(?P<price>[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+)\s*(?:€|eur|euro)?$",
     re.IGNORECASE,
 )
 # A host typed without a scheme: `willhaben.at/…`, `www.willhaben.at.evil.example/…`.
@@ -141,7 +143,7 @@ def _check_path(path: str, *, has_ad_id: bool) -> None:
     if (
         has_ad_id
         or segments[1:2] in (["object"], ["share"])
-        or ("d" in segments and segments[-1][-1:].isdigit())
+        or ("d" in segments and ascii_digits(segments[-1][-1:]))
     ):
         raise InvalidSearch(InvalidReason.AD_PAGE, "a single advert, not a search")
     if segments[1:2] == ["searchagent"]:
@@ -215,7 +217,7 @@ def _label(url: str) -> str:
     parts = urlsplit(url)
     params = dict(parse_qsl(parts.query))
     segment = parts.path.rstrip("/").rsplit("/", 1)[-1]
-    label = params.get("keyword") or re.sub(r"-\d+$", "", segment).replace("-", " ")
+    label = params.get("keyword") or re.sub(r"-[0-9]+$", "", segment).replace("-", " ")
     low, high = params.get("PRICE_FROM"), params.get("PRICE_TO")
     if low and high:
         label += f" (€ {low} - {high})"

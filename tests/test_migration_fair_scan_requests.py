@@ -1,0 +1,63 @@
+"""The fair-scan-requests migration upgrades a file with a pending request: it is still
+served first, as a chat of its own (it has no `scan_requested_by`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from fakes import FakeClock, TextRenderer
+
+from habicht.db import Database, migrations
+from habicht.fakes import render_search_page
+from habicht.scraper import WillhabenClient, run_pass
+
+
+def _version(name: str) -> int:
+    return next(version for version, file, _ in migrations() if name in file)
+
+
+async def test_an_old_files_pending_request_is_served_first(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    clock = FakeClock()
+    old = await Database(path).open(target=_version("fair_scan_requests") - 1)
+    async with old.transaction() as conn:
+        await conn.execute("INSERT INTO chats (chat_id, created_at, updated_at) VALUES (7, 0, 0)")
+        for search_id, keyword, requested in ((1, "alt", None), (2, "neu", 5.0)):
+            await conn.execute(
+                "INSERT INTO searches (id, url, created_at, last_attempt_at, scan_requested_at)"
+                " VALUES (?, ?, 0, 1, ?)",
+                (search_id, f"http://willhaben.test/iad/x?keyword={keyword}", requested),
+            )
+            await conn.execute(
+                "INSERT INTO watches (chat_id, search_id, label, created_at) VALUES (7, ?, ?, 0)",
+                (search_id, keyword),
+            )
+    await old.close()
+
+    fetched: list[str] = []
+
+    def site(request: httpx.Request) -> httpx.Response:
+        fetched.append(request.url.params["keyword"])
+        return httpx.Response(200, text=render_search_page([]))
+
+    async with (
+        Database(path) as db,
+        WillhabenClient(
+            base_url="http://willhaben.test",
+            fetch_gap=0.0,
+            clock=clock,
+            sleep=clock.sleep,
+            transport=httpx.MockTransport(site),
+        ) as client,
+    ):
+        rows = await db.fetchall("SELECT scan_requested_by FROM searches ORDER BY id")
+        assert [tuple(row) for row in rows] == [(None,), (None,)]
+        await run_pass(db, client, TextRenderer(), clock=clock, max_attempts=5, interval=100.0)
+        assert fetched == ["neu", "alt"]
+        assert (
+            await db.single_value(
+                "SELECT count(*) FROM searches WHERE scan_requested_at IS NOT NULL"
+            )
+            == 0
+        )
