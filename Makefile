@@ -28,9 +28,9 @@ lint: $(STAMP)        ## ruff (lint + format) and mypy, as CI runs them
 	$(BIN)/mypy habicht
 
 # Every script in benchmarks/, with the arguments given; stops at the first that fails.
-benchmarks = for b in benchmarks/*.py; do echo "== $$b $(1)"; $(BIN)/python $$b $(1) || exit 1; done
+benchmarks = for b in benchmarks/*.py; do echo "== $$b $(1) at $$(date +%T)"; $(BIN)/python $$b $(1) || exit 1; done
 
-bench: $(STAMP)       ## every benchmark, with ratios against its baseline (about 6 min)
+bench: $(STAMP)       ## every benchmark, with ratios against its baseline (under 10 min)
 	$(call benchmarks,)
 
 bench-quick: $(STAMP) ## every benchmark in seconds: the same code, small shapes (CI runs it)
