@@ -19,10 +19,14 @@ sets FULL on its connection explicitly (and prints what each side runs with).
   own transaction — recorded right after its send, so a crash can repeat at most that one
   send. And one chat's backlog, as the drain sends it: `claim(1)`, `start`, `mark_sent` per
   message. These are the figures that hold for habicht's delivery.
-- owner queries on a table of 1,000,000 sent rows (and a backlog of 1,000): `stats()`
-  (`/queue`), the health check's counts, `dead()`, a purge that finds nothing to delete.
+- owner queries on a table of `--sent` (1,000,000) sent rows (and a backlog of 1,000):
+  `stats()` (`/queue`), the health check's counts, `dead()`, a purge that finds nothing to
+  delete.
 
-    python benchmarks/outbox.py [--items N]
+`--quick` (what CI runs, so that a change that breaks the benchmark fails there) takes 500
+items and 10,000 sent rows: every operation above, in seconds; its figures say little.
+
+    python benchmarks/outbox.py [--quick] [--items N] [--sent N]
 """
 
 from __future__ import annotations
@@ -112,7 +116,7 @@ async def habicht_claim_settle(
         return seconds
 
 
-async def owner_queries(folder: Path, *, sent: int = 1_000_000) -> list[tuple[str, float]]:
+async def owner_queries(folder: Path, *, sent: int) -> list[tuple[str, float]]:
     """Milliseconds (best of 5) of each owner and health query over `sent` sent rows."""
     async with Database(folder / "habicht.sqlite3") as db:
         now = time.time()
@@ -198,9 +202,13 @@ async def _habicht_settings(folder: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", type=int, default=10_000, help="items per run (default 10000)")
+    parser.add_argument("--quick", action="store_true", help="500 items, 10000 sent rows (CI)")
+    parser.add_argument("--items", type=int, help="items per run (10000; quick 500)")
+    parser.add_argument("--sent", type=int, help="sent rows the owner queries read (1000000)")
     args = parser.parse_args()
-    items = messages(args.items)
+    n = args.items or (500 if args.quick else 10_000)
+    sent = args.sent or (10_000 if args.quick else 1_000_000)
+    items = messages(n)
     with tempfile.TemporaryDirectory(prefix="habicht-bench-") as tmp:
         root = Path(tmp)
         runs = iter(range(1_000_000))
@@ -217,27 +225,27 @@ def main() -> None:
         )
         print(f"habicht: {asyncio.run(_habicht_settings(fresh()))}")
         print(f"persist-queue: {_synchronous(fresh())}")
-        put = args.items / pq_put(fresh(), items)
+        put = n / pq_put(fresh(), items)
         rows = [
             ("enqueue, 1 per transaction", asyncio.run(habicht_enqueue(fresh(), items, 1)), put),
             ("enqueue, 50 per transaction", asyncio.run(habicht_enqueue(fresh(), items, 50)), put),
         ]
         for batch in (1, 50):
             ours = asyncio.run(habicht_claim_settle(fresh(), items, batch))
-            theirs = args.items / pq_get_ack(fresh(), items, batch)
+            theirs = n / pq_get_ack(fresh(), items, batch)
             rows.append((f"claim+settle, batch {batch}", ours, theirs))
         drain_like = asyncio.run(habicht_claim_settle(fresh(), items, 50, per_row=True))
         rows.append(("drain: 50 chats, start+settle each", drain_like, theirs))
-        one_chat = [Outgoing(1, "new", TEXT, f"one:{i}") for i in range(args.items)]
+        one_chat = [Outgoing(1, "new", TEXT, f"one:{i}") for i in range(n)]
         backlog = asyncio.run(habicht_claim_settle(fresh(), one_chat, 1, per_row=True))
         rows.append(("drain: one chat, claim+start+settle", backlog, theirs))
-        print(f"\n{args.items} items; items/s (higher is better)")
+        print(f"\n{n} items; items/s (higher is better)")
         print(f"{'operation':<36}{'habicht':>10}{'persist-queue':>15}{'ratio':>8}")
         for name, seconds, baseline in rows:
-            rate = args.items / seconds
+            rate = n / seconds
             print(f"{name:<36}{rate:>10,.0f}{baseline:>15,.0f}{rate / baseline:>7.1f}x")
-        print("\nowner queries over 1,000,000 sent rows and 1,000 pending (ms, best of 5)")
-        for name, ms in asyncio.run(owner_queries(fresh())):
+        print(f"\nowner queries over {sent:,} sent rows and 1,000 pending (ms, best of 5)")
+        for name, ms in asyncio.run(owner_queries(fresh(), sent=sent)):
             print(f"{name:<36}{ms:>10.2f}")
 
 

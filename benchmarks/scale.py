@@ -1,32 +1,42 @@
-"""The scheduler at scale: CPU per pass, peak memory, and the database after 30 days.
+"""The scheduler at scale: CPU per pass, peak memory, and the database over simulated days.
 
-2,000 searches and 10,000 watches over 2,000 chats (5 each, every search watched by 5
-chats), in a real SQLite file (WAL, `synchronous=FULL`), scanned by the real scheduler pass
-(`habicht.scraper.run_pass`) through the real `WillhabenClient` over an in-process httpx
-transport with no fetch gap. Every request renders its page anew (30 adverts, random ids,
-as real pages have), so nothing is cached by the benchmark.
+The bot is built as `habicht run` builds it — `build_application`, then its `post_init`
+(database, willhaben client, the alerts' renderer with its signer and chat settings) — so
+the benchmark follows the app's wiring instead of copying it. Its parts then run the
+scheduler's passes as the `scrape` job does: the real `habicht.scraper.run_pass` through the
+real `WillhabenClient` over an in-process httpx transport (`HABICHT_FETCH_GAP=0`), on a real
+SQLite file (WAL, `synchronous=FULL`). Every request renders its page anew (30 adverts,
+random ids, as real pages have), so nothing is cached by the benchmark. Telegram is the fake
+Bot API in-process; only the startup calls reach it (alerts are marked delivered in SQL:
+the drain is `benchmarks/delivery.py`'s subject).
 
 CPU is the process's CPU time minus what the fake site spent rendering pages (printed
 apart): the bot's own work — fetching, parsing, the database (its threads included) and
 rendering alerts.
 
-- pass 1: every watch's baseline (2,000 fetches, 60,000 listings);
-- pass 2: an interval later, one new advert on every search (10,000 alerts enqueued);
-- the baseline the goals are measured against: the interval itself (300 s) — CPU per pass
-  as a share of it (goal ≤ 10 %);
+- the passes, at `--searches` (2,000) searches and 5 watches each over as many chats:
+  pass 1, every watch's baseline (60,000 listings); pass 2, an interval later, one new advert
+  on every search (10,000 alerts enqueued). Goal: CPU per pass ≤ 10 % of the 300 s interval;
+- the baseline measured in the same run: the same pass as the old cycle barrier ran it
+  (`habicht.scraper.scan`, every search in id order, no due times), on one more new advert
+  per search; the ratio is the scheduler's cost against it;
 - peak RSS of this process (goal ≤ 200 MB);
-- 30 simulated days: per day one pass with `--new-per-day` new adverts on every search, every
-  alert marked sent, and the daily retention (`habicht.retention.retain`, 30 days) — the
-  database size every 5 days, and how big it stays.
+- the database over `--days` (40) simulated days, in a second bot with `--day-searches`
+  searches: per day one pass with `--new-per-day` new adverts on every search, every alert
+  marked sent, and the daily retention (`habicht.retention.retain`,
+  `HABICHT_RETENTION_DAYS=30`) — the file and its WAL every 5 days. Goal: bounded. 100
+  searches by default, a twentieth of the passes', so that `make bench` stays within 10
+  minutes: the file grows with the alerts, so 20 times its size is what 2,000 searches reach
+  (the WAL holds what one pass writes between checkpoints, and grows less);
+  `--day-searches 2000` is the long form, about 25 minutes;
+- the politeness-bound interval at this size: searches * (gap + fetch time), with the
+  default gap of 2 s.
 
-Finally the politeness-bound interval at this size: searches * (gap + fetch time), with the
-default gap of 2 s.
+`--quick` runs every part in seconds (100 searches; 40 days of 10, so the retention purges):
+what CI runs, so that a change that breaks the benchmark fails there. Its figures say nothing.
 
-The baseline measured in the same run: the same pass as the old cycle barrier ran it
-(`habicht.scraper.scan`, every search in id order, no due times), on one more new advert per
-search; the ratio is the scheduler's cost against it.
-
-    python benchmarks/scale.py [--searches N] [--days N] [--new-per-day N]
+    python benchmarks/scale.py [--quick] [--searches N] [--days N] [--day-searches N]
+                               [--new-per-day N]
 """
 
 from __future__ import annotations
@@ -37,25 +47,27 @@ import random
 import resource
 import tempfile
 import time
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
 from decimal import Decimal
 from pathlib import Path
 
 import httpx
 
-from habicht.bot import MessageRenderer, Texts
+from habicht.bot import BotServices, build_application
+from habicht.config import Settings
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
-from habicht.queue import NotificationStore
+from habicht.fakes.telegram import FakeBotAPI
 from habicht.retention import retain
-from habicht.scraper import ScanSummary, WillhabenClient, capacity, run_pass, scan
+from habicht.scraper import ScanSummary, capacity, run_pass, scan
 
-RENDERER = MessageRenderer(Texts("de"))
-"""The bot's own texts, so the outbox rows have their real size."""
-INTERVAL = 300.0
 DAY = 86400.0
 WATCHES_PER_CHAT = 5
 PAGE = 30
+SITE = "http://willhaben.test"
+TICK = 10.0
+"""Seconds between the bot's scheduler passes (`habicht.bot.jobs.TICK`): a pass's slack."""
 DEFAULT_GAP = 2.0
 NETWORK = 0.3
 """Assumed seconds a real willhaben request takes (the in-process transport has none)."""
@@ -120,6 +132,56 @@ async def populate(db: Database, searches: int, now: float) -> None:
         )
 
 
+@asynccontextmanager
+async def running_bot(
+    path: Path, searches: int, site: Site, clock: Clock
+) -> AsyncIterator[BotServices]:
+    """The services of the bot `habicht run` starts, on a database at `path` that already
+    holds `searches` searches and their watches (the bot starts on an existing database, so
+    its chat settings are loaded as in production), fetching from `site`."""
+    async with Database(path) as db:
+        await populate(db, searches, clock())
+    with FakeBotAPI() as api:
+        settings = Settings(bot_token=api.token, db=path, fetch_gap=0.0, willhaben_url=SITE)
+        app = build_application(
+            settings,
+            clock=clock,
+            telegram_transport=api.transport(),
+            willhaben_transport=httpx.MockTransport(site),
+        )
+        assert app.post_init is not None  # both set by the builder
+        assert app.post_shutdown is not None
+        async with app:
+            await app.post_init(app)
+            try:
+                yield app.bot_data
+            finally:
+                await app.post_shutdown(app)
+
+
+def one_pass(services: BotServices) -> Awaitable[ScanSummary]:
+    """A scheduler pass over what is due, with the arguments the `scrape` job passes."""
+    settings = services.settings
+    return run_pass(
+        services.db,
+        services.client,
+        services.renderer,
+        clock=services.clock,
+        max_attempts=settings.max_attempts,
+        interval=settings.scrape_interval,
+        slack=TICK,
+    )
+
+
+def expect(summary: ScanSummary, *, searches: int, alerts: int) -> ScanSummary:
+    """`summary`, after checking the pass did the work it is timed for: every search
+    scanned, none failed, and the alerts the new adverts call for."""
+    assert summary.scanned == searches, summary
+    assert not summary.failed, summary
+    assert summary.new == alerts, f"{summary.new} alerts, expected {alerts}: {summary}"
+    return summary
+
+
 async def deliver_all(db: Database, now: float) -> None:
     """Every pending alert delivered (the drain is not what is measured here)."""
     async with db.transaction() as conn:
@@ -131,105 +193,120 @@ async def deliver_all(db: Database, now: float) -> None:
 
 
 def size_mb(path: Path) -> float:
-    files = [path, path.with_name(path.name + "-wal")]
-    return sum(f.stat().st_size for f in files if f.exists()) / 1e6
+    return path.stat().st_size / 1e6 if path.exists() else 0.0
 
 
-async def main(searches: int, days: int, new_per_day: int) -> None:
+async def passes(folder: Path, searches: int) -> float:
+    """The timed passes and peak RSS; returns the fetch time per search."""
     clock = Clock()
     site = Site(searches, random.Random(11))
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "scale.sqlite3"
-        async with (
-            Database(path) as db,
-            WillhabenClient(
-                base_url="http://willhaben.test",
-                fetch_gap=0.0,
-                clock=clock,
-                transport=httpx.MockTransport(site),
-            ) as client,
-        ):
-            await populate(db, searches, clock())
-            store = NotificationStore(db, clock=clock, max_attempts=5, ttl=DAY)
+    async with running_bot(folder / "passes.sqlite3", searches, site, clock) as services:
+        interval = services.settings.scrape_interval
+        max_attempts = services.settings.max_attempts
 
-            async def measured(scanning: Awaitable[ScanSummary], name: str) -> tuple[float, float]:
-                cpu, wall, site_cpu = time.process_time(), time.perf_counter(), site.cpu
-                summary = await scanning
-                site_cpu = site.cpu - site_cpu
-                cpu = time.process_time() - cpu - site_cpu
-                wall = time.perf_counter() - wall
-                assert summary.scanned + len(summary.failed) == searches, summary
-                share = 100 * cpu / INTERVAL
-                print(
-                    f"{name:<22}{cpu:7.1f}  {share:9.1f} %  {wall:7.1f}  {summary.new:7}"
-                    f"  {site_cpu:9.1f}"
-                )
-                return cpu, wall
-
-            def one_pass() -> Awaitable[ScanSummary]:
-                return run_pass(
-                    db,
-                    client,
-                    RENDERER,
-                    clock=clock,
-                    max_attempts=5,
-                    interval=INTERVAL,
-                    slack=10.0,
-                )
-
-            async def next_interval(new: int) -> None:
-                await deliver_all(db, clock())
-                clock.offset += INTERVAL
-                site.add(new)
-
-            print(f"{searches} searches, {searches * WATCHES_PER_CHAT} watches, {searches} chats")
-            print("pass                   CPU s  % of 300 s   wall s   alerts  site CPU s")
-            await measured(one_pass(), "baseline")
-            await next_interval(1)
-            cpu, wall = await measured(one_pass(), "1 new per search")
-            await next_interval(1)
-            old = scan(db, client, RENDERER, clock=clock, max_attempts=5)
-            old_cpu, _ = await measured(old, "  id-order cycle (old)")
-            print(f"scheduler / old cycle: {cpu / old_cpu:.2f}x CPU")
-            fetch_time = wall / searches
-            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"peak RSS {rss:.0f} MB (goal ≤ 200 MB)")
-
+        async def measured(
+            scanning: Awaitable[ScanSummary], name: str, alerts: int
+        ) -> tuple[float, float]:
+            cpu, wall, site_cpu = time.process_time(), time.perf_counter(), site.cpu
+            summary = expect(await scanning, searches=searches, alerts=alerts)
+            site_cpu = site.cpu - site_cpu
+            cpu = time.process_time() - cpu - site_cpu
+            wall = time.perf_counter() - wall
             print(
-                f"\nday   database MB   (per day: {new_per_day} new adverts on each search,"
-                " all delivered, retention 30 days)"
+                f"{name:<22}{cpu:7.1f}  {100 * cpu / interval:9.1f} %  {wall:7.1f}"
+                f"  {summary.new:7}  {site_cpu:9.1f}"
             )
-            for day in range(1, days + 1):
-                await deliver_all(db, clock())
-                clock.offset += DAY
-                site.add(new_per_day)
-                await one_pass()
-                await deliver_all(db, clock())
-                await retain(db, store, now=clock(), days=30)
-                if day % 5 == 0 or day == days:
-                    print(f"{day:3}   {size_mb(path):11.1f}")
+            return cpu, wall
 
+        async def next_interval(new: int) -> None:
+            await deliver_all(services.db, clock())
+            clock.offset += interval
+            site.add(new)
+
+        alerts = searches * WATCHES_PER_CHAT
+        print(f"{searches} searches, {alerts} watches, {searches} chats")
+        print(f"pass                   CPU s  % of {interval:g} s   wall s   alerts  site CPU s")
+        await measured(one_pass(services), "baseline", 0)
+        await next_interval(1)
+        cpu, wall = await measured(one_pass(services), "1 new per search", alerts)
+        await next_interval(1)
+        old = scan(
+            services.db, services.client, services.renderer, clock=clock, max_attempts=max_attempts
+        )
+        old_cpu, _ = await measured(old, "  id-order cycle (old)", alerts)
+    print(f"scheduler / old cycle: {cpu / old_cpu:.2f}x CPU")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS {rss:.0f} MB (goal ≤ 200 MB)")
+    return wall / searches
+
+
+async def simulate_days(folder: Path, searches: int, days: int, new_per_day: int) -> None:
+    """The database size over `days` days of `new_per_day` new adverts on every search."""
+    clock = Clock()
+    site = Site(searches, random.Random(12))
+    path = folder / "days.sqlite3"
+    async with running_bot(path, searches, site, clock) as services:
+        retention = services.settings.retention_days
+        alerts = searches * WATCHES_PER_CHAT * new_per_day
+        print(
+            f"\n{searches} searches, {searches * WATCHES_PER_CHAT} watches; per day"
+            f" {new_per_day} new adverts on each search ({alerts} alerts), all delivered,"
+            f" retention {retention} days"
+        )
+        print("day   file MB   WAL MB")
+        expect(await one_pass(services), searches=searches, alerts=0)
+        for day in range(1, days + 1):
+            await deliver_all(services.db, clock())
+            clock.offset += DAY
+            site.add(new_per_day)
+            expect(await one_pass(services), searches=searches, alerts=alerts)
+            await deliver_all(services.db, clock())
+            await retain(services.db, services.store, now=clock(), days=retention)
+            if day % 5 == 0 or day == days:
+                wal = size_mb(path.with_name(path.name + "-wal"))
+                print(f"{day:3}   {size_mb(path):7.1f}   {wal:6.1f}")
+
+
+def politeness(searches: int, fetch_time: float, interval: float) -> None:
     for latency, what in (
         (fetch_time, "in-process fetch"),
         (fetch_time + NETWORK, f"+{NETWORK} s network"),
     ):
         fits = capacity(
             searches,
-            interval=INTERVAL,
+            interval=interval,
             fetch_gap=DEFAULT_GAP,
             seconds_per_search=DEFAULT_GAP + latency,
         )
         print(
             f"\npoliteness bound at HABICHT_FETCH_GAP={DEFAULT_GAP:g} ({what}, {latency:.3f} s):"
-            f" {fits.fits} searches per {INTERVAL:g} s; {searches} searches are scanned every"
+            f" {fits.fits} searches per {interval:g} s; {searches} searches are scanned every"
             f" {fits.interval_needed / 60:.0f} min"
         )
 
 
-if __name__ == "__main__":
+async def main(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        fetch_time = await passes(Path(tmp), args.searches)
+        await simulate_days(Path(tmp), args.day_searches, args.days, args.new_per_day)
+    politeness(args.searches, fetch_time, Settings().scrape_interval)
+
+
+def arguments() -> argparse.Namespace:
+    """The command line; `--quick` changes the defaults of the sizes not given."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--searches", type=int, default=2000)
-    parser.add_argument("--days", type=int, default=30)
-    parser.add_argument("--new-per-day", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="every part in seconds (CI)")
+    parser.add_argument("--searches", type=int, help="searches of the passes (2000; quick 100)")
+    parser.add_argument("--days", type=int, default=40, help="simulated days (40)")
+    parser.add_argument("--day-searches", type=int, help="searches of the days (100; quick 10)")
+    parser.add_argument("--new-per-day", type=int, default=3, help="new adverts a day (3)")
     args = parser.parse_args()
-    asyncio.run(main(args.searches, args.days, args.new_per_day))
+    sizes = {"searches": (2000, 100), "day_searches": (100, 10)}
+    for name, (full, quick) in sizes.items():
+        if getattr(args, name) is None:
+            setattr(args, name, quick if args.quick else full)
+    return args
+
+
+if __name__ == "__main__":
+    asyncio.run(main(arguments()))
