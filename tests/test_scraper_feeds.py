@@ -294,3 +294,37 @@ async def test_one_local_search_alone_is_polled_on_its_own(
     world.hits.clear()
     await run(900)
     assert (world.hits[FEED], world.hits[RTX.url]) == (0, 3)
+
+
+async def test_a_muted_watch_sees_the_feed_and_says_nothing(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    run: Any,
+    make: Any,
+    clock: FakeClock,
+) -> None:
+    """What the feed shows a muted watch is recorded as seen, not sent: nothing floods in
+    when the mute ends, while the other chat hears of it at once."""
+    await started(subs, run, (1, RTX), (2, CARDS))
+    (muted,) = await subs.watches(1)
+    await subs.mute(muted.id, until=clock() + 3600)
+    card = make(1, "RTX 3080")[0]
+    world.publish(card)
+    await run(60)
+    assert [key for _, key, _ in await alerts(db)] == [f"new:{card.id}:2"]
+    clock.advance(3600)
+    await run(CADENCE.safety)
+    assert [key for _, key, _ in await alerts(db)] == [f"new:{card.id}:2"]
+
+
+async def test_a_feed_goes_with_the_last_search_that_used_it(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any
+) -> None:
+    """Feeds are rows created with the searches that use them and dropped with the last."""
+    await started(subs, run, (1, RTX), (2, CARDS))
+    assert await db.single_value("SELECT count(*) FROM feeds") == 1
+    await subs.remove_watch(1, 1)
+    await subs.remove_watch(2, 1)
+    await run()
+    assert await db.single_value("SELECT count(*) FROM feeds") == 0
