@@ -67,30 +67,37 @@ async def client(world: FakeWillhabenSite, clock: FakeClock) -> AsyncIterator[Wi
         yield willhaben
 
 
+async def passes(
+    db: Database, client: WillhabenClient, clock: FakeClock, seconds: float
+) -> list[ScanSummary]:
+    """The scheduler as the bot runs it, a pass every 10 s, for `seconds` of virtual time."""
+    summaries = []
+    end = clock() + seconds
+    while clock() < end:
+        clock.advance(PASS_EVERY)
+        summaries.append(
+            await run_pass(
+                db,
+                client,
+                TextRenderer(),
+                clock=clock,
+                max_attempts=5,
+                interval=INTERVAL,
+                feeds=CADENCE,
+                slack=PASS_EVERY,
+            )
+        )
+    return summaries
+
+
 @pytest.fixture
 def run(db: Database, client: WillhabenClient, clock: FakeClock) -> Callable[..., Any]:
-    """Run the scheduler as the bot does, a pass every 10 s, for `seconds` of virtual time."""
+    """`passes` on the test's database, 10 s of them unless told."""
 
-    async def passes(seconds: float = PASS_EVERY) -> list[ScanSummary]:
-        summaries = []
-        end = clock() + seconds
-        while clock() < end:
-            clock.advance(PASS_EVERY)
-            summaries.append(
-                await run_pass(
-                    db,
-                    client,
-                    TextRenderer(),
-                    clock=clock,
-                    max_attempts=5,
-                    interval=INTERVAL,
-                    feeds=CADENCE,
-                    slack=PASS_EVERY,
-                )
-            )
-        return summaries
+    async def run_for(seconds: float = PASS_EVERY) -> list[ScanSummary]:
+        return await passes(db, client, clock, seconds)
 
-    return passes
+    return run_for
 
 
 @pytest.fixture
@@ -254,30 +261,15 @@ async def test_a_restart_keeps_the_feeds_anchors(
     path = tmp_path / "habicht.sqlite3"
     world.publish(*make(50, "RTX 3080 alt", age=86400))
 
-    async def passes(db: Database, seconds: float) -> None:
-        end = clock() + seconds
-        while clock() < end:
-            clock.advance(PASS_EVERY)
-            await run_pass(
-                db,
-                client,
-                TextRenderer(),
-                clock=clock,
-                max_attempts=5,
-                interval=INTERVAL,
-                feeds=CADENCE,
-                slack=PASS_EVERY,
-            )
-
     async with Database(path) as db:
         subs = Subscriptions(db, clock=clock)
         await subs.add_watch(1, RTX, max_watches=5)
         await subs.add_watch(2, CARDS, max_watches=5)
-        await passes(db, 120)
+        await passes(db, client, clock, 120)
     burst = make(300, "RTX 3080 neu")
     world.publish(*burst)
     async with Database(path) as db:
-        await passes(db, 60)
+        await passes(db, client, clock, 60)
         sources = await db.fetchall(
             "SELECT source, count(*) AS n FROM notifications WHERE kind = 'new' GROUP BY source"
         )
