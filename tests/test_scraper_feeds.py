@@ -4,6 +4,7 @@ SQLite file, against the fake willhaben world."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import random
 from collections.abc import AsyncIterator, Callable
@@ -11,6 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fakes import FakeClock, TextRenderer
 
@@ -320,3 +322,38 @@ async def test_a_feed_goes_with_the_last_search_that_used_it(
     await subs.remove_watch(2, 1)
     await run()
     assert await db.single_value("SELECT count(*) FROM feeds") == 0
+
+
+async def test_a_long_pass_still_reads_the_feed_every_feed_interval(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, clock: FakeClock, make: Any
+) -> None:
+    """Under a backlog one pass lasts long — twelve plain searches at a 20 s gap take four
+    minutes — and the feed is still read every minute within it, not once a pass."""
+    read_at: list[float] = []
+
+    def timed(request: httpx.Request) -> httpx.Response:
+        if "keyword" not in str(request.url) and "areaId" not in str(request.url):
+            read_at.append(clock())
+        return world.handle(request)
+
+    world.publish(*make(5, "RTX 3080 alt", age=86400))
+    plain = [
+        parse_watch_argument(f"{MARKET}/pc-komponenten/grafikkarten-5882?areaId={900 + n}")
+        for n in range(12)
+    ]
+    for n, search in enumerate([RTX, CARDS, *plain]):
+        await subs.add_watch(n + 1, search, max_watches=5)
+    async with WillhabenClient(
+        base_url="https://www.willhaben.at",
+        fetch_gap=20.0,
+        clock=clock,
+        sleep=clock.sleep,
+        transport=httpx.MockTransport(timed),
+        attempts=1,
+    ) as slow:
+        await passes(db, slow, clock, PASS_EVERY)  # the baselines, and the feed's first read
+        clock.advance(INTERVAL)
+        read_at.clear()
+        await passes(db, slow, clock, PASS_EVERY)  # one pass: twelve plain searches due
+    assert len(read_at) >= 4
+    assert max(b - a for a, b in itertools.pairwise(read_at)) <= CADENCE.interval + 20.0

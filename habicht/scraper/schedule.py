@@ -160,12 +160,12 @@ class FeedCadence:
     safety: float
 
 
-async def _next_feed(db: Database, *, horizon: float, tried: set[int]) -> Feed | None:
-    """The live feed due longest, or None."""
-    for row in await db.fetchall(_DUE_FEEDS, {"horizon": horizon}):
-        if row["id"] not in tried:
-            return Feed(row["id"], row["url"])
-    return None
+async def _next_feed(db: Database, *, horizon: float) -> Feed | None:
+    """The live feed due longest, or None. A feed read in this pass is due again once its
+    interval has passed (every read, failed or not, writes `last_attempt_at`), so a pass that
+    lasts long under a backlog still reads it every interval."""
+    row = await db.fetchone(_DUE_FEEDS, {"horizon": horizon})
+    return None if row is None else Feed(row["id"], row["url"])
 
 
 @dataclass(slots=True)
@@ -251,7 +251,6 @@ async def run_pass(
     started = clock()
     tally = Tally()
     tried: set[int] = set()
-    tried_feeds: set[int] = set()
     share = share or RequestShare()
 
     def horizons(now: float) -> dict[str, float]:
@@ -268,8 +267,9 @@ async def run_pass(
         try:
             feed = None
             if feeds is not None:
-                horizon = now + slack - feeds.interval
-                feed = await _next_feed(db, horizon=horizon, tried=tried_feeds)
+                # Early by at most half an interval: a feed is never read back to back.
+                horizon = now + min(slack, feeds.interval / 2) - feeds.interval
+                feed = await _next_feed(db, horizon=horizon)
             choice = None
             if feed is None:
                 choice = await _next(db, now=now, horizons=horizons(now), tried=tried, share=share)
@@ -277,7 +277,6 @@ async def run_pass(
             tally.database_error = f"{type(exc).__name__}: {exc}"
             break
         if feed is not None:
-            tried_feeds.add(feed.id)
             try:
                 await scan_feed(
                     db, client, renderer, feed, clock=clock, max_attempts=max_attempts, tally=tally
