@@ -479,6 +479,8 @@ async def test_owner_and_health_queries_never_read_every_sent_row(
         "silent": False,
         "digest_line": None,
         "source": None,
+        "first_seen_at": None,
+        "published_at": None,
         "id": 1,
         "ids": "[]",
         "most": 5,

@@ -27,6 +27,7 @@ from habicht.scraper.errors import (
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.filters import FilterReason, InvalidFilter, WatchFilter, parse_price
 from habicht.scraper.history import PricePoint
+from habicht.scraper.latency import Latency, Sample, latency, samples
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
 from habicht.scraper.scan import (
     FAILING_AFTER,
@@ -63,6 +64,7 @@ from habicht.scraper.urls import (
     parse_watch_argument,
     request_url,
 )
+from habicht.scraper.workload import Workload, workload
 
 __all__ = [
     "BEHIND_FACTOR",
@@ -86,6 +88,7 @@ __all__ = [
     "InvalidFilter",
     "InvalidReason",
     "InvalidSearch",
+    "Latency",
     "LayoutError",
     "Listing",
     "NewListing",
@@ -94,6 +97,7 @@ __all__ = [
     "PricePoint",
     "Renderer",
     "RequestShare",
+    "Sample",
     "ScanSummary",
     "ScrapeError",
     "Search",
@@ -106,15 +110,19 @@ __all__ = [
     "WatchFilter",
     "WatchInfo",
     "WillhabenClient",
+    "Workload",
     "capacity",
     "diff",
     "freshness",
     "keyword_search",
+    "latency",
     "normalise_search_url",
     "parse_price",
     "parse_search_page",
     "parse_watch_argument",
     "request_url",
     "run_pass",
+    "samples",
     "scan",
+    "workload",
 ]
