@@ -14,7 +14,7 @@ Every number comes from outside the outbox's internals (keep in sync with README
 - `habicht_delivery_seconds` (histogram) — detection to delivery: from a sent row's
   `created_at` to its `sent_at`, read from the database for rows sent since the last refresh;
 - `habicht_alert_freshness_seconds{since}` (histogram) — for each new-listing alert of an
-  advert new on willhaben (`scraper.latency`), seconds to its enqueue from habicht's first
+  advert new on willhaben (`scraper.alert_times`), seconds to its enqueue from habicht's first
   read of the advert (`first_seen`) and from its `PUBLISHED` time (`published`), read from
   the database for alerts queued since the last refresh;
 - `habicht_feed_misses_total` (counter) — alerts a search's own scan sent for adverts its

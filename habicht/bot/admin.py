@@ -222,7 +222,7 @@ async def stats_command(update: Update, context: Context) -> None:
 
 
 def _alerts(texts: Texts, fresh: Latency) -> Html:
-    """The last hour's new-listing alerts and how fresh they were (`scraper.latency`)."""
+    """The last hour's new-listing alerts and how fresh they were (`scraper.alert_times`)."""
     none = texts.fill("queue_none")
 
     def age(seconds: float | None) -> str:

@@ -4,6 +4,8 @@ Knows nothing of Telegram: it writes rendered texts into the outbox through a `R
 is given. Other code imports only the names listed here.
 """
 
+from habicht.scraper.alert_times import Latency, Sample, latency, samples
+from habicht.scraper.budget import Workload, workload
 from habicht.scraper.diff import (
     PUBLISHED_SLACK,
     BumpedListing,
@@ -27,7 +29,6 @@ from habicht.scraper.errors import (
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.filters import FilterReason, InvalidFilter, WatchFilter, parse_price
 from habicht.scraper.history import PricePoint
-from habicht.scraper.latency import Latency, Sample, latency, samples
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
 from habicht.scraper.scan import (
     FAILING_AFTER,
@@ -64,7 +65,6 @@ from habicht.scraper.urls import (
     parse_watch_argument,
     request_url,
 )
-from habicht.scraper.workload import Workload, workload
 
 __all__ = [
     "BEHIND_FACTOR",
