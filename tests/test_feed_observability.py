@@ -9,6 +9,7 @@ import json
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -159,6 +160,20 @@ async def test_alert_freshness_over_the_last_hour_leaves_bumped_adverts_out(
         assert "neue Anzeigen (1 h): 0; erstmals gelesen → eingereiht: — (p50)" in (
             world.bot.last(OWNER)
         )
+
+
+async def test_an_old_advert_that_comes_into_a_search_is_no_sample(tmp_path: Path) -> None:
+    """An old advert whose seller adds "Gaming" to its title comes into Bob's search and is
+    alerted to him as new there, but it is not new on willhaben: its alert measures no
+    freshness."""
+    async with feeding(tmp_path) as world:
+        old = world.advert("Grafikkarte", age=40 * 86400, price=Decimal(450))
+        world.site.publish(old)
+        await fed(world)
+        world.site.publish(replace(old, title="Gaming Grafikkarte"))
+        await world.ticks(1800)
+        assert any("Gaming Grafikkarte" in m.text for m in world.bot.api.messages(BOB))
+        assert (await health(world))["alert_freshness"]["alerts"] == 0
 
 
 async def test_stats_and_health_tell_feeds_and_searches_apart(tmp_path: Path) -> None:
