@@ -191,9 +191,12 @@ async def test_stats_and_health_tell_feeds_and_searches_apart(tmp_path: Path) ->
         assert (feeds["searches_fed"], feeds["searches_polled"]) == (2, 1)
         assert feeds["feed_failures"] >= 2
         assert feeds["feed_age_seconds"] >= 180
-        assert "1 Suchen einzeln abgefragt; 1 Feed(s) bedienen 2 Suchen (gelesen vor 3 min" in text
+        assert feeds["polled_stalest_seconds"] <= 300
+        assert feeds["safety_stalest_seconds"] >= 180  # the safety net is due every 30 min
+        assert "1 Suchen einzeln abgefragt (älteste vor " in text
+        assert "; 1 Feed(s) bedienen 2 Suchen (gelesen vor 3 min" in text
         streak = f"{feeds['feed_failures']} Mal in Folge fehlgeschlagen"
-        assert f"{streak}), deren eigene Abfrage alle 30 min" in text
+        assert f"{streak}), deren eigene Abfrage alle 30 min (älteste vor " in text
 
 
 async def test_the_behind_alert_counts_only_the_requests_that_compete(tmp_path: Path) -> None:
@@ -210,7 +213,8 @@ async def test_the_behind_alert_counts_only_the_requests_that_compete(tmp_path: 
         await world.ticks(1500)
         told = [m.text for m in world.bot.api.messages(OWNER) if "hinken nach" in m.text]
         assert len(told) == 1
-        assert "12 Suchen einzeln abgefragt; 1 Feed(s) bedienen 2 Suchen" in told[0]
+        assert "12 Suchen einzeln abgefragt (älteste vor " in told[0]
+        assert "; 1 Feed(s) bedienen 2 Suchen (gelesen vor " in told[0]
         assert "Bei 20.0 s pro Abruf passen 5 Abrufe in ein Intervall, 14 stehen an" in told[0]
         assert "HABICHT_FETCH_GAP=7.3 oder HABICHT_SCRAPE_INTERVAL ≥ 6 min" in told[0]
 

@@ -215,13 +215,13 @@ async def stats_command(update: Update, context: Context) -> None:
             + "; "
             + texts.fill("stats_feeds", misses=load.misses)
         ),
-        alerts=_alerts(texts, await latency(services.db, now=services.clock())),
+        alerts=_alert_freshness(texts, await latency(services.db, now=services.clock())),
         failing=len(overview.failing),
     )
     await reply(update, texts.lines(header, failing))
 
 
-def _alerts(texts: Texts, fresh: Latency) -> Html:
+def _alert_freshness(texts: Texts, fresh: Latency) -> Html:
     """The last hour's new-listing alerts and how fresh they were (`scraper.alert_times`)."""
     none = texts.fill("queue_none")
 

@@ -26,8 +26,15 @@ from habicht.bot.services import BotServices, NotReady
 from habicht.bot.texts import ERROR_BUDGET, Html, Texts, shorten
 from habicht.health import feed_cadence
 from habicht.queue import Outgoing
-from habicht.scraper import Capacity, FeedCadence, ScanSummary, Workload, capacity, freshness
-from habicht.scraper import workload as read_workload
+from habicht.scraper import (
+    Capacity,
+    FeedCadence,
+    ScanSummary,
+    Workload,
+    capacity,
+    freshness,
+    workload,
+)
 
 __all__ = [
     "alert_dead",
@@ -128,10 +135,16 @@ async def alert_scan(
 
 
 def describe_load(texts: Texts, load: Workload, cadence: FeedCadence | None) -> Html:
-    """What the budget serves, searches and feeds apart: the searches polled on their own,
-    and the live feeds — how many searches they serve, their stalest read and worst failure
-    streak, how often those searches are still scanned on their own."""
-    polled = texts.fill("load_polled", polled=load.polled)
+    """What the budget serves, searches and feeds apart: the searches polled on their own
+    (and the stalest), and the live feeds — how many searches they serve, their stalest read
+    and worst failure streak, how often those searches are meant to be scanned on their own
+    and how long the stalest has waited (the safety net's real cadence)."""
+    none = texts.fill("queue_none")
+
+    def age(seconds: float | None) -> str:
+        return none if seconds is None else texts.age(seconds)
+
+    polled = texts.fill("load_polled", polled=load.polled, age=age(load.polled_age))
     if cadence is None or not load.feeds:
         return polled
     failing = (
@@ -143,9 +156,10 @@ def describe_load(texts: Texts, load: Workload, cadence: FeedCadence | None) -> 
         "load_feeds",
         feeds=load.feeds,
         fed=load.fed,
-        age=texts.age(load.feed_age or 0.0),
+        age=age(load.feed_age),
         failing=failing,
         safety=texts.age(cadence.safety),
+        safety_age=age(load.safety_age),
     )
     return Html(polled + feeds)
 
@@ -176,7 +190,7 @@ async def alert_freshness(services: BotServices) -> None:
     if change is None:
         return
     cadence = feed_cadence(settings)
-    load = await read_workload(services.db, now=now, cadence=cadence)
+    load = await workload(services.db, now=now, cadence=cadence)
     fits = capacity(
         load.polled,
         interval=settings.scrape_interval,

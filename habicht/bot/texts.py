@@ -575,10 +575,10 @@ GERMAN = Catalog(
         "Feeds und Sicherheitsnetz allein füllen das Budget: ein längeres"
         " HABICHT_SAFETY_INTERVAL oder HABICHT_FEED_INTERVAL würde helfen"
     ),
-    load_polled="{polled} Suchen einzeln abgefragt",
+    load_polled="{polled} Suchen einzeln abgefragt (älteste vor {age})",
     load_feeds=(
         "; {feeds} Feed(s) bedienen {fed} Suchen (gelesen vor {age}{failing}), deren eigene"
-        " Abfrage alle {safety}"
+        " Abfrage alle {safety} (älteste vor {safety_age})"
     ),
     load_feed_failing=", {count} Mal in Folge fehlgeschlagen",
     never="nie",
@@ -843,10 +843,10 @@ ENGLISH = Catalog(
         "the feeds and the safety net alone fill the budget: a longer HABICHT_SAFETY_INTERVAL"
         " or HABICHT_FEED_INTERVAL would help"
     ),
-    load_polled="{polled} searches polled on their own",
+    load_polled="{polled} searches polled on their own (stalest {age} ago)",
     load_feeds=(
         "; {feeds} feed(s) serve {fed} searches (read {age} ago{failing}), their own scans"
-        " every {safety}"
+        " every {safety} (stalest {safety_age} ago)"
     ),
     load_feed_failing=", failing {count} times in a row",
     never="never",

@@ -23,7 +23,13 @@ __all__ = ["Workload", "workload"]
 _WORKLOAD = f"""
 SELECT
     (SELECT count(*) FROM searches s WHERE {_ACTIVE}) AS searches,
+    (SELECT max(:now - coalesce(s.last_attempt_at, s.created_at)) FROM searches s
+     WHERE {_ACTIVE}) AS all_age,
     (SELECT count(*) FROM searches s WHERE s.feed_id IN live AND {_ACTIVE}) AS fed,
+    (SELECT max(:now - coalesce(s.last_attempt_at, s.created_at)) FROM searches s
+     WHERE (s.feed_id IS NULL OR s.feed_id NOT IN live) AND {_ACTIVE}) AS polled_age,
+    (SELECT max(:now - coalesce(s.last_attempt_at, s.created_at)) FROM searches s
+     WHERE s.feed_id IN live AND {_ACTIVE}) AS safety_age,
     (SELECT count(*) FROM live) AS feeds,
     (SELECT max(:now - coalesce(f.last_success_at, f.created_at)) FROM feeds f
      WHERE f.id IN live) AS feed_age,
@@ -35,13 +41,17 @@ SELECT
 
 @dataclass(frozen=True, slots=True)
 class Workload:
-    """`polled` searches scanned on their own every interval; `fed` ones served by `feeds`
-    live feeds, whose stalest successful read (or creation, if never read) is `feed_age`
-    seconds ago (None without feeds) and whose worst failure streak is `feed_failures`;
-    `misses`: the feed misses counted on the searches that exist (`scraper.scan`)."""
+    """`polled` searches scanned on their own every interval, the stalest `polled_age`
+    seconds ago; `fed` ones served by `feeds` live feeds, whose own scans (the safety net)
+    are the stalest `safety_age` seconds ago — the net's real cadence — and whose feeds'
+    stalest successful read (or creation, if never read) is `feed_age` seconds ago and worst
+    failure streak `feed_failures`; `misses`: the feed misses counted on the searches that
+    exist (`scraper.scan`). Ages are None where there is nothing to age."""
 
     polled: int
+    polled_age: float | None = None
     fed: int = 0
+    safety_age: float | None = None
     feeds: int = 0
     feed_age: float | None = None
     feed_failures: int = 0
@@ -51,12 +61,18 @@ class Workload:
         """The JSON `habicht health` prints."""
         return {
             "searches_polled": self.polled,
+            "polled_stalest_seconds": _rounded(self.polled_age),
             "searches_fed": self.fed,
+            "safety_stalest_seconds": _rounded(self.safety_age),
             "feeds": self.feeds,
-            "feed_age_seconds": None if self.feed_age is None else round(self.feed_age, 1),
+            "feed_age_seconds": _rounded(self.feed_age),
             "feed_failures": self.feed_failures,
             "feed_misses": self.misses,
         }
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(max(0.0, seconds), 1)
 
 
 async def workload(db: Database, *, now: float, cadence: FeedCadence | None) -> Workload:
@@ -65,10 +81,12 @@ async def workload(db: Database, *, now: float, cadence: FeedCadence | None) -> 
     row = await db.fetchone(sql, {"now": now})
     assert row is not None  # one row, always
     if cadence is None:
-        return Workload(polled=row["searches"], misses=row["misses"])
+        return Workload(polled=row["searches"], polled_age=row["all_age"], misses=row["misses"])
     return Workload(
         polled=row["searches"] - row["fed"],
+        polled_age=row["polled_age"],
         fed=row["fed"],
+        safety_age=row["safety_age"],
         feeds=row["feeds"],
         feed_age=row["feed_age"],
         feed_failures=row["feed_failures"],
