@@ -223,16 +223,11 @@ async def stats_command(update: Update, context: Context) -> None:
 
 def _alert_freshness(texts: Texts, fresh: Latency) -> Html:
     """The last hour's new-listing alerts and how fresh they were (`scraper.alert_times`)."""
-    none = texts.fill("queue_none")
-
-    def age(seconds: float | None) -> str:
-        return none if seconds is None else texts.age(seconds)
-
     return texts.fill(
         "stats_alerts",
         count=fresh.alerts,
-        seen_p50=age(fresh.seen_p50),
-        seen_p95=age(fresh.seen_p95),
-        published_p50=age(fresh.published_p50),
-        published_p95=age(fresh.published_p95),
+        seen_p50=texts.age_or_none(fresh.seen_p50),
+        seen_p95=texts.age_or_none(fresh.seen_p95),
+        published_p50=texts.age_or_none(fresh.published_p50),
+        published_p95=texts.age_or_none(fresh.published_p95),
     )

@@ -139,12 +139,7 @@ def describe_load(texts: Texts, load: Workload, cadence: FeedCadence | None) -> 
     (and the stalest), and the live feeds — how many searches they serve, their stalest read
     and worst failure streak, how often those searches are meant to be scanned on their own
     and how long the stalest has waited (the safety net's real cadence)."""
-    none = texts.fill("queue_none")
-
-    def age(seconds: float | None) -> str:
-        return none if seconds is None else texts.age(seconds)
-
-    polled = texts.fill("load_polled", polled=load.polled, age=age(load.polled_age))
+    polled = texts.fill("load_polled", polled=load.polled, age=texts.age_or_none(load.polled_age))
     if cadence is None or not load.feeds:
         return polled
     failing = (
@@ -156,10 +151,10 @@ def describe_load(texts: Texts, load: Workload, cadence: FeedCadence | None) -> 
         "load_feeds",
         feeds=load.feeds,
         fed=load.fed,
-        age=age(load.feed_age),
+        age=texts.age_or_none(load.feed_age),
         failing=failing,
         safety=texts.age(cadence.safety),
-        safety_age=age(load.safety_age),
+        safety_age=texts.age_or_none(load.safety_age),
     )
     return Html(polled + feeds)
 

@@ -877,6 +877,10 @@ class Texts:
     def age(self, seconds: float) -> str:
         return _age(seconds, self.lang)
 
+    def age_or_none(self, seconds: float | None) -> str:
+        """`age`, or the dash where there is nothing to measure."""
+        return self.catalog.queue_none if seconds is None else self.age(seconds)
+
     def until(self, seconds: float) -> Html:
         """`in 5 min` style; a due time in the past reads as `now`."""
         return self.fill("due_now") if seconds <= 0 else self.fill("due_in", age=self.age(seconds))
