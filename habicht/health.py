@@ -12,9 +12,10 @@ start or latest recorded progress — is at most 3 * its interval old
 (`HABICHT_SCRAPE_INTERVAL`, `HABICHT_QUEUE_INTERVAL`). A running job records progress (a
 scrape after each search, a drain as it sends) at most every `PROGRESS_EVERY` seconds, so a
 long run that is getting somewhere is not taken for a stalled one. A cycle that ended with an
-error still counts as alive (`ok` is reported); failing searches, the queue and freshness
+error still counts as alive (`ok` is reported); failing searches, the queue, freshness
 (how long the active searches have waited since their last scan: the stalest and the 95th
-percentile) are reported but never make the verdict, because a blocked willhaben or a
+percentile), the feeds (`scraper.budget`) and the last hour's alert freshness
+(`scraper.alert_times`) are reported but never make the verdict, because a blocked willhaben or a
 backlog is not something a restart cures. A scheduler that stalls — a pass that neither
 scans a search nor ends, or no pass at all — is: its heartbeat grows old.
 
@@ -41,7 +42,15 @@ from typing import TYPE_CHECKING, Any, Literal
 from habicht.clock import Clock
 from habicht.config import Settings
 from habicht.db import Database, DatabaseError, latest_version
-from habicht.scraper import Freshness, freshness
+from habicht.scraper import (
+    FeedCadence,
+    Freshness,
+    Latency,
+    Workload,
+    freshness,
+    latency,
+    workload,
+)
 
 if TYPE_CHECKING:
     from habicht.watchdog import Watchdog
@@ -54,6 +63,7 @@ __all__ = [
     "Job",
     "JobBeat",
     "check_health",
+    "feed_cadence",
     "heartbeat",
     "probe",
     "record_finish",
@@ -70,6 +80,13 @@ STALE_AFTER_INTERVALS = 3
 PROGRESS_EVERY = 5.0
 """Least seconds between two progress records of one run: a drain sends ~30 messages/s and
 must not write a heartbeat for each."""
+
+
+def feed_cadence(settings: Settings) -> FeedCadence | None:
+    """The feeds' cadence, or None when HABICHT_FEED_INTERVAL is 0 (every search polled)."""
+    if not settings.feed_interval:
+        return None
+    return FeedCadence(interval=settings.feed_interval, safety=settings.safety_interval)
 
 
 def stale_after(settings: Settings) -> dict[Job, float]:
@@ -232,6 +249,8 @@ class HealthReport:
     queue: dict[str, int] = field(default_factory=dict)
     failing_searches: list[dict[str, Any]] = field(default_factory=list)
     freshness: Freshness | None = None
+    workload: Workload | None = None
+    alerts: Latency | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON `habicht health` prints."""
@@ -243,6 +262,8 @@ class HealthReport:
             "queue": self.queue,
             "failing_searches": self.failing_searches,
             "freshness": None if self.freshness is None else _freshness(self.freshness),
+            "feeds": None if self.workload is None else self.workload.as_dict(),
+            "alert_freshness": None if self.alerts is None else self.alerts.as_dict(),
         }
 
 
@@ -322,6 +343,8 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
         queue={"pending": pending, "retrying": retrying, "sending": sending, "dead": dead},
         failing_searches=failing,
         freshness=fresh,
+        workload=await workload(db, now=now, cadence=feed_cadence(settings)),
+        alerts=await latency(db, now=now),
     )
 
 

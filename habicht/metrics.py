@@ -12,7 +12,16 @@ Every number comes from outside the outbox's internals (keep in sync with README
   stalest active search (`max`) and of the 95th percentile (`0.95`);
 - `habicht_searches_active` (gauge) — searches with an active watch;
 - `habicht_delivery_seconds` (histogram) — detection to delivery: from a sent row's
-  `created_at` to its `sent_at`, read from the database for rows sent since the last refresh.
+  `created_at` to its `sent_at`, read from the database for rows sent since the last refresh;
+- `habicht_alert_freshness_seconds{since}` (histogram) — for each new-listing alert of an
+  advert new on willhaben (`scraper.alert_times`), seconds to its enqueue from habicht's first
+  read of the advert (`first_seen`) and from its `PUBLISHED` time (`published`), read from
+  the database for alerts queued since the last refresh;
+- `habicht_feed_misses_total` (counter) — alerts a search's own scan sent for adverts its
+  feed had shown (`ScanSummary.feed_misses`), counted from each pass's summary. Not the sum
+  of `searches.feed_misses`: that falls when a search goes with its last watch, and a
+  counter that falls reads to Prometheus as a restart (a false jump in `rate()`); counted
+  here it only rises, and starts at 0 with the process like every counter.
 
 The gauges and the histogram are refreshed by `refresh`, which the bot calls on the
 scheduler's tick; the endpoint itself runs in prometheus-client's own thread, so a busy event
@@ -32,14 +41,17 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 from habicht.config import ConfigError
 from habicht.db import Database
 from habicht.queue import Dead, Fatal, Message, Migrate, Outcome, Retry, RetryAt, Send, classify
-from habicht.scraper import ErrorKind, freshness
+from habicht.scraper import ErrorKind, ScanSummary, freshness, samples
 
-__all__ = ["DELIVERY_BUCKETS", "Metrics"]
+__all__ = ["DELIVERY_BUCKETS", "FRESHNESS_BUCKETS", "Metrics"]
 
 log = logging.getLogger(__name__)
 
 DELIVERY_BUCKETS = (1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 86400)
 """Seconds; from "at once" over one scrape interval to the message TTL."""
+
+FRESHNESS_BUCKETS = (10, 30, 60, 90, 120, 300, 600, 1800, 3600, 4 * 3600, 86400)
+"""Seconds; around a feed interval (the goal: within two minutes), up to a day."""
 
 _OUTCOMES: dict[type[Outcome], str] = {
     Retry: "retry",
@@ -97,8 +109,23 @@ class Metrics:
             buckets=DELIVERY_BUCKETS,
             registry=self.registry,
         )
+        self.alert_freshness = Histogram(
+            "habicht_alert_freshness_seconds",
+            "Seconds from a new advert's first read (first_seen) or its PUBLISHED time"
+            " (published) to its alert's enqueue.",
+            ["since"],
+            buckets=FRESHNESS_BUCKETS,
+            registry=self.registry,
+        )
+        self.feed_misses = Counter(
+            "habicht_feed_misses",
+            "Alerts a search's own scan sent for adverts its feed had shown but not matched.",
+            registry=self.registry,
+        )
         self._observed: tuple[float, int] = (since, 0)
         """(sent_at, id) of the last sent row the histogram has seen."""
+        self._sampled: tuple[float, int] = (since, 0)
+        """(created_at, id) of the last new-listing alert the freshness histogram has seen."""
         self._server: tuple[WSGIServer, Thread] | None = None
 
     def sending(self, send: Send) -> Send:
@@ -117,6 +144,10 @@ class Metrics:
     def scanned(self, outcome: ErrorKind | Literal["ok"]) -> None:
         self.fetches.labels(outcome).inc()
 
+    def passed(self, summary: ScanSummary) -> None:
+        """Count what a scheduler pass's summary says that no table keeps for good."""
+        self.feed_misses.inc(summary.feed_misses)
+
     async def refresh(self, db: Database, *, now: float, interval: float) -> None:
         """Read the gauges and the deliveries since the last refresh from the database."""
         counts = dict.fromkeys(_STATUSES, 0)
@@ -131,6 +162,11 @@ class Metrics:
         for took, sent_at, row_id in await db.fetchall(_DELIVERED, {"at": at, "id": last_id}):
             self.delivery.observe(max(0.0, took))
             self._observed = (sent_at, row_id)
+        for sample in await samples(db, after=self._sampled):
+            self.alert_freshness.labels("first_seen").observe(sample.seen)
+            if sample.published is not None:
+                self.alert_freshness.labels("published").observe(sample.published)
+            self._sampled = sample.place
 
     def serve(self, *, host: str, port: int) -> int:
         """Start the endpoint on `host`:`port` (0: any free port); the port it listens on.

@@ -154,10 +154,16 @@ def settings_for(tmp_path: Path, token: str, **changes: Any) -> Settings:
 
 @asynccontextmanager
 async def running(
-    tmp_path: Path, *, clock: FakeClock | None = None, **changes: Any
+    tmp_path: Path,
+    *,
+    clock: FakeClock | None = None,
+    willhaben: httpx.MockTransport | None = None,
+    **changes: Any,
 ) -> AsyncIterator[Bot]:
     """The Application started as `post_init` starts it (no updater), and shut down after;
-    a restart passes the clock of the run before, so time goes on."""
+    a restart passes the clock of the run before, so time goes on. `willhaben` replaces the
+    kit's fake site (`bot.site` then sees no request): a `FakeWillhabenSite(world=True)`'s
+    transport, for tests with feeds (`feed_interval=60`)."""
     clock = clock or FakeClock()
     site = Site([FakeAdvert("1001", "Altes Sofa", Decimal(100))])
     with FakeBotAPI(clock=clock) as api:
@@ -167,7 +173,7 @@ async def running(
             sleep=clock.sleep,
             rand=random.Random(7),
             telegram_transport=api.transport(),
-            willhaben_transport=httpx.MockTransport(site),
+            willhaben_transport=willhaben or httpx.MockTransport(site),
         )
         async with app:
             assert app.post_init is not None

@@ -198,6 +198,10 @@ async def test_the_metrics_endpoint_answers_over_http(tmp_path: Path) -> None:
         assert 'habicht_scan_staleness_seconds{quantile="max"}' in text
         assert "habicht_searches_active 1.0" in text
         assert "habicht_delivery_seconds_count 2.0" in text
+        # Issue 20: the new advert's alert is one freshness sample (no PUBLISHED on its page).
+        assert 'habicht_alert_freshness_seconds_count{since="first_seen"} 1.0' in text
+        assert 'habicht_alert_freshness_seconds_count{since="published"}' not in text
+        assert "habicht_feed_misses_total 0.0" in text
     async with httpx.AsyncClient() as http:  # the endpoint closed with the bot
         with pytest.raises(httpx.ConnectError):
             await http.get(f"http://127.0.0.1:{port}/metrics")

@@ -237,6 +237,8 @@ async def test_cli_exit_codes_and_json(env: Path, capsys: pytest.CaptureFixture[
         "queue",
         "failing_searches",
         "freshness",
+        "feeds",
+        "alert_freshness",
     }
     assert data["freshness"] == {
         "searches": 0,

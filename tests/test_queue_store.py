@@ -21,6 +21,7 @@ from habicht.queue import (
     enqueue_within,
 )
 from habicht.queue import store as store_module
+from habicht.scraper import alert_times
 
 NOW = 1_700_000_000.0
 
@@ -445,6 +446,7 @@ def _scans(db_path: Path, sql: str, params: dict[str, object] | tuple[object, ..
         ("owed", store_module._OWED),
         ("cancel", store_module._CANCEL),
         ("retime", store_module._RETIME),
+        ("alert freshness", alert_times._SAMPLES),
         *[(f"purge {i}", f"DELETE {old}") for i, old in enumerate(store_module._PURGED)],
         *[
             (f"tombstones {i}", f"SELECT dedupe_key {old}")
@@ -479,7 +481,10 @@ async def test_owner_and_health_queries_never_read_every_sent_row(
         "silent": False,
         "digest_line": None,
         "source": None,
+        "first_seen_at": None,
+        "published_at": None,
         "id": 1,
+        "at": NOW,
         "ids": "[]",
         "most": 5,
         "key": "k",

@@ -17,14 +17,16 @@ from zoneinfo import ZoneInfo
 from telegram import Update
 from telegram.constants import ChatType
 
+from habicht.bot.alerts import describe_load
 from habicht.bot.commands import unknown_command
 from habicht.bot.handling import reply
 from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import Html, Texts, shorten
 from habicht.digits import whole_number
+from habicht.health import feed_cadence
 from habicht.queue import DEFAULT_ZONE
-from habicht.scraper import freshness
+from habicht.scraper import Latency, freshness, latency, workload
 
 __all__ = ["owner_only", "queue_command", "stats_command"]
 
@@ -164,7 +166,8 @@ async def queue_command(update: Update, context: Context) -> None:
 
 @owner_only
 async def stats_command(update: Update, context: Context) -> None:
-    """Chats, watches, unique searches, listings, the last pass, freshness, and failing
+    """Chats, watches, unique searches, listings, the last pass, freshness, what the budget
+    serves (searches polled, feeds), feed misses, the last hour's alert freshness, and failing
     searches."""
     services = context.bot_data
     texts = _texts(update, services)
@@ -193,6 +196,8 @@ async def stats_command(update: Update, context: Context) -> None:
         )
         for search in overview.failing[:FAILING_SHOWN]
     ]
+    cadence = feed_cadence(services.settings)
+    load = await workload(services.db, now=services.clock(), cadence=cadence)
     header = texts.fill(
         "stats",
         chats=overview.chats,
@@ -205,6 +210,24 @@ async def stats_command(update: Update, context: Context) -> None:
         stalest=none if fresh.stalest is None else texts.age(fresh.stalest),
         p95=none if fresh.p95 is None else texts.age(fresh.p95),
         interval=texts.age(interval),
+        load=Html(
+            describe_load(texts, load, cadence)
+            + "; "
+            + texts.fill("stats_feeds", misses=load.misses)
+        ),
+        alerts=_alert_freshness(texts, await latency(services.db, now=services.clock())),
         failing=len(overview.failing),
     )
     await reply(update, texts.lines(header, failing))
+
+
+def _alert_freshness(texts: Texts, fresh: Latency) -> Html:
+    """The last hour's new-listing alerts and how fresh they were (`scraper.alert_times`)."""
+    return texts.fill(
+        "stats_alerts",
+        count=fresh.alerts,
+        seen_p50=texts.age_or_none(fresh.seen_p50),
+        seen_p95=texts.age_or_none(fresh.seen_p95),
+        published_p50=texts.age_or_none(fresh.published_p50),
+        published_p95=texts.age_or_none(fresh.published_p95),
+    )

@@ -17,14 +17,24 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 from collections import Counter
 from collections.abc import Callable
 
 from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, NotReady
 from habicht.bot.texts import ERROR_BUDGET, Html, Texts, shorten
+from habicht.health import feed_cadence
 from habicht.queue import Outgoing
-from habicht.scraper import ScanSummary, capacity, freshness
+from habicht.scraper import (
+    Capacity,
+    FeedCadence,
+    ScanSummary,
+    Workload,
+    capacity,
+    freshness,
+    workload,
+)
 
 __all__ = [
     "alert_dead",
@@ -32,6 +42,7 @@ __all__ = [
     "alert_freshness",
     "alert_scan",
     "alert_stopped",
+    "describe_load",
     "report_error",
     "tell_owners",
 ]
@@ -123,10 +134,49 @@ async def alert_scan(
     services.database_failing = database  # only once told: a failed enqueue tries again
 
 
+def describe_load(texts: Texts, load: Workload, cadence: FeedCadence | None) -> Html:
+    """What the budget serves, searches and feeds apart: the searches polled on their own
+    (and the stalest), and the live feeds — how many searches they serve, their stalest read
+    and worst failure streak, how often those searches are meant to be scanned on their own
+    and how long the stalest has waited (the safety net's real cadence)."""
+    polled = texts.fill("load_polled", polled=load.polled, age=texts.age_or_none(load.polled_age))
+    if cadence is None or not load.feeds:
+        return polled
+    failing = (
+        texts.fill("load_feed_failing", count=load.feed_failures)
+        if load.feed_failures
+        else Html("")
+    )
+    feeds = texts.fill(
+        "load_feeds",
+        feeds=load.feeds,
+        fed=load.fed,
+        age=texts.age_or_none(load.feed_age),
+        failing=failing,
+        safety=texts.age(cadence.safety),
+        safety_age=texts.age_or_none(load.safety_age),
+    )
+    return Html(polled + feeds)
+
+
+def _advice(texts: Texts, fits: Capacity) -> Html:
+    """Which setting would fit every request that competes for the budget."""
+    if fits.interval_needed == math.inf:
+        if fits.gap_that_fits is None:
+            return texts.fill("advice_cadence")
+        return texts.fill("advice_gap_only", gap=f"{fits.gap_that_fits:.1f}")
+    if fits.gap_that_fits is None:
+        return texts.fill("advice_interval", interval=texts.age(fits.interval_needed))
+    return texts.fill(
+        "advice_gap", gap=f"{fits.gap_that_fits:.1f}", interval=texts.age(fits.interval_needed)
+    )
+
+
 async def alert_freshness(services: BotServices) -> None:
-    """Freshness behind for an interval (`FreshnessWatch`): once, with what would fit; and
-    once when it is back. Not while willhaben blocks us: that has its own alert, and no
-    fetch gap or interval would help."""
+    """Freshness behind for an interval (`FreshnessWatch`): once, with what the budget serves
+    (searches polled on their own, feeds and the searches they serve) and what would fit the
+    requests that compete for it; and once when it is back. Not while willhaben blocks us:
+    that has its own alert, and no fetch gap or interval would help."""
     if services.client.paused_until is not None:
         return
     settings, now = services.settings, services.clock()
@@ -134,33 +184,31 @@ async def alert_freshness(services: BotServices) -> None:
     change = services.freshness_watch.update(fresh, now=now)
     if change is None:
         return
+    cadence = feed_cadence(settings)
+    load = await workload(services.db, now=now, cadence=cadence)
     fits = capacity(
-        fresh.searches,
+        load.polled,
         interval=settings.scrape_interval,
         fetch_gap=settings.fetch_gap,
         seconds_per_search=services.seconds_per_search or settings.fetch_gap,
+        fed=load.fed,
+        feeds=load.feeds,
+        cadence=cadence,
     )
 
     def render(texts: Texts) -> Html:
         if change == "recovered":
             return texts.fill("alert_fresh_again", stalest=texts.age(fresh.stalest or 0.0))
-        advice = (
-            texts.fill("advice_interval", interval=texts.age(fits.interval_needed))
-            if fits.gap_that_fits is None
-            else texts.fill(
-                "advice_gap",
-                gap=f"{fits.gap_that_fits:.1f}",
-                interval=texts.age(fits.interval_needed),
-            )
-        )
         return texts.fill(
             "alert_behind",
             searches=fresh.searches,
             stalest=texts.age(fresh.stalest or 0.0),
             interval=texts.age(settings.scrape_interval),
+            load=describe_load(texts, load, cadence),
             fits=fits.fits,
+            requests=f"{fits.requests:.0f}",
             per_search=f"{fits.seconds_per_search:.1f}",
-            advice=advice,
+            advice=_advice(texts, fits),
         )
 
     await tell_owners(services, render, key=f"freshness:{change}:{now:.6f}")

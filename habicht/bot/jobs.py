@@ -38,10 +38,10 @@ from habicht.bot.alerts import (
 )
 from habicht.bot.services import BotServices, Context
 from habicht.config import Settings
-from habicht.health import heartbeat
+from habicht.health import feed_cadence, heartbeat
 from habicht.queue import ChatGoneHook, DeliveryStopped, Message, Send, TopicGoneHook, drain
 from habicht.retention import retain
-from habicht.scraper import FeedCadence, run_pass
+from habicht.scraper import run_pass
 
 __all__ = [
     "BASELINE",
@@ -118,13 +118,6 @@ async def _passes(services: BotServices) -> None:
             await _pass(services)
 
 
-def feed_cadence(settings: Settings) -> FeedCadence | None:
-    """The feeds' cadence, or None when HABICHT_FEED_INTERVAL is 0 (every search polled)."""
-    if not settings.feed_interval:
-        return None
-    return FeedCadence(interval=settings.feed_interval, safety=settings.safety_interval)
-
-
 async def _pass(services: BotServices) -> None:
     settings, metrics = services.settings, services.metrics
     beat = heartbeat(services.db, "scrape", clock=services.clock, watchdog=services.watchdog)
@@ -146,9 +139,11 @@ async def _pass(services: BotServices) -> None:
         await alert_scan(services, summary, cycle=started, key=f"scan:{started:.6f}")
         await alert_freshness(services)
         if metrics is not None:
+            metrics.passed(summary)
             now = services.clock()
             await metrics.refresh(services.db, now=now, interval=settings.scrape_interval)
-        tried = summary.scanned + len(summary.failed)
+        # Feed reads spend the same budget: a pass's time is per scan, feeds included.
+        tried = summary.scanned + len(summary.failed) + summary.feeds
         if tried:
             log.info("scheduler pass: %s", summary)
             services.seconds_per_search = summary.duration / tried

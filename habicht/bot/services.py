@@ -89,7 +89,8 @@ class BotServices:
         self.scan_again = False
         """Set when a pass is asked for while one runs: it goes round once more."""
         self.seconds_per_search: float | None = None
-        """Measured by the last pass: its duration per search tried (gap + fetch time)."""
+        """Measured by the last pass: its duration per scan — a search tried or a feed read —
+        (gap + fetch time)."""
         self.freshness_watch = FreshnessWatch()
         self.request_share = RequestShare()
         """Requested scans' share of the fetch budget, across the scheduler's passes."""

@@ -284,6 +284,13 @@ class Catalog:
     alert_fresh_again: str
     advice_gap: str
     advice_interval: str
+    advice_gap_only: str
+    advice_cadence: str
+    load_polled: str
+    load_feeds: str
+    load_feed_failing: str
+    stats_feeds: str
+    stats_alerts: str
     never: str
 
 
@@ -534,7 +541,15 @@ GERMAN = Catalog(
         "Anzeigen bekannt: {listings}\n"
         "letzter Durchlauf: {last_cycle}\n"
         "Aktualität: älteste Suche vor {stalest}, 95 % vor {p95} (Ziel: alle {interval})\n"
+        "{load}\n"
+        "{alerts}\n"
         "fehlerhafte Suchen: {failing}"
+    ),
+    stats_feeds="Feed-Fehltreffer: {misses}",
+    stats_alerts=(
+        "neue Anzeigen (1 h): {count}; erstmals gelesen → eingereiht: {seen_p50} (p50),"
+        " {seen_p95} (p95); veröffentlicht → eingereiht: {published_p50} (p50),"
+        " {published_p95} (p95)"
     ),
     cycle="vor {age}, Dauer {took}",
     failing_line="#{search_id} ({kind}, {count} Mal, {watchers} Abos): {url}",
@@ -549,12 +564,23 @@ GERMAN = Catalog(
     alert_database_ok="✅ Die Datenbank arbeitet wieder.",
     alert_behind=(
         "🐢 Die Suchen hinken nach: die älteste von {searches} wurde vor {stalest} gelesen,"
-        " Ziel ist alle {interval}. Bei {per_search} s pro Suche passen {fits} Suchen in ein"
-        " Intervall; {advice}."
+        " Ziel ist alle {interval}. {load}. Bei {per_search} s pro Abruf passen {fits} Abrufe"
+        " in ein Intervall, {requests} stehen an; {advice}."
     ),
     alert_fresh_again="✅ Die Suchen sind wieder aktuell (älteste vor {stalest}).",
     advice_gap="HABICHT_FETCH_GAP={gap} oder HABICHT_SCRAPE_INTERVAL ≥ {interval} würde reichen",
     advice_interval="HABICHT_SCRAPE_INTERVAL ≥ {interval} würde reichen",
+    advice_gap_only="HABICHT_FETCH_GAP={gap} würde reichen",
+    advice_cadence=(
+        "Feeds und Sicherheitsnetz allein füllen das Budget: ein längeres"
+        " HABICHT_SAFETY_INTERVAL oder HABICHT_FEED_INTERVAL würde helfen"
+    ),
+    load_polled="{polled} Suchen einzeln abgefragt (älteste vor {age})",
+    load_feeds=(
+        "; {feeds} Feed(s) bedienen {fed} Suchen (gelesen vor {age}{failing}), deren eigene"
+        " Abfrage alle {safety} (älteste vor {safety_age})"
+    ),
+    load_feed_failing=", {count} Mal in Folge fehlgeschlagen",
     never="nie",
 )
 
@@ -784,7 +810,14 @@ ENGLISH = Catalog(
         "listings known: {listings}\n"
         "last cycle: {last_cycle}\n"
         "freshness: stalest {stalest} ago, 95 % {p95} ago (target: every {interval})\n"
+        "{load}\n"
+        "{alerts}\n"
         "failing searches: {failing}"
+    ),
+    stats_feeds="feed misses: {misses}",
+    stats_alerts=(
+        "new-listing alerts (1 h): {count}; first read → queued: {seen_p50} (p50),"
+        " {seen_p95} (p95); published → queued: {published_p50} (p50), {published_p95} (p95)"
     ),
     cycle="{age} ago, took {took}",
     failing_line="#{search_id} ({kind}, {count} times, {watchers} watchers): {url}",
@@ -799,12 +832,23 @@ ENGLISH = Catalog(
     alert_database_ok="✅ The database works again.",
     alert_behind=(
         "🐢 Searches fall behind: the stalest of {searches} was read {stalest} ago, the"
-        " target is every {interval}. At {per_search} s per search, {fits} searches fit in"
-        " an interval; {advice}."
+        " target is every {interval}. {load}. At {per_search} s per request, {fits} requests"
+        " fit in an interval and {requests} compete; {advice}."
     ),
     alert_fresh_again="✅ Searches are fresh again (stalest read {stalest} ago).",
     advice_gap="HABICHT_FETCH_GAP={gap} or HABICHT_SCRAPE_INTERVAL ≥ {interval} would fit",
     advice_interval="HABICHT_SCRAPE_INTERVAL ≥ {interval} would fit",
+    advice_gap_only="HABICHT_FETCH_GAP={gap} would fit",
+    advice_cadence=(
+        "the feeds and the safety net alone fill the budget: a longer HABICHT_SAFETY_INTERVAL"
+        " or HABICHT_FEED_INTERVAL would help"
+    ),
+    load_polled="{polled} searches polled on their own (stalest {age} ago)",
+    load_feeds=(
+        "; {feeds} feed(s) serve {fed} searches (read {age} ago{failing}), their own scans"
+        " every {safety} (stalest {safety_age} ago)"
+    ),
+    load_feed_failing=", failing {count} times in a row",
     never="never",
 )
 
@@ -832,6 +876,10 @@ class Texts:
 
     def age(self, seconds: float) -> str:
         return _age(seconds, self.lang)
+
+    def age_or_none(self, seconds: float | None) -> str:
+        """`age`, or the dash where there is nothing to measure."""
+        return self.catalog.queue_none if seconds is None else self.age(seconds)
 
     def until(self, seconds: float) -> Html:
         """`in 5 min` style; a due time in the past reads as `now`."""

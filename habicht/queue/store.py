@@ -137,6 +137,11 @@ class Outgoing:
     of the chat queueing the same key owes the same row too (see `disown_within`)."""
     source: Source | None = None
     """Where an alert came from (a shared feed, or its search's own scan); kept for counting."""
+    first_seen_at: float | None = None
+    """When what a new-listing alert tells of was first read, for a new advert only (not
+    bumped, not older than its watch): the start of its freshness, kept for measuring."""
+    published_at: float | None = None
+    """Its `PUBLISHED` time, under the same rule (None also when the page gave none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,11 +261,11 @@ _INSERT = """
 INSERT INTO notifications
     (chat_id, kind, ad_id, text, dedupe_key, max_attempts, next_attempt_at,
      created_at, queued_at, updated_at, photo_url, buttons, thread_id,
-     disable_notification, digest_line, source)
+     disable_notification, digest_line, source, first_seen_at, published_at)
 SELECT :chat_id, :kind, :ad_id, :text, :dedupe_key, :max_attempts,
        max(coalesce(:release, head), coalesce(last + :gap, head)), :now,
        coalesce(:release, :now), :now, :photo_url, :buttons, :thread_id,
-       :disable_notification, :digest_line, :source
+       :disable_notification, :digest_line, :source, :first_seen_at, :published_at
 FROM (
     SELECT min(:now, coalesce(
                (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending'), :now
@@ -334,6 +339,8 @@ async def enqueue_within(
                 "disable_notification": silent or item.disable_notification,
                 "gap": chat_gap(item.chat_id),
                 "source": item.source,
+                "first_seen_at": item.first_seen_at,
+                "published_at": item.published_at,
             }
         )
     before = conn.total_changes

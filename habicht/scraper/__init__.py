@@ -4,6 +4,8 @@ Knows nothing of Telegram: it writes rendered texts into the outbox through a `R
 is given. Other code imports only the names listed here.
 """
 
+from habicht.scraper.alert_times import Latency, Sample, latency, samples
+from habicht.scraper.budget import Workload, workload
 from habicht.scraper.diff import (
     PUBLISHED_SLACK,
     BumpedListing,
@@ -86,6 +88,7 @@ __all__ = [
     "InvalidFilter",
     "InvalidReason",
     "InvalidSearch",
+    "Latency",
     "LayoutError",
     "Listing",
     "NewListing",
@@ -94,6 +97,7 @@ __all__ = [
     "PricePoint",
     "Renderer",
     "RequestShare",
+    "Sample",
     "ScanSummary",
     "ScrapeError",
     "Search",
@@ -106,15 +110,19 @@ __all__ = [
     "WatchFilter",
     "WatchInfo",
     "WillhabenClient",
+    "Workload",
     "capacity",
     "diff",
     "freshness",
     "keyword_search",
+    "latency",
     "normalise_search_url",
     "parse_price",
     "parse_search_page",
     "parse_watch_argument",
     "request_url",
     "run_pass",
+    "samples",
     "scan",
+    "workload",
 ]

@@ -51,7 +51,7 @@ import json
 import logging
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Protocol
 
@@ -728,6 +728,7 @@ async def _events(
     watch_filter = WatchFilter.from_json(watch["filters"])
     drops = [event.listing.id for event in events if isinstance(event, PriceDrop)]
     lowest = await lowest_prices(conn, drops, before=now) if watch_filter.lowest else {}
+    first_seen = await _first_seen(conn, [event.listing for event in events if _fresh(event)])
     outgoing: list[Outgoing] = []
     hits: list[tuple[str, str]] = []
     for event in events:
@@ -747,7 +748,12 @@ async def _events(
             alert = renderer.new_listing(listing, watch_id=watch_id, bumped=bumped, entered=entered)
             line = renderer.digest_line(listing, bumped=bumped, entered=entered)
             key = f"new:{ad_id}:{chat_id}"
-            outgoing.append(_outgoing(watch, "new", alert, key, ad_id, line, source))
+            item = _outgoing(watch, "new", alert, key, ad_id, line, source)
+            if ad_id in first_seen:
+                item = replace(
+                    item, first_seen_at=first_seen[ad_id], published_at=listing.published_at
+                )
+            outgoing.append(item)
         else:
             old = told if told is not None and told > event.new else event.old
             alert = renderer.price_drop(
@@ -764,6 +770,23 @@ async def _events(
     if hits:
         await record_hits(conn, watch_id, hits, now=now)
     return outgoing, {item.ad_id for item in outgoing if item.ad_id is not None}
+
+
+def _fresh(event: object) -> bool:
+    """Whether an event is a new advert on willhaben — not bumped (its `PUBLISHED` is the
+    bump), not one published before the watch started — whose alert measures freshness."""
+    return isinstance(event, NewListing) and not event.entered and not event.listing.bumped
+
+
+async def _first_seen(conn: aiosqlite.Connection, listings: list[Listing]) -> dict[str, float]:
+    """When habicht first read each of `listings` on any page (`listings.first_seen_at`)."""
+    if not listings:
+        return {}
+    async with conn.execute(
+        "SELECT ad_id, first_seen_at FROM listings WHERE ad_id IN (SELECT value FROM json_each(?))",
+        (json.dumps([listing.id for listing in listings]),),
+    ) as cursor:
+        return {row[0]: row[1] for row in await cursor.fetchall()}
 
 
 async def _seen(

@@ -339,31 +339,51 @@ async def freshness(db: Database, *, now: float, interval: float) -> Freshness:
 
 @dataclass(frozen=True, slots=True)
 class Capacity:
-    """What the politeness budget allows: `fits` searches per interval at the measured
-    `seconds_per_search`; `interval_needed` for all `searches`; the largest fetch gap that
-    would fit them in the configured interval (None when even no gap would)."""
+    """What the politeness budget allows: `fits` requests per interval at the measured
+    `seconds_per_search` (per scan: a search's or a feed's, pages and gaps included);
+    `interval_needed` for all polled `searches` beside the feeds and safety nets (`math.inf`
+    when those alone take the whole budget); the largest fetch gap that would fit every
+    request (None when even no gap would); `requests` that compete per interval."""
 
     searches: int
     seconds_per_search: float
     fits: int
     interval_needed: float
     gap_that_fits: float | None
+    requests: float = 0.0
 
 
 def capacity(
-    searches: int, *, interval: float, fetch_gap: float, seconds_per_search: float
+    searches: int,
+    *,
+    interval: float,
+    fetch_gap: float,
+    seconds_per_search: float,
+    fed: int = 0,
+    feeds: int = 0,
+    cadence: FeedCadence | None = None,
 ) -> Capacity:
-    """searches per interval ≈ interval / (gap + fetch time), where `seconds_per_search`
-    (measured: a pass's duration per search tried) is the gap plus the fetch time."""
+    """requests per interval ≈ interval / (gap + fetch time), where `seconds_per_search`
+    (measured: a pass's duration per scan) is the gap plus the fetch time. The requests that
+    compete are the `searches` polled every interval and, with `cadence`, the safety-net scans
+    of the `fed` searches and the reads of `feeds` feeds (keep in sync with README
+    "Scheduling"):
+
+        requests = searches + fed * interval / safety + feeds * interval / feed interval
+    """
     per_search = max(seconds_per_search, fetch_gap, 1e-3)
     fetch_time = per_search - fetch_gap
-    gap = interval / searches - fetch_time if searches else fetch_gap
+    fixed = 0.0 if cadence is None else fed / cadence.safety + feeds / cadence.interval
+    rate = searches / interval + fixed  # requests per second
+    gap = 1 / rate - fetch_time if rate else fetch_gap
+    left = 1 - per_search * fixed  # the share of the budget the polled searches get
     return Capacity(
         searches=searches,
         seconds_per_search=per_search,
         fits=int(interval / per_search),
-        interval_needed=searches * per_search,
+        interval_needed=searches * per_search / left if left > 0 else math.inf,
         gap_that_fits=gap if gap >= 0 else None,
+        requests=rate * interval,
     )
 
 
