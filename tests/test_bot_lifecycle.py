@@ -183,7 +183,7 @@ async def test_a_bad_token_fails_at_startup(tmp_path: Path) -> None:
             settings_for(tmp_path, "42:not-the-token", **FAST_DRAINS),
             telegram_transport=api.transport(),
         )
-        with pytest.raises(InvalidToken):
+        with pytest.raises(InvalidToken, match="`42:not-the-token` was rejected"):
             await serve(app, stop_signals=(), grace=1.0)
     assert closed(app)
 
