@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from botkit import ALICE, settings_for
+from kit import within
 from telegram.error import InvalidToken
 
 from habicht.bot import BotApplication, build_application, serve
@@ -130,12 +131,12 @@ async def test_a_restart_delivers_the_rest(tmp_path: Path, off_site: Nowhere) ->
         running = asyncio.create_task(serve(first, stop_signals=(), grace=1.0))
         await arrived(api, 10)
         first.bot_data.request_stop()
-        assert await running == 0
+        assert await within(running, "the first run to stop") == 0
         second = app_for(tmp_path, api, off_site)
         running = asyncio.create_task(serve(second, stop_signals=(), grace=1.0))
         await arrived(api, 60)
         second.bot_data.request_stop()
-        assert await running == 0
+        assert await within(running, "the second run to stop") == 0
         assert sorted(m.chat_id for m in api.messages()) == [9000 + n for n in range(60)]
     assert await counts(tmp_path / "habicht.sqlite3") == {"sent": 60}
 

@@ -16,6 +16,7 @@ import httpx
 import pytest
 import respx
 from fakes import FakeClock
+from kit import within
 from telegram import Bot
 from telegram.constants import ParseMode
 
@@ -662,10 +663,10 @@ async def test_a_cancelled_drain_gives_its_rows_back(
     task = asyncio.create_task(
         drain(store, hang, clock=clock, sleep=clock.sleep, rand=random.Random(0))
     )
-    await started.wait()
+    await within(started.wait(), "the first send to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await task
+        await within(task, "the cancelled drain to end")
     rows = await store.db.fetchall("SELECT status, attempts FROM notifications ORDER BY id")
     assert [tuple(r) for r in rows] == [("sending", 1)] + [("pending", 0)] * 4
     again = await store.claim(1)
@@ -697,7 +698,7 @@ async def test_a_send_that_finished_is_recorded_even_if_the_drain_is_cancelled_m
         )
     )
     with pytest.raises(asyncio.CancelledError):
-        await drains[0]
+        await within(drains[0], "the cancelled drain to end")
     rows = await store.db.fetchall("SELECT status, attempts FROM notifications ORDER BY id")
     assert [tuple(r) for r in rows] == [("sent", 1), ("pending", 0)]
 
@@ -740,10 +741,10 @@ async def test_a_row_waiting_for_its_turn_goes_back_unspent_when_cancelled(
     task = asyncio.create_task(
         drain(store, hang, clock=clock, sleep=time_stands_still, rand=random.Random(0))
     )
-    await started.wait()
+    await within(started.wait(), "the first send to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await task
+        await within(task, "the cancelled drain to end")
     rows = await store.db.fetchall("SELECT status, attempts FROM notifications ORDER BY id")
     assert [tuple(r) for r in rows] == [("sending", 1), ("pending", 0)]  # cut off, waiting
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import pytest
 from fakes import FakeClock
+from kit import within
 
 from habicht.db import Database
 from habicht.queue import Message, NotificationStore, Outgoing, drain
@@ -182,10 +183,10 @@ async def test_a_crash_mid_digest_repeats_only_that_message(
             render_digest=render,
         )
     )
-    await started.wait()
+    await within(started.wait(), "the second send to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await task
+        await within(task, "the cancelled drain to end")
     [one, two] = first.to(BURSTY)
     rows = await store.db.fetchall(
         "SELECT status, attempts, count(*) FROM notifications GROUP BY status, attempts"
