@@ -230,7 +230,6 @@ def test_a_second_habicht_run_prints_one_line(
     """`habicht run` on a database another run holds: exit 2, one line naming the database,
     before anything talks to Telegram."""
     path = tmp_path / "habicht.sqlite3"
-    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HABICHT_BOT_TOKEN", "42:secret-token-value")
     monkeypatch.setenv("HABICHT_TELEGRAM_API", "http://127.0.0.1:9/bot")  # never reached
     monkeypatch.setenv("HABICHT_DB", str(path))
@@ -248,7 +247,6 @@ def test_habicht_run_with_a_bad_token_prints_one_line(
     """`habicht run` against a Bot API that rejects the token: exit 1, one line, no token."""
     token = "42:secret-token-value"
     with FakeBotAPI() as api, api.serve() as server:
-        monkeypatch.chdir(tmp_path)
         monkeypatch.setenv("HABICHT_BOT_TOKEN", token)
         monkeypatch.setenv("HABICHT_TELEGRAM_API", server.base_url)
         monkeypatch.setenv("HABICHT_DB", str(tmp_path / "habicht.sqlite3"))

@@ -14,19 +14,17 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from botkit import ALICE, BOB, OWNER, SEARCH, Bot
-from test_bot_settings import buttons, settings_message
+from kit.buttons import buttons
+from kit.migrations import before_migration
+from test_bot_settings import settings_message
 
 from habicht.bot import deliver
 from habicht.bot.quiet import _outcome, describe_quiet
 from habicht.bot.texts import Texts
-from habicht.db import Database, migrations
+from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import Fault
 from habicht.queue import QuietHours
-
-
-def _version(name: str) -> int:
-    return next(version for version, file, _ in migrations() if name in file)
 
 
 async def watching(bot: Bot) -> None:
@@ -99,7 +97,7 @@ async def test_settings_show_quiet_hours_and_switch_their_mode(bot: Bot) -> None
 
 async def test_an_old_file_gains_quiet_hours_off_and_keeps_its_settings(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
-    old = await Database(path).open(target=_version("quiet") - 1)
+    old = await before_migration(path, "quiet")
     async with old.transaction() as conn:
         await conn.execute(
             "INSERT INTO chats (chat_id, created_at, updated_at, lang, alert_style)"

@@ -56,7 +56,6 @@ def test_habicht_run_redacts_while_it_serves(
     `redacted_logs` themselves; this one fails if `habicht run` never installs it.)"""
     with FakeBotAPI() as api, api.serve() as server:
         base_url = server.base_url
-        monkeypatch.chdir(tmp_path)
         monkeypatch.setenv("HABICHT_BOT_TOKEN", api.token)
         monkeypatch.setenv("HABICHT_TELEGRAM_API", base_url)
         monkeypatch.setenv("HABICHT_DB", str(tmp_path / "habicht.sqlite3"))

@@ -28,12 +28,7 @@ FAST = "1e9"  # virtual seconds per real second: the test never waits for a back
 _SUMMARY = re.compile(r"^  (detected|delivered|retried|dead|pending|lost) +(\d+)   ", re.M)
 
 
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, restore_logging: None) -> None:
-    """No stray `.env` is read, logging is restored after `main`, and a 429's `retry_after`
-    is a timedelta (python-telegram-bot warns about ints otherwise)."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("PTB_TIMEDELTA", "true")
+pytestmark = pytest.mark.usefixtures("restore_logging")  # `main` configures logging
 
 
 async def _alerts(path: Path) -> list[dict[str, object]]:

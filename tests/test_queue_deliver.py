@@ -92,11 +92,6 @@ class FakeBotApi:
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def api(clock: FakeClock) -> FakeBotApi:
     return FakeBotApi(clock)
 
@@ -116,11 +111,6 @@ async def send(api: FakeBotApi) -> AsyncIterator[Send]:
                 )
 
             yield send
-
-
-@pytest.fixture
-def store(db: Database, clock: FakeClock) -> NotificationStore:
-    return NotificationStore(db, clock=clock, max_attempts=5, ttl=86400)
 
 
 @dataclass
@@ -873,13 +863,11 @@ async def test_a_429_with_retry_after_0_is_never_retried_at_once(
     api: FakeBotApi,
     run: Drain,
     clock: FakeClock,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Telegram may answer 429 with `retry_after` 0. PTB reads a 0 as no `retry_after` (a
     `NetworkError`), so the row is retried after a backoff with its attempt spent; and a
     `RetryAfter(0)` reaching the drain pauses the chat a second. Neither retries at once,
     in a loop."""
-    monkeypatch.setenv("PTB_TIMEDELTA", "true")
     await store.enqueue_many([message("a"), message("b", chat_id=2)])
     api.reply(1, too_many_requests(0))
     start = clock.now

@@ -45,16 +45,6 @@ class Sent:
         return [text for chat, text, _ in self.messages if chat == chat_id]
 
 
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def store(db: Database, clock: FakeClock) -> NotificationStore:
-    return NotificationStore(db, clock=clock, max_attempts=5, ttl=86400)
-
-
 async def run(store: NotificationStore, send: Sent, clock: FakeClock, **kwargs: object) -> int:
     async def sleep(seconds: float) -> None:
         await clock.sleep(seconds)

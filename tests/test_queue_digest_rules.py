@@ -16,7 +16,6 @@ from fakes import FakeClock
 from telegram.error import BadRequest, Forbidden, TimedOut
 from test_queue_digest import BURSTY, alert, render, statuses
 
-from habicht.db import Database
 from habicht.queue import Message, NotificationStore, Outgoing, drain
 from habicht.queue.deliver import MESSAGE_LIMIT
 from habicht.queue.pacing import CHAT_GAP, GROUP_GAP
@@ -43,16 +42,6 @@ class Telegram:
 
     def entries(self) -> list[str]:
         return [line for _, m in self.sent for line in m.text.splitlines()[1:]]
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def store(db: Database, clock: FakeClock) -> NotificationStore:
-    return NotificationStore(db, clock=clock, max_attempts=5, ttl=86400)
 
 
 async def run(

@@ -11,6 +11,7 @@ import httpx
 import pytest
 import respx
 from fakes import FakeClock
+from kit import willhaben_client
 
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
 from habicht.scraper import (
@@ -43,18 +44,12 @@ def router() -> respx.Router:
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 async def client(router: respx.Router, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with WillhabenClient(
+    transport = httpx.MockTransport(router.async_handler)
+    async with willhaben_client(
+        transport,
+        clock,
         base_url=BASE,
-        fetch_gap=2.0,
-        clock=clock,
-        sleep=clock.sleep,
-        transport=httpx.MockTransport(router.async_handler),
         attempts=3,
         retry_delay=5.0,
         block_base=600.0,

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 from fakes import FakeClock, TextRenderer
+from kit import willhaben_client
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
@@ -62,25 +63,8 @@ class RateLimitedSite:
         return httpx.Response(200, text=render_search_page(self.adverts, rows_found=found))
 
 
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def subs(db: Database, clock: FakeClock) -> Subscriptions:
-    return Subscriptions(db, clock=clock)
-
-
 def client_for(site: RateLimitedSite, clock: FakeClock, *, gap: float) -> WillhabenClient:
-    return WillhabenClient(
-        base_url=BASE,
-        fetch_gap=gap,
-        clock=clock,
-        sleep=clock.sleep,
-        transport=httpx.MockTransport(site),
-        attempts=1,
-    )
+    return willhaben_client(httpx.MockTransport(site), clock, base_url=BASE, fetch_gap=gap)
 
 
 @pytest.fixture
