@@ -10,10 +10,20 @@ from pathlib import Path
 import pytest
 import telegram
 from botkit import Bot, running
+from kit.fixtures import clock, empty_directory, isolated_environment, store, subs
 
 from habicht.db import Database
 
 FIXTURES = Path(__file__).parent / "fixtures" / "willhaben"
+
+__all__ = [  # the kit's fixtures, and the willhaben pages
+    "FIXTURES",
+    "clock",
+    "empty_directory",
+    "isolated_environment",
+    "store",
+    "subs",
+]
 
 
 def pytest_report_header() -> list[str]:

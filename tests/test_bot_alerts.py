@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import pytest
 from botkit import ALICE, BOB, OWNER, SEARCH, Bot
+from kit.buttons import buttons
 
 from habicht.bot import deliver
 from habicht.bot.buttons import MUTE_SECONDS
@@ -35,16 +36,6 @@ def _image(advert: FakeAdvert) -> str:
     return f"https://cache.willhaben.at/mmo/{advert.image_path}"
 
 
-def _data(alert: SentMessage) -> dict[str, str]:
-    """The alert's buttons: callback data (or URL) by label."""
-    assert alert.reply_markup is not None
-    return {
-        button["text"]: button.get("callback_data") or button["url"]
-        for row in alert.reply_markup["inline_keyboard"]
-        for button in row
-    }
-
-
 async def _watch(bot: Bot, chat_id: int) -> WatchInfo | None:
     watches = await bot.app.bot_data.subscriptions.watches(chat_id)
     return watches[0] if watches else None
@@ -59,10 +50,10 @@ async def test_a_new_listing_arrives_as_its_photo_with_caption_and_buttons(bot: 
     assert alert.params["parse_mode"] == "HTML"
     assert alert.text.startswith("🆕 <b><a href=")
     assert "Neues Sofa &lt;&amp;&gt;" in alert.text
-    buttons = _data(alert)
-    assert list(buttons) == ["🔗 Öffnen", "⏸ Pausieren", "🔕 24 h stumm", "🗑 Entfernen"]
-    assert buttons["🔗 Öffnen"].endswith("-1002/")
-    assert all(data.startswith("w:") for label, data in buttons.items() if "Öffnen" not in label)
+    shown = buttons(alert)
+    assert list(shown) == ["🔗 Öffnen", "⏸ Pausieren", "🔕 24 h stumm", "🗑 Entfernen"]
+    assert shown["🔗 Öffnen"].endswith("-1002/")
+    assert all(data.startswith("w:") for label, data in shown.items() if "Öffnen" not in label)
 
 
 async def test_a_compact_chat_gets_text_with_the_same_buttons(bot: Bot) -> None:
@@ -71,7 +62,7 @@ async def test_a_compact_chat_gets_text_with_the_same_buttons(bot: Bot) -> None:
     alert = await _alert(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
     assert alert.photo is None
     assert "\n" not in alert.text
-    assert len(_data(alert)) == 4
+    assert len(buttons(alert)) == 4
 
 
 @pytest.mark.parametrize("refusal", PHOTO_REFUSALS)
@@ -83,7 +74,7 @@ async def test_a_refused_photo_is_sent_as_text_in_the_same_attempt(bot: Bot, ref
     alert = await _alert(bot, ALICE, sofa)
     assert alert.photo is None
     assert "Neues Sofa" in alert.text
-    assert len(_data(alert)) == 4
+    assert len(buttons(alert)) == 4
     assert bot.api.calls["sendPhoto"] == 1
     rows = await bot.app.bot_data.db.fetchall(
         "SELECT status, attempts, photo_url FROM notifications WHERE kind = 'new'"
@@ -95,13 +86,13 @@ async def test_pause_pressed_twice_pauses_once_and_says_so(bot: Bot) -> None:
     """Pause: the watch is paused, the presser told how to resume, the action buttons go
     (open stays); the second press changes nothing and says it is paused already."""
     alert = await _alert(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
-    pause = _data(alert)["⏸ Pausieren"]
+    pause = buttons(alert)["⏸ Pausieren"]
     await bot.press(ALICE, alert.message_id, pause)
     watch = await _watch(bot, ALICE)
     assert watch is not None
     assert watch.paused
     assert "pausiert. /resume 1" in bot.api.callback_answers[-1]["text"]
-    assert _data(bot.api.edits[-1]) == {"🔗 Öffnen": _data(alert)["🔗 Öffnen"]}
+    assert buttons(bot.api.edits[-1]) == {"🔗 Öffnen": buttons(alert)["🔗 Öffnen"]}
     edits = len(bot.api.edits)
     await bot.press(ALICE, alert.message_id, pause)
     assert "schon pausiert" in bot.api.callback_answers[-1]["text"]
@@ -112,7 +103,7 @@ async def test_mute_holds_alerts_back_24_h_and_what_it_saw_stays_seen(bot: Bot) 
     """Mute 24 h: the watch is still scanned, its new adverts recorded as seen but not sent;
     pressed again, it mutes 24 h from then. After the mute, only newer adverts are sent."""
     alert = await _alert(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
-    mute = _data(alert)["🔕 24 h stumm"]
+    mute = buttons(alert)["🔕 24 h stumm"]
     await bot.press(ALICE, alert.message_id, mute)
     await bot.press(ALICE, alert.message_id, mute)
     assert all("24 h stumm" in answer["text"] for answer in bot.api.callback_answers[-2:])
@@ -132,12 +123,12 @@ async def test_mute_holds_alerts_back_24_h_and_what_it_saw_stays_seen(bot: Bot) 
 async def test_remove_pressed_twice_removes_once(bot: Bot) -> None:
     """Remove: the watch is gone; pressing again (or any of its buttons) says so."""
     alert = await _alert(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
-    buttons = _data(alert)
-    await bot.press(ALICE, alert.message_id, buttons["🗑 Entfernen"])
+    shown = buttons(alert)
+    await bot.press(ALICE, alert.message_id, shown["🗑 Entfernen"])
     assert await _watch(bot, ALICE) is None
     assert "entfernt" in bot.api.callback_answers[-1]["text"]
     for label in ("🗑 Entfernen", "⏸ Pausieren", "🔕 24 h stumm"):
-        await bot.press(ALICE, alert.message_id, buttons[label])
+        await bot.press(ALICE, alert.message_id, shown[label])
         assert bot.api.callback_answers[-1]["text"] == "Diese Suche gibt es nicht mehr."
 
 
@@ -146,7 +137,7 @@ async def test_buttons_of_another_chats_alert_or_forged_do_nothing(bot: Bot) -> 
     "no longer exists"; made-up data is "not valid"."""
     alert = await _alert(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
     await bot.say(BOB, "/start")
-    for data in [d for d in _data(alert).values() if d.startswith("w:")]:
+    for data in [d for d in buttons(alert).values() if d.startswith("w:")]:
         await bot.press(BOB, 1, data)
         assert bot.api.callback_answers[-1]["text"] == "Diese Suche gibt es nicht mehr."
     await bot.press(BOB, 1, "w:r:1:forged")
@@ -162,15 +153,15 @@ async def test_in_a_group_a_member_cannot_press_an_alerts_buttons(bot: Bot) -> N
     alert = await _alert(
         bot, GROUP, FakeAdvert("1002", "Neues Sofa", Decimal(90)), user_id=ALICE, group=True
     )
-    buttons = _data(alert)
+    shown = buttons(alert)
     for label in ("⏸ Pausieren", "🔕 24 h stumm", "🗑 Entfernen"):
-        await bot.press(GROUP, alert.message_id, buttons[label], user_id=BOB, group=True)
+        await bot.press(GROUP, alert.message_id, shown[label], user_id=BOB, group=True)
         assert "nur ihre Admins" in bot.api.callback_answers[-1]["text"]
     watch = await _watch(bot, GROUP)
     assert watch is not None
     assert not watch.paused
     assert bot.api.edits == []
-    await bot.press(GROUP, alert.message_id, buttons["🗑 Entfernen"], user_id=ALICE, group=True)
+    await bot.press(GROUP, alert.message_id, shown["🗑 Entfernen"], user_id=ALICE, group=True)
     assert await _watch(bot, GROUP) is None
 
 

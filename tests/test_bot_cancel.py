@@ -11,7 +11,8 @@ from decimal import Decimal
 
 import pytest
 from botkit import ALICE, OWNER, Bot
-from test_bot_alerts import _alert, _data
+from kit.buttons import buttons
+from test_bot_alerts import _alert
 
 from habicht.bot import deliver
 from habicht.fakes import FakeAdvert
@@ -77,7 +78,7 @@ async def test_held_alerts_of_a_removed_paused_or_muted_watch_never_arrive(
     elif how.startswith("/"):
         await bot.say(ALICE, how)
     else:
-        await bot.press(ALICE, alert.message_id, _data(alert)[how])
+        await bot.press(ALICE, alert.message_id, buttons(alert)[how])
     assert await _cancelled(bot) == HELD
     owner_messages = len(bot.api.messages(OWNER))
     assert not any("Tisch" in text for text in await _morning(bot))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from botkit import ALICE, BOB, OWNER, SEARCH, Bot, running
+from kit.buttons import button_data
 
 from habicht.bot import (
     deliver,
@@ -100,8 +101,8 @@ async def test_unwatch_without_a_number_offers_buttons(bot: Bot) -> None:
     await bot.say(ALICE, "/unwatch")
     offer = bot.api.messages(ALICE)[-1]
     assert offer.reply_markup is not None
-    (row,) = offer.reply_markup["inline_keyboard"]
-    await bot.press(ALICE, offer.message_id, row[0]["callback_data"])
+    assert len(offer.reply_markup["inline_keyboard"]) == 1  # one row: the one watch
+    await bot.press(ALICE, offer.message_id, button_data(offer))
     assert "Suche Nr. 1 gelöscht" in bot.api.edits[-1].text
     assert await bot.app.bot_data.subscriptions.watches(ALICE) == []
 
@@ -111,10 +112,7 @@ async def test_a_pasted_link_is_offered_for_watching(bot: Bot) -> None:
     await bot.say(ALICE, f"schau mal {SEARCH}")
     offer = bot.api.messages(ALICE)[-1]
     assert "Soll ich diese Suche beobachten?" in offer.text
-    assert offer.reply_markup is not None
-    await bot.press(
-        ALICE, offer.message_id, offer.reply_markup["inline_keyboard"][0][0]["callback_data"]
-    )
+    await bot.press(ALICE, offer.message_id, button_data(offer))
     assert "Suche Nr. 1" in bot.api.edits[-1].text
     await bot.say(ALICE, "hallo")
     assert "willhaben-Link" in bot.last(ALICE)
@@ -258,9 +256,7 @@ async def test_a_button_under_a_message_too_old_to_edit_answers_anew(
     await bot.say(ALICE, "/watch sofa")
     await bot.say(ALICE, "/unwatch")
     offer = bot.api.messages(ALICE)[-1]
-    assert offer.reply_markup is not None
-    data = offer.reply_markup["inline_keyboard"][0][0]["callback_data"]
-    await bot.press(ALICE, offer.message_id, data, inaccessible=True)
+    await bot.press(ALICE, offer.message_id, button_data(offer), inaccessible=True)
     assert "Suche Nr. 1 gelöscht" in bot.last(ALICE)
     assert bot.api.edits == []
     assert await bot.app.bot_data.subscriptions.watches(ALICE) == []
@@ -269,10 +265,7 @@ async def test_a_button_under_a_message_too_old_to_edit_answers_anew(
 
 def offer_data(bot: Bot, chat_id: int) -> str:
     """The callback data of the watch button under the chat's latest message."""
-    markup = bot.api.messages(chat_id)[-1].reply_markup
-    assert markup is not None
-    data: str = markup["inline_keyboard"][0][0]["callback_data"]
-    return data
+    return button_data(bot.api.messages(chat_id)[-1])
 
 
 async def test_an_old_offer_never_adds_a_newer_link(bot: Bot) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from botkit import ALICE, BOB, OWNER, SEARCH, Bot, running
+from kit.buttons import button_data
 
 from habicht.bot.permissions import ADMIN_TTL
 from habicht.bot.preferences import ChatPrefs, Preferences
@@ -52,12 +53,10 @@ async def test_a_members_button_press_is_refused_in_its_answer(bot: Bot) -> None
     await bot.say(GROUP, f"/watch {SEARCH}", user_id=ALICE, group=True)
     await bot.say(GROUP, "/unwatch", user_id=ALICE, group=True)
     offer = bot.api.messages(GROUP)[-1]
-    assert offer.reply_markup is not None
-    unwatch = offer.reply_markup["inline_keyboard"][0][0]["callback_data"]
+    unwatch = button_data(offer)
     await bot.say(GROUP, "/settings", user_id=ALICE, group=True)
     settings = bot.api.messages(GROUP)[-1]
-    assert settings.reply_markup is not None
-    english = settings.reply_markup["inline_keyboard"][0][1]["callback_data"]
+    english = button_data(settings, column=1)
     sent = len(bot.api.messages(GROUP))
 
     for message, data in ((offer, unwatch), (settings, english)):

@@ -17,6 +17,7 @@ import httpx
 import pytest
 from botkit import ALICE, BOB, OWNER, SEARCH, Bot, ids, settings_for
 from fakes import FakeClock
+from kit import within
 from telegram import Update
 from telegram.ext import CommandHandler
 
@@ -99,7 +100,8 @@ async def slow(tmp_path: Path) -> AsyncIterator[Slow]:
             finally:
                 app.bot_data.stopping.set()
                 gate.allow(1000)
-                await asyncio.gather(*app.bot_data.tasks, return_exceptions=True)
+                tasks = asyncio.gather(*app.bot_data.tasks, return_exceptions=True)
+                await within(tasks, "the bot's tasks to end")
                 await app.post_shutdown(app)
 
 

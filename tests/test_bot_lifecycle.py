@@ -6,12 +6,14 @@ import asyncio
 import os
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from botkit import ALICE, settings_for
+from kit import within
 from telegram.error import InvalidToken
 
 from habicht.bot import BotApplication, build_application, serve
@@ -26,8 +28,25 @@ CHATS = 200
 FAST_DRAINS = {"queue_interval": 0.1, "scrape_interval": 3600.0}
 
 
-def nowhere(request: httpx.Request) -> httpx.Response:
-    raise AssertionError(f"no willhaben request expected, got {request.url}")
+class Nowhere:
+    """A willhaben transport that records each request and answers 503. Raising instead
+    would prove nothing: the scan's catch-all counts any exception as a layout failure and
+    goes on, so the `off_site` fixture checks the record after the test."""
+
+    def __init__(self) -> None:
+        self.urls: list[str] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.urls.append(str(request.url))
+        return httpx.Response(503, text="no willhaben in these tests")
+
+
+@pytest.fixture
+def off_site() -> Iterator[Nowhere]:
+    """The willhaben these bots must never call (they have no watches): checked at teardown."""
+    site = Nowhere()
+    yield site
+    assert site.urls == [], f"no willhaben request expected, got {site.urls}"
 
 
 async def arrived(api: FakeBotAPI, count: int) -> None:
@@ -57,22 +76,22 @@ async def counts(path: Path) -> dict[str, int]:
     return {row[0]: row[1] for row in rows}
 
 
-def app_for(tmp_path: Path, api: FakeBotAPI, **changes: Any) -> BotApplication:
+def app_for(tmp_path: Path, api: FakeBotAPI, off_site: Nowhere, **changes: Any) -> BotApplication:
     return build_application(
         settings_for(tmp_path, api.token, **FAST_DRAINS, **changes),
         telegram_transport=api.transport(),
-        willhaben_transport=httpx.MockTransport(nowhere),
+        willhaben_transport=httpx.MockTransport(off_site),
     )
 
 
 async def test_a_stop_during_a_drain_loses_nothing_and_sends_nothing_twice(
-    tmp_path: Path,
+    tmp_path: Path, off_site: Nowhere
 ) -> None:
     """Asked to stop mid-drain, `serve` returns 0; every row is sent or pending again, none
     is left `sending`, and each delivered message is recorded as sent exactly once."""
     await enqueue(tmp_path / "habicht.sqlite3", CHATS)
     with FakeBotAPI(delay=0.05) as api:
-        app = app_for(tmp_path, api)
+        app = app_for(tmp_path, api, off_site)
         running = asyncio.create_task(serve(app, stop_signals=(), grace=1.0))
         await arrived(api, 20)
         app.bot_data.request_stop()
@@ -86,12 +105,12 @@ async def test_a_stop_during_a_drain_loses_nothing_and_sends_nothing_twice(
     assert len({m.chat_id for m in api.messages()}) == delivered
 
 
-async def test_sigterm_stops_the_bot_cleanly(tmp_path: Path) -> None:
+async def test_sigterm_stops_the_bot_cleanly(tmp_path: Path, off_site: Nowhere) -> None:
     """SIGTERM to the process reaches `serve`'s handler mid-drain: exit code 0, nothing left
     leased, every row sent or pending."""
     await enqueue(tmp_path / "habicht.sqlite3", CHATS)
     with FakeBotAPI(delay=0.05) as api:
-        app = app_for(tmp_path, api)
+        app = app_for(tmp_path, api, off_site)
         running = asyncio.create_task(serve(app, grace=1.0))
         await arrived(api, 5)
         os.kill(os.getpid(), signal.SIGTERM)
@@ -104,30 +123,32 @@ async def test_sigterm_stops_the_bot_cleanly(tmp_path: Path) -> None:
     assert after["sent"] + after["pending"] == CHATS
 
 
-async def test_a_restart_delivers_the_rest(tmp_path: Path) -> None:
+async def test_a_restart_delivers_the_rest(tmp_path: Path, off_site: Nowhere) -> None:
     """After a stop mid-drain, the next run delivers what was left, each message once."""
     await enqueue(tmp_path / "habicht.sqlite3", 60)
     with FakeBotAPI(delay=0.05) as api:
-        first = app_for(tmp_path, api)
+        first = app_for(tmp_path, api, off_site)
         running = asyncio.create_task(serve(first, stop_signals=(), grace=1.0))
         await arrived(api, 10)
         first.bot_data.request_stop()
-        assert await running == 0
-        second = app_for(tmp_path, api)
+        assert await within(running, "the first run to stop") == 0
+        second = app_for(tmp_path, api, off_site)
         running = asyncio.create_task(serve(second, stop_signals=(), grace=1.0))
         await arrived(api, 60)
         second.bot_data.request_stop()
-        assert await running == 0
+        assert await within(running, "the second run to stop") == 0
         assert sorted(m.chat_id for m in api.messages()) == [9000 + n for n in range(60)]
     assert await counts(tmp_path / "habicht.sqlite3") == {"sent": 60}
 
 
-async def test_a_revoked_token_stops_delivery_with_a_failure(tmp_path: Path) -> None:
+async def test_a_revoked_token_stops_delivery_with_a_failure(
+    tmp_path: Path, off_site: Nowhere
+) -> None:
     """A token rejected while delivering stops the bot with exit code 1; no row is lost or
     spent, and the owners' alert waits in the outbox."""
     await enqueue(tmp_path / "habicht.sqlite3", CHATS)
     with FakeBotAPI(delay=0.05) as api:
-        app = app_for(tmp_path, api)
+        app = app_for(tmp_path, api, off_site)
         running = asyncio.create_task(serve(app, stop_signals=(), grace=1.0))
         await arrived(api, 5)
         api.revoke_token()
@@ -163,16 +184,16 @@ async def test_a_bad_token_fails_at_startup(tmp_path: Path) -> None:
             settings_for(tmp_path, "42:not-the-token", **FAST_DRAINS),
             telegram_transport=api.transport(),
         )
-        with pytest.raises(InvalidToken):
+        with pytest.raises(InvalidToken, match="`42:not-the-token` was rejected"):
             await serve(app, stop_signals=(), grace=1.0)
     assert closed(app)
 
 
-async def test_a_token_revoked_while_idle_stops_the_bot(tmp_path: Path) -> None:
+async def test_a_token_revoked_while_idle_stops_the_bot(tmp_path: Path, off_site: Nowhere) -> None:
     """Issue 4: Telegram rejecting the token of an idle bot's long poll (no send to notice
     it) stops the bot with exit code 1 and says why; the shutdown runs every step."""
     with FakeBotAPI() as api:
-        app = app_for(tmp_path, api)
+        app = app_for(tmp_path, api, off_site)
         running = asyncio.create_task(serve(app, stop_signals=(), grace=1.0))
         await asyncio.to_thread(
             api.wait_until, lambda: api.calls["getUpdates"] > 0, timeout=10, what="a poll"
@@ -185,17 +206,17 @@ async def test_a_token_revoked_while_idle_stops_the_bot(tmp_path: Path) -> None:
     assert closed(app)
 
 
-async def test_only_one_bot_serves_a_database(tmp_path: Path) -> None:
+async def test_only_one_bot_serves_a_database(tmp_path: Path, off_site: Nowhere) -> None:
     """Issue 4: a second `serve` of the same database is refused with a sentence naming it,
     and leaves the first one running; once the first stops, the database is free again."""
     with FakeBotAPI() as api:
-        first = app_for(tmp_path, api)
+        first = app_for(tmp_path, api, off_site)
         running = asyncio.create_task(serve(first, stop_signals=(), grace=1.0))
         await asyncio.to_thread(
             api.wait_until, lambda: api.calls["getUpdates"] > 0, timeout=10, what="a poll"
         )
         with pytest.raises(DatabaseError, match="another habicht run is using the database"):
-            await serve(app_for(tmp_path, api), stop_signals=(), grace=1.0)
+            await serve(app_for(tmp_path, api, off_site), stop_signals=(), grace=1.0)
         assert not running.done()
         first.bot_data.request_stop()
         assert await asyncio.wait_for(running, timeout=10) == 0
@@ -209,7 +230,6 @@ def test_a_second_habicht_run_prints_one_line(
     """`habicht run` on a database another run holds: exit 2, one line naming the database,
     before anything talks to Telegram."""
     path = tmp_path / "habicht.sqlite3"
-    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HABICHT_BOT_TOKEN", "42:secret-token-value")
     monkeypatch.setenv("HABICHT_TELEGRAM_API", "http://127.0.0.1:9/bot")  # never reached
     monkeypatch.setenv("HABICHT_DB", str(path))
@@ -227,7 +247,6 @@ def test_habicht_run_with_a_bad_token_prints_one_line(
     """`habicht run` against a Bot API that rejects the token: exit 1, one line, no token."""
     token = "42:secret-token-value"
     with FakeBotAPI() as api, api.serve() as server:
-        monkeypatch.chdir(tmp_path)
         monkeypatch.setenv("HABICHT_BOT_TOKEN", token)
         monkeypatch.setenv("HABICHT_TELEGRAM_API", server.base_url)
         monkeypatch.setenv("HABICHT_DB", str(tmp_path / "habicht.sqlite3"))

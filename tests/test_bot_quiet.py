@@ -6,20 +6,25 @@ The fake clock starts at 23:13 in Vienna (14 November 2023), inside `22-7`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import datetime, time
 from decimal import Decimal
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
+import pytest
 from botkit import ALICE, BOB, OWNER, SEARCH, Bot
-from test_bot_settings import buttons, settings_message
+from kit.buttons import buttons
+from kit.migrations import before_migration
+from test_bot_settings import settings_message
 
 from habicht.bot import deliver
-from habicht.db import Database, migrations
+from habicht.bot.quiet import _outcome, describe_quiet
+from habicht.bot.texts import Texts
+from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import Fault
-
-
-def _version(name: str) -> int:
-    return next(version for version, file, _ in migrations() if name in file)
+from habicht.queue import QuietHours
 
 
 async def watching(bot: Bot) -> None:
@@ -92,7 +97,7 @@ async def test_settings_show_quiet_hours_and_switch_their_mode(bot: Bot) -> None
 
 async def test_an_old_file_gains_quiet_hours_off_and_keeps_its_settings(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
-    old = await Database(path).open(target=_version("quiet") - 1)
+    old = await before_migration(path, "quiet")
     async with old.transaction() as conn:
         await conn.execute(
             "INSERT INTO chats (chat_id, created_at, updated_at, lang, alert_style)"
@@ -174,3 +179,59 @@ async def test_the_queue_view_shows_a_next_retry_only_when_a_retry_waits(bot: Bo
     assert "davon Wiederholung: 0\n" in view
     assert "nächste fällig" not in view
     assert "wartend: 0 (älteste: —)" in view
+
+
+# Without a bot: what `/quiet` says, from `describe_quiet` and the change's outcome.
+
+WINDOW = QuietHours(start=time(22), end=time(7))
+NIGHT = datetime(2023, 11, 14, 23, 13, tzinfo=ZoneInfo("Europe/Vienna")).timestamp()
+NOON = datetime(2023, 11, 14, 12, tzinfo=ZoneInfo("Europe/Vienna")).timestamp()
+
+
+@pytest.mark.parametrize(
+    ("quiet", "de", "en"),
+    [
+        (None, "keine", "none"),
+        (
+            WINDOW,
+            "22:00-07:00 (Europe/Vienna), Alarme warten bis zum Ende",
+            "22:00-07:00 (Europe/Vienna), alerts wait until the end",
+        ),
+        (
+            QuietHours(time(22, 30), time(6, 45), "silent", "Europe/London"),
+            "22:30-06:45 (Europe/London), Alarme kommen ohne Ton",
+            "22:30-06:45 (Europe/London), alerts arrive without a sound",
+        ),
+    ],
+    ids=["none", "hold", "silent-elsewhere"],
+)
+def test_a_setting_is_described_with_its_window_zone_and_mode(
+    quiet: QuietHours | None, de: str, en: str
+) -> None:
+    assert (describe_quiet(Texts("de"), quiet), describe_quiet(Texts("en"), quiet)) == (de, en)
+
+
+@pytest.mark.parametrize(
+    ("quiet", "retimed", "now", "note"),
+    [
+        (None, 0, NIGHT, None),
+        (None, 3, NIGHT, "3 held alerts are on their way now."),
+        (WINDOW, 0, NIGHT, None),
+        (WINDOW, 2, NIGHT, "2 held alerts now wait until 07:00."),
+        (WINDOW, 2, NOON, "2 held alerts are on their way now."),  # outside the window
+        (replace(WINDOW, mode="silent"), 2, NIGHT, "2 held alerts are on their way now."),
+        # The release time reads in the window's zone: 07:00 in London is 08:00 in Vienna.
+        (replace(WINDOW, zone="Europe/London"), 1, NIGHT, "1 held alerts now wait until 07:00."),
+    ],
+    ids=["off", "off-releases", "set", "set-holds", "set-by-day", "silent", "other-zone"],
+)
+def test_a_change_says_the_setting_and_where_the_held_alerts_went(
+    quiet: QuietHours | None, retimed: int, now: float, note: str | None
+) -> None:
+    said = _outcome(Texts("en"), quiet, retimed, now=now)
+    first, *rest = said.split("\n")
+    if quiet is None:
+        assert first == "🔔 No more quiet hours: alerts arrive as they come."
+    else:
+        assert first == f"🌙 Quiet hours: {describe_quiet(Texts('en'), quiet)}"
+    assert rest == ([] if note is None else [note])

@@ -7,20 +7,15 @@ from decimal import Decimal
 from pathlib import Path
 
 from botkit import ALICE, BOB, OWNER, SEARCH, Bot, running
+from kit.buttons import buttons
+from kit.migrations import before_migration
 
 from habicht.bot import deliver
 from habicht.bot.preferences import Preferences, language_of
 from habicht.clock import system_clock
-from habicht.db import Database, latest_version, migrations
+from habicht.db import Database, latest_version
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import SentMessage
-
-
-def buttons(message: SentMessage) -> dict[str, str]:
-    """Label → callback data of the buttons under a message the bot sent or edited."""
-    assert message.reply_markup is not None
-    rows = message.reply_markup["inline_keyboard"]
-    return {button["text"]: button["callback_data"] for row in rows for button in row}
 
 
 async def settings_message(bot: Bot, chat_id: int) -> SentMessage:
@@ -141,9 +136,8 @@ async def test_a_blocked_chat_writing_hallo_is_active_again(bot: Bot) -> None:
 async def test_settings_survive_the_upgrade_from_the_previous_schema(tmp_path: Path) -> None:
     """A database of the schema before the settings keeps its chats and watches; they get
     the default settings (language unknown, photo alerts) and no topic."""
-    version = next(v for v, name, _ in migrations() if name.endswith("_chat_settings.sql"))
     path = tmp_path / "old.sqlite3"
-    old = await Database(path).open(target=version - 1)
+    old = await before_migration(path, "_chat_settings.sql")
     async with old.transaction() as conn:
         await conn.execute(
             "INSERT INTO chats (chat_id, status, created_at, updated_at)"

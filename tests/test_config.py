@@ -101,7 +101,7 @@ def test_token_is_required_only_when_asked_for() -> None:
 def test_settings_are_immutable() -> None:
     """Settings cannot be changed after startup."""
     s = Settings()
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match="cannot assign to field"):
         s.queue_batch = 3  # type: ignore[misc]  # the point of the test is that this fails
 
 

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from kit import within
 
 from habicht.db import Database, DatabaseError, latest_version, migrations
 
@@ -76,7 +77,7 @@ async def test_a_cancel_while_a_transaction_begins_leaves_no_transaction_open(
         for _ in range(yields):
             await asyncio.sleep(0)
         task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        await within(asyncio.gather(task, return_exceptions=True), "the cancelled write")
         async with db.transaction() as conn:
             await conn.execute("DELETE FROM chats")
     assert await db.single_value("SELECT count(*) FROM chats") == 0
@@ -118,7 +119,7 @@ async def test_concurrent_writers_never_interleave(db: Database) -> None:
             ) as cursor:
                 assert (await cursor.fetchone())[0] == 20
 
-    await asyncio.gather(writer(0), writer(1000), writer(2000))
+    await within(asyncio.gather(writer(0), writer(1000), writer(2000)), "three writers")
     assert await db.single_value("SELECT count(*) FROM chats") == 60
 
 

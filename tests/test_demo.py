@@ -7,7 +7,9 @@ import io
 import re
 import socket
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -21,16 +23,12 @@ from habicht.demo.story import narrate
 from habicht.demo.terminal import one_line, wants_colour
 from habicht.queue import Notification
 
+VIENNA = ZoneInfo("Europe/Vienna")
 FAST = "1e9"  # virtual seconds per real second: the test never waits for a backoff
 _SUMMARY = re.compile(r"^  (detected|delivered|retried|dead|pending|lost) +(\d+)   ", re.M)
 
 
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, restore_logging: None) -> None:
-    """No stray `.env` is read, logging is restored after `main`, and a 429's `retry_after`
-    is a timedelta (python-telegram-bot warns about ints otherwise)."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("PTB_TIMEDELTA", "true")
+pytestmark = pytest.mark.usefixtures("restore_logging")  # `main` configures logging
 
 
 async def _alerts(path: Path) -> list[dict[str, object]]:
@@ -97,10 +95,35 @@ def test_the_demo_shows_a_night_held_and_one_digest_at_seven(
     """Issue 14: Ben's `/quiet 22-7`; what appears at 23:10 and at 02:40 is held until 07:00
     (the owner's /queue says so), and at 07:00 it arrives as one digest of all six."""
     assert main(["demo", "--speed", FAST]) == 0
-    out = capsys.readouterr().out
+    assert_a_night_held_until_seven(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(
+    "morning",
+    [datetime(2026, 3, 29, 8, tzinfo=VIENNA), datetime(2026, 10, 25, 8, tzinfo=VIENNA)],
+    ids=["clocks-forward", "clocks-back"],
+)
+def test_the_night_reads_true_across_a_daylight_saving_switch(morning: datetime) -> None:
+    """Issue 22: the demo's "now" is given, so its night is one whose clocks change (the last
+    Sundays of March and October in Vienna) on any date the suite runs. Six alerts are still
+    held until 07:00 and leave as one digest, and each heading reads the time the clock
+    column shows: 02:40 does not exist the night clocks go forward, so it reads 03:40."""
+    out = io.StringIO()
+    summary = asyncio.run(run_demo(speed=1e9, out=out, now=morning.timestamp()))
+    assert (summary.lost, summary.duplicates, summary.pending) == (0, 0, 0)
+    second = "03:40" if morning.month == 3 else "02:40"
+    assert_a_night_held_until_seven(out.getvalue(), second=second)
+    night = out.getvalue()[out.getvalue().index("━━ the night") :]
+    for heading in re.findall(r"━━ (\d\d:\d\d) in Vienna ━", night):
+        after = night[night.index(f"━━ {heading} in Vienna") :]
+        assert re.search(rf"^{heading}:\d\d  fetch", after, re.MULTILINE), heading
+
+
+def assert_a_night_held_until_seven(out: str, *, second: str = "02:40") -> None:
+    """The night: 23:10 and `second` held for Ben until 07:00, then one digest of six."""
     night = out[out.index("━━ the night · 23:00 in Vienna") :]
-    assert night.index("23:10 in Vienna") < night.index("02:40 in Vienna")
-    held = [line for line in night.splitlines() if "held until 07:00:" in line]
+    assert night.index("23:10 in Vienna") < night.index(f"{second} in Vienna")
+    held = [line for line in night.splitlines() if "⏸ held until 07:00:" in line]
     assert len(held) == 6
     assert "zurückgehalten bis 07:00: 6" in night or "held until 07:00: 6" in night
     morning = night[night.index("07:00 in Vienna: Ben's quiet hours end") :]

@@ -237,7 +237,7 @@ async def test_blocked_chat_stays_blocked_until_unblocked(
     """A chat that blocked the bot refuses every send until it is unblocked."""
     fake.block(CHAT)
     for _ in range(2):
-        with pytest.raises(Forbidden):
+        with pytest.raises(Forbidden, match="bot was blocked by the user"):
             await bot.send_message(CHAT, "hallo")
     fake.unblock(CHAT)
     await bot.send_message(CHAT, "hallo")
@@ -257,7 +257,7 @@ async def test_slow_answer_times_out_after_delivering(fake: FakeBotAPI, adapter:
     with ExitStack() as stack:
         async with _bot(fake, adapter, stack, token=DEFAULT_TOKEN, read=0.2) as slow_bot:
             fake.fail_next(CHAT, Fault.slow(1.0))
-            with pytest.raises(TimedOut):
+            with pytest.raises(TimedOut, match=r"^Timed out$"):
                 await slow_bot.send_message(CHAT, "hallo")
             await asyncio.to_thread(
                 fake.wait_until, lambda: len(fake.messages(CHAT)) == 1, timeout=5
@@ -269,7 +269,7 @@ async def test_wrong_token_is_invalid(fake: FakeBotAPI, adapter: str) -> None:
     with ExitStack() as stack:
         wrong = _bot(fake, adapter, stack, token="999:wrong", read=2.0)
         try:
-            with pytest.raises(InvalidToken):
+            with pytest.raises(InvalidToken, match=r"^Unauthorized$"):
                 await wrong.get_me()
         finally:
             await wrong.request.shutdown()  # initialize() failed, so shutdown() would not
@@ -278,7 +278,7 @@ async def test_wrong_token_is_invalid(fake: FakeBotAPI, adapter: str) -> None:
 async def test_revoked_token_is_invalid_from_then_on(bot: telegram.Bot, fake: FakeBotAPI) -> None:
     """After the token is revoked every call raises InvalidToken."""
     fake.revoke_token()
-    with pytest.raises(InvalidToken):
+    with pytest.raises(InvalidToken, match=r"^Unauthorized$"):
         await bot.send_message(CHAT, "hallo")
 
 

@@ -81,25 +81,26 @@ async def test_catalogue_changes_between_cycles(
 
 
 @pytest.mark.parametrize(
-    ("fault", "error"),
+    ("fault", "error", "message"),
     [
-        (SiteFault.forbidden(), Blocked),
-        (SiteFault.rate_limited(120), Blocked),
-        (SiteFault.block_page(), Blocked),
-        (SiteFault.server_error(), FetchError),
-        (SiteFault.changed_layout(), LayoutError),
-        (SiteFault.down(), FetchError),
+        (SiteFault.forbidden(), Blocked, "^willhaben answered 403 Forbidden$"),
+        (SiteFault.rate_limited(120), Blocked, "^willhaben answered 429 Too Many Requests$"),
+        (SiteFault.block_page(), Blocked, "^willhaben answered with its block page$"),
+        (SiteFault.server_error(), FetchError, "^willhaben answered 500$"),
+        (SiteFault.changed_layout(), LayoutError, "^the page has no __NEXT_DATA__ script$"),
+        (SiteFault.down(), FetchError, "^cannot reach willhaben: "),
     ],
 )
 async def test_faults_reach_the_scraper_as_its_errors(
     scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
     fault: SiteFault,
     error: type[Exception],
+    message: str,
 ) -> None:
     """Each scripted fault becomes the scraper's own error, once; then the page is back."""
     client, site = scraper_and_site
     site.fail_next(fault, url=SEARCH)
-    with pytest.raises(error):
+    with pytest.raises(error, match=message):
         await client.search(FETCHED)
     assert site.hits[SEARCH] == 1
 
@@ -123,7 +124,7 @@ async def test_fault_for_one_search_leaves_others_alone(
     site.fail_next(SiteFault.server_error(), url=SEARCH)
     other = await client.search(OTHER + "&sort=1")
     assert [listing.id for listing in other.listings] == ["1002"]
-    with pytest.raises(FetchError):
+    with pytest.raises(FetchError, match=r"^willhaben answered 500$"):
         await client.search(FETCHED)
 
 

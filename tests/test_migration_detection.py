@@ -5,17 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from habicht.db import Database, migrations
+from kit.migrations import before_migration
 
-
-def _version(name: str) -> int:
-    """The version of the bundled migration whose file name contains `name`."""
-    return next(version for version, file, _ in migrations() if name in file)
+from habicht.db import Database
 
 
 async def test_an_old_file_knows_what_each_chat_was_told(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
-    old = await Database(path).open(target=_version("detection_edges") - 1)
+    old = await before_migration(path, "detection_edges")
     async with old.transaction() as conn:
         await conn.execute("INSERT INTO chats (chat_id, created_at, updated_at) VALUES (7, 0, 0)")
         await conn.execute(

@@ -7,20 +7,17 @@ from pathlib import Path
 
 import httpx
 from fakes import FakeClock, TextRenderer
+from kit.migrations import before_migration
 
-from habicht.db import Database, migrations
+from habicht.db import Database
 from habicht.fakes import render_search_page
 from habicht.scraper import WillhabenClient, run_pass
-
-
-def _version(name: str) -> int:
-    return next(version for version, file, _ in migrations() if name in file)
 
 
 async def test_an_old_files_pending_request_is_served_first(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     clock = FakeClock()
-    old = await Database(path).open(target=_version("fair_scan_requests") - 1)
+    old = await before_migration(path, "fair_scan_requests")
     async with old.transaction() as conn:
         await conn.execute("INSERT INTO chats (chat_id, created_at, updated_at) VALUES (7, 0, 0)")
         for search_id, keyword, requested in ((1, "alt", None), (2, "neu", 5.0)):

@@ -5,21 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from fakes import FakeClock
+from kit.migrations import before_migration
 
-from habicht.db import Database, migrations
+from habicht.db import Database
 from habicht.scraper import Subscriptions, WatchFilter
-
-
-def _version(name: str) -> int:
-    """The version of the bundled migration whose file name contains `name`."""
-    return next(version for version, file, _ in migrations() if name in file)
 
 
 async def test_an_old_file_gains_filters_and_a_price_history_of_what_it_knew(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "old.sqlite3"
-    old = await Database(path).open(target=_version("filters") - 1)
+    old = await before_migration(path, "filters")
     async with old.transaction() as conn:
         await conn.execute("INSERT INTO chats VALUES (7, 'active', 0, 0)")
         await conn.execute(

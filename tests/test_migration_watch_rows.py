@@ -8,20 +8,17 @@ import random
 from pathlib import Path
 
 from fakes import FakeClock
+from kit.migrations import before_migration
 
-from habicht.db import Database, migrations
+from habicht.db import Database
 from habicht.queue import Message, NotificationStore, drain
 from habicht.scraper import Subscriptions
-
-
-def _version(name: str) -> int:
-    return next(version for version, file, _ in migrations() if name in file)
 
 
 async def test_an_old_files_tombstones_and_queued_alert_survive(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     clock = FakeClock()
-    old = await Database(path).open(target=_version("watch_rows") - 1)
+    old = await before_migration(path, "watch_rows")
     async with old.transaction() as conn:
         await conn.execute("INSERT INTO chats (chat_id, created_at, updated_at) VALUES (7, 0, 0)")
         await conn.execute(

@@ -3,10 +3,6 @@ rows, and a pending row no watch owes any more is cancelled. A real SQLite file.
 
 from __future__ import annotations
 
-import pytest
-from fakes import FakeClock
-
-from habicht.db import Database
 from habicht.queue import NotificationStore, Outgoing, disown_within
 
 CHAT = 7
@@ -14,11 +10,6 @@ CHAT = 7
 
 def alert(key: str, *, watch_id: int | None) -> Outgoing:
     return Outgoing(CHAT, "new", f"<b>{key}</b>", key, ad_id=key, watch_id=watch_id)
-
-
-@pytest.fixture
-def store(db: Database) -> NotificationStore:
-    return NotificationStore(db, clock=FakeClock(), max_attempts=5, ttl=86400)
 
 
 async def disown(store: NotificationStore, *watch_ids: int) -> int:

@@ -37,12 +37,7 @@ async def _fill(path: Path) -> None:
 
 
 # `main` configures logging; and from tmp_path no stray `.env` of the repository is read.
-pytestmark = pytest.mark.usefixtures("restore_logging", "in_tmp_path")
-
-
-@pytest.fixture
-def in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("restore_logging")
 
 
 @pytest.fixture

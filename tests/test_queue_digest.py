@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import pytest
 from fakes import FakeClock
+from kit import within
 
 from habicht.db import Database
 from habicht.queue import Message, NotificationStore, Outgoing, drain
@@ -42,16 +43,6 @@ class Sent:
 
     def to(self, chat_id: int) -> list[str]:
         return [text for chat, text, _ in self.messages if chat == chat_id]
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def store(db: Database, clock: FakeClock) -> NotificationStore:
-    return NotificationStore(db, clock=clock, max_attempts=5, ttl=86400)
 
 
 async def run(store: NotificationStore, send: Sent, clock: FakeClock, **kwargs: object) -> int:
@@ -182,10 +173,10 @@ async def test_a_crash_mid_digest_repeats_only_that_message(
             render_digest=render,
         )
     )
-    await started.wait()
+    await within(started.wait(), "the second send to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await task
+        await within(task, "the cancelled drain to end")
     [one, two] = first.to(BURSTY)
     rows = await store.db.fetchall(
         "SELECT status, attempts, count(*) FROM notifications GROUP BY status, attempts"

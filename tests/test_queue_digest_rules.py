@@ -16,10 +16,10 @@ from fakes import FakeClock
 from telegram.error import BadRequest, Forbidden, TimedOut
 from test_queue_digest import BURSTY, alert, render, statuses
 
-from habicht.db import Database
 from habicht.queue import Message, NotificationStore, Outgoing, drain
 from habicht.queue.deliver import MESSAGE_LIMIT
 from habicht.queue.pacing import CHAT_GAP, GROUP_GAP
+from habicht.queue.store import DIGEST_MOST
 
 GROUP = -100500
 
@@ -42,16 +42,6 @@ class Telegram:
 
     def entries(self) -> list[str]:
         return [line for _, m in self.sent for line in m.text.splitlines()[1:]]
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def store(db: Database, clock: FakeClock) -> NotificationStore:
-    return NotificationStore(db, clock=clock, max_attempts=5, ttl=86400)
 
 
 async def run(
@@ -238,3 +228,20 @@ async def test_a_gone_chat_ends_every_row_of_its_digest_with_one_403(
     assert [tuple(row) for row in rows] == [("dead", "blocked", 45)]
     assert await run(store, telegram, clock) == 0
     assert len(telegram.tries) == 1
+
+
+@pytest.mark.parametrize("digest_after", [5, 100], ids=["below-the-cap", "above-the-cap"])
+async def test_a_digest_claim_holds_at_most_digest_most_rows(
+    store: NotificationStore, digest_after: int
+) -> None:
+    """The claim's cap: of 130 alerts of one chat due at once, a digest's claim holds the
+    first DIGEST_MOST (60), whatever the threshold; the next claim the following 60, in
+    turn order; the last 10 stay pending."""
+    await store.enqueue_many([alert(f"a{i:03}") for i in range(130)])
+    [first] = await store.claim(1)
+    rows = await store.claim_digest(first, digest_after=digest_after)
+    assert [r.dedupe_key for r in rows] == [f"a{i:03}" for i in range(DIGEST_MOST)]
+    more = await store.claim_digest_more(BURSTY, held=[r.id for r in rows])
+    assert [r.dedupe_key for r in more] == [f"a{i:03}" for i in range(DIGEST_MOST, 120)]
+    assert DIGEST_MOST == 60  # as the README says
+    assert await statuses(store) == {"sending": 120, "pending": 10}

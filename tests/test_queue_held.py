@@ -32,9 +32,12 @@ def alert(key: str, *, chat_id: int = CHAT, kind: str = "new") -> Outgoing:
     return Outgoing(chat_id=chat_id, kind=kind, text=f"<b>{key}</b>", dedupe_key=key)  # type: ignore[arg-type]
 
 
-async def set_quiet(db: Database, chat_id: int, window: str | None, *, now: float) -> int:
-    """Store a chat's quiet hours as `Preferences.set_quiet` does; returns rows re-timed."""
-    quiet = None if window is None else parse_quiet_hours(window)
+async def set_quiet(
+    db: Database, chat_id: int, window: str | None, *, now: float, zone: str | None = None
+) -> int:
+    """Store a chat's quiet hours as `Preferences.set_quiet` does (in `zone`, if given; NULL
+    reads as Europe/Vienna); returns rows re-timed."""
+    quiet = None if window is None else parse_quiet_hours(window, zone=zone or "Europe/Vienna")
     async with db.transaction() as conn:
         await conn.execute(
             "INSERT INTO chats (chat_id, created_at, updated_at) VALUES (?, 0, 0)"
@@ -42,11 +45,13 @@ async def set_quiet(db: Database, chat_id: int, window: str | None, *, now: floa
             (chat_id,),
         )
         await conn.execute(
-            "UPDATE chats SET quiet_from = ?, quiet_to = ?, quiet_mode = ? WHERE chat_id = ?",
+            "UPDATE chats SET quiet_from = ?, quiet_to = ?, quiet_mode = ?, quiet_zone = ?"
+            " WHERE chat_id = ?",
             (
                 None if quiet is None else f"{quiet.start:%H:%M}",
                 None if quiet is None else f"{quiet.end:%H:%M}",
                 None if quiet is None else quiet.mode,
+                zone,
                 chat_id,
             ),
         )
@@ -199,3 +204,21 @@ async def test_held_rows_are_shown_apart_from_pending_ones(
     text = describe_stats(stats, now=clock())
     assert "pending       1" in text
     assert "held until 07:00: 12" in text
+
+
+async def test_a_stored_zone_other_than_vienna_sets_the_window(
+    db: Database, store: NotificationStore, clock: FakeClock
+) -> None:
+    """A chat whose `quiet_zone` is America/New_York: 22-7 there is 04:00-13:00 in Vienna
+    (January). At 23:10 in Vienna (17:10 in New York) its alert goes at once; one queued at
+    05:00 in Vienna (23:00 there) waits until 13:00 in Vienna, 07:00 in New York."""
+    await set_quiet(db, CHAT, "22-7", now=clock(), zone="America/New_York")
+    await store.enqueue(alert("a"))
+    assert await claimed_keys(store) == ["a"]
+    clock.now = at("2026-01-15 05:00")
+    await store.enqueue(alert("b"))
+    row = await store.db.fetchone(
+        "SELECT next_attempt_at FROM notifications WHERE dedupe_key = 'b'"
+    )
+    assert row is not None
+    assert row["next_attempt_at"] == at("2026-01-15 13:00")

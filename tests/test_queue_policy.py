@@ -112,8 +112,9 @@ def test_classify_maps_class_and_text(exc: Exception, outcome: Outcome) -> None:
 
 
 @pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
-def test_classify_reads_retry_after_as_int() -> None:
+def test_classify_reads_retry_after_as_int(monkeypatch: pytest.MonkeyPatch) -> None:
     """A 429 in PTB's int mode is retried after exactly its seconds."""
+    monkeypatch.setenv("PTB_TIMEDELTA", "false")
     assert classify(tg.RetryAfter(12)) == RetryAt(
         "Flood control exceeded. Retry in 12 seconds", 12.0
     )

@@ -46,7 +46,6 @@ def willhaben(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Willhaben)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    monkeypatch.chdir(tmp_path)  # no stray .env
     monkeypatch.setenv("HABICHT_WILLHABEN_URL", f"http://127.0.0.1:{server.server_port}")
     _Willhaben.paths.clear()
     _Willhaben.page = PAGE

@@ -13,8 +13,10 @@ from typing import Any
 import httpx
 import pytest
 from fakes import FakeClock, TextRenderer
+from kit import willhaben_client
+from kit.migrations import before_migration
 
-from habicht.db import Database, migrations
+from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.scraper import (
@@ -60,30 +62,13 @@ class Site:
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def site() -> Site:
     return Site()
 
 
 @pytest.fixture
-def subs(db: Database, clock: FakeClock) -> Subscriptions:
-    return Subscriptions(db, clock=clock)
-
-
-@pytest.fixture
 async def client(site: Site, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with WillhabenClient(
-        base_url="https://www.willhaben.at",
-        fetch_gap=2.0,
-        clock=clock,
-        sleep=clock.sleep,
-        transport=httpx.MockTransport(site.handle),
-        attempts=1,
-    ) as willhaben:
+    async with willhaben_client(httpx.MockTransport(site.handle), clock) as willhaben:
         yield willhaben
 
 
@@ -327,10 +312,9 @@ async def test_a_watch_from_before_the_deep_baseline_is_upgraded_keeping_what_it
     """The migration keeps every watch, what it has seen and every old `drop:<ad>:<chat>:<new>`
     key; a watch baselined before it read one page only, so it counts as incomplete: an
     unseen bumped advert is "bumped", a seen one's drop gets the (old, new) key."""
-    version = next(v for v, name, _ in migrations() if name.endswith("_deep_baseline.sql"))
     path = tmp_path / "old.sqlite3"
     now = clock()
-    async with await Database(path).open(target=version - 1) as old, old.transaction() as conn:
+    async with await before_migration(path, "_deep_baseline.sql") as old, old.transaction() as conn:
         await conn.execute(
             "INSERT INTO chats (chat_id, created_at, updated_at) VALUES (1, ?, ?)", (now, now)
         )

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from fakes import FakeClock, TextRenderer
+from kit import willhaben_client
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
@@ -42,30 +43,13 @@ PASS_EVERY = 10.0
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def world() -> FakeWillhabenSite:
     return FakeWillhabenSite(world=True)
 
 
 @pytest.fixture
-def subs(db: Database, clock: FakeClock) -> Subscriptions:
-    return Subscriptions(db, clock=clock)
-
-
-@pytest.fixture
 async def client(world: FakeWillhabenSite, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with WillhabenClient(
-        base_url="https://www.willhaben.at",
-        fetch_gap=2.0,
-        clock=clock,
-        sleep=clock.sleep,
-        transport=world.transport(),
-        attempts=1,
-    ) as willhaben:
+    async with willhaben_client(world.transport(), clock) as willhaben:
         yield willhaben
 
 

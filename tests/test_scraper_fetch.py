@@ -11,6 +11,7 @@ import httpx
 import pytest
 import respx
 from fakes import FakeClock
+from kit import willhaben_client
 
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
 from habicht.scraper import (
@@ -43,18 +44,12 @@ def router() -> respx.Router:
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 async def client(router: respx.Router, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with WillhabenClient(
+    transport = httpx.MockTransport(router.async_handler)
+    async with willhaben_client(
+        transport,
+        clock,
         base_url=BASE,
-        fetch_gap=2.0,
-        clock=clock,
-        sleep=clock.sleep,
-        transport=httpx.MockTransport(router.async_handler),
         attempts=3,
         retry_delay=5.0,
         block_base=600.0,
@@ -123,23 +118,30 @@ async def test_connect_errors_are_fetch_errors(
 async def test_a_404_is_not_retried(client: WillhabenClient, router: respx.Router) -> None:
     """An answer another try would not change fails at once."""
     route = router.get(FETCHED).mock(return_value=httpx.Response(404))
-    with pytest.raises(FetchError):
+    with pytest.raises(FetchError, match=r"^willhaben answered 404$"):
         await client.search(SEARCH)
     assert route.call_count == 1
 
 
 @pytest.mark.parametrize(
-    "answer",
-    [httpx.Response(200, text=render_block_page()), httpx.Response(403, text="Forbidden")],
+    ("answer", "error"),
+    [
+        (httpx.Response(200, text=render_block_page()), "^willhaben answered with its block page$"),
+        (httpx.Response(403, text="Forbidden"), "^willhaben answered 403 Forbidden$"),
+    ],
     ids=["block-page", "403"],
 )
 async def test_a_block_pauses_all_of_willhaben(
-    client: WillhabenClient, router: respx.Router, clock: FakeClock, answer: httpx.Response
+    client: WillhabenClient,
+    router: respx.Router,
+    clock: FakeClock,
+    answer: httpx.Response,
+    error: str,
 ) -> None:
     """A block page or 403 raises Blocked and pauses every search without a request."""
     route = router.get(FETCHED).mock(return_value=answer)
     other = router.get(url__startswith=f"{BASE}/iad/").mock(return_value=ok())
-    with pytest.raises(Blocked):
+    with pytest.raises(Blocked, match=error):
         await client.search(SEARCH)
     assert client.paused_until == clock.now + 600
     with pytest.raises(Blocked) as paused:
@@ -170,7 +172,7 @@ async def test_the_block_pause_grows_honours_retry_after_and_resets(
         clock.advance(pauses[-1])
     assert pauses == [600, 1200, 3000]
     await client.search(SEARCH)
-    with pytest.raises(Blocked):
+    with pytest.raises(Blocked, match=r"^willhaben answered 403 Forbidden$"):
         await client.search(SEARCH)
     assert client.paused_until == clock.now + 600
 
@@ -180,7 +182,7 @@ async def test_429_on_every_attempt_is_a_block(
 ) -> None:
     """A 429 without Retry-After is retried after retry_delay, then gives up with Blocked."""
     route = router.get(FETCHED).mock(return_value=httpx.Response(429))
-    with pytest.raises(Blocked):
+    with pytest.raises(Blocked, match=r"^willhaben answered 429 Too Many Requests$"):
         await client.search(SEARCH)
     assert (route.call_count, clock.slept) == (3, [5.0, 5.0])
     assert client.paused_until == clock.now + 600
@@ -219,7 +221,7 @@ async def test_requests_keep_the_gap(
 async def test_layout_errors_are_not_retried(client: WillhabenClient, router: respx.Router) -> None:
     """A page without data is a LayoutError after one request, and no block."""
     route = router.get(FETCHED).mock(return_value=httpx.Response(200, text="<html></html>"))
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=r"^the page has no __NEXT_DATA__ script$"):
         await client.search(SEARCH)
     assert route.call_count == 1
     assert client.paused_until is None
@@ -292,7 +294,7 @@ async def test_a_retry_after_is_read_strictly_and_capped(
     date counts as absent (retry_delay between tries), never as a crash (review of issue 3)."""
     header = [(b"Retry-After", retry_after.encode())]
     router.get(FETCHED).mock(return_value=httpx.Response(429, headers=header))
-    with pytest.raises(Blocked):
+    with pytest.raises(Blocked, match=r"^willhaben answered 429 Too Many Requests$"):
         await client.search(SEARCH)
     assert clock.slept == slept
     assert client.paused_until == clock.now + pause

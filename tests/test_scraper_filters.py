@@ -104,7 +104,7 @@ def test_a_bad_rule_is_refused_with_its_reason_and_the_words_at_fault(
 
 def test_one_bad_rule_refuses_the_whole_change() -> None:
     before = parse_rules(["-defekt"])
-    with pytest.raises(InvalidFilter):
+    with pytest.raises(InvalidFilter, match=r"^unknown_rule: 'nonsense'$"):
         before.with_rules(["max", "300", "nonsense"])
     assert before.rules() == ["-defekt"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from decimal import Decimal
 
@@ -122,25 +123,57 @@ def test_zero_results_is_a_valid_empty_page() -> None:
 
 def test_the_block_page_is_blocked_not_empty() -> None:
     """A page saying the IP is blocked raises Blocked, never reads as no listings."""
-    with pytest.raises(Blocked):
+    with pytest.raises(Blocked, match="block page"):
         parse_search_page(render_block_page())
 
 
+SEARCH = "$.props.pageProps.searchResult"
+ADVERT = f"{SEARCH}.advertSummaryList.advertSummary[0]"
+
+
+def at(path: str) -> str:
+    """The end of a LayoutError naming the JSON path where the shape is wrong."""
+    return re.escape(f"- at `{path}`") + "$"
+
+
 @pytest.mark.parametrize(
-    "page",
+    ("page", "error"),
     [
-        "<html><body><h1>Wartungsarbeiten</h1></body></html>",
-        "",
-        render_search_page([FakeAdvert("1", "x", Decimal(1))]).replace('"rowsFound"', '"rowsGone"'),
-        '<script id="__NEXT_DATA__" type="application/json">{"props": {"pageProps": {}}}</script>',
-        '<script id="__NEXT_DATA__" type="application/json">{"props": </script>',
-        '<script id="__NEXT_DATA__" type="application/json">[1, 2]</script>',
-        '<script id="__NEXT_DATA__">{"props":{"pageProps":{"searchResult":'
-        '{"rowsFound":"many","advertSummaryList":{"advertSummary":[]}}}}}</script>',
-        '<script id="__NEXT_DATA__">{"props":{"pageProps":{"searchResult":'
-        '{"rowsFound":3,"advertSummaryList":{}}}}}</script>',
-        '<script id="__NEXT_DATA__">{"props":{"pageProps":{"searchResult":'
-        '{"rowsFound":3,"advertSummaryList":{"advertSummary":[{"title":"no id"}]}}}}}</script>',
+        ("<html><body><h1>Wartungsarbeiten</h1></body></html>", "^the page has no __NEXT_DATA__"),
+        ("", "^the page has no __NEXT_DATA__"),
+        (
+            render_search_page([FakeAdvert("1", "x", Decimal(1))]).replace('"rowsFound"', '"x"'),
+            "missing required field `rowsFound` " + at(SEARCH),
+        ),
+        (
+            '<script id="__NEXT_DATA__" type="application/json">{"props": {"pageProps": {}}}'
+            "</script>",
+            "missing required field `searchResult` " + at("$.props.pageProps"),
+        ),
+        (
+            '<script id="__NEXT_DATA__" type="application/json">{"props": </script>',
+            "^__NEXT_DATA__ is not valid JSON",
+        ),
+        (
+            '<script id="__NEXT_DATA__" type="application/json">[1, 2]</script>',
+            "Expected `object`, got `array`$",
+        ),
+        (
+            '<script id="__NEXT_DATA__">{"props":{"pageProps":{"searchResult":'
+            '{"rowsFound":"many","advertSummaryList":{"advertSummary":[]}}}}}</script>',
+            at(f"{SEARCH}.rowsFound"),
+        ),
+        (
+            '<script id="__NEXT_DATA__">{"props":{"pageProps":{"searchResult":'
+            '{"rowsFound":3,"advertSummaryList":{}}}}}</script>',
+            "^no advertSummaryList.advertSummary list in searchResult$",
+        ),
+        (
+            '<script id="__NEXT_DATA__">{"props":{"pageProps":{"searchResult":'
+            '{"rowsFound":3,"advertSummaryList":{"advertSummary":[{"title":"no id"}]}}}}}'
+            "</script>",
+            "^none of the 1 adverts has an id$",
+        ),
     ],
     ids=[
         "no-data",
@@ -154,9 +187,10 @@ def test_the_block_page_is_blocked_not_empty() -> None:
         "adverts-without-ids",
     ],
 )
-def test_unrecognised_pages_are_layout_errors(page: str) -> None:
-    """Missing or unrecognised structure raises LayoutError, never an empty result."""
-    with pytest.raises(LayoutError):
+def test_unrecognised_pages_are_layout_errors(page: str, error: str) -> None:
+    """Missing or unrecognised structure raises LayoutError, never an empty result; the
+    error says what is wrong and, for a shape, where."""
+    with pytest.raises(LayoutError, match=error):
         parse_search_page(page)
 
 
@@ -203,30 +237,37 @@ def one_advert_page(advert: object) -> str:
     return f'<script id="__NEXT_DATA__" type="application/json">{json.dumps(data)}</script>'
 
 
+TOO_LONG = "^an advert id is longer than 40 characters"
+
+
 @pytest.mark.parametrize(
-    "advert",
+    ("advert", "error"),
     [
-        {"id": "1", "attributes": [{"attribute": []}]},
-        {"id": "1", "attributes": "PRICE=5"},
-        {"id": "1", "attributes": {"attribute": 5}},
-        {"id": "1", "attributes": {"attribute": {"name": "PRICE"}}},
-        {"id": 1.5},
-        {"id": ["1"]},
-        "an advert",
-        {"id": "1" * 41},
-        {"id": int("1" * 41)},
-        {"id": True},
-        {"id": "1", "advertStatus": "reserved"},
-        {"id": "1", "advertStatus": {"id": 55}},
+        ({"id": "1", "attributes": [{"attribute": []}]}, at(f"{ADVERT}.attributes")),
+        ({"id": "1", "attributes": "PRICE=5"}, at(f"{ADVERT}.attributes")),
+        ({"id": "1", "attributes": {"attribute": 5}}, at(f"{ADVERT}.attributes.attribute")),
+        ({"id": "1", "attributes": {"attribute": {"name": "PRICE"}}},
+         at(f"{ADVERT}.attributes.attribute")),
+        ({"id": 1.5}, at(f"{ADVERT}.id")),
+        ({"id": ["1"]}, at(f"{ADVERT}.id")),
+        ("an advert", at(ADVERT)),
+        ({"id": "1" * 41}, TOO_LONG),
+        ({"id": int("1" * 41)}, TOO_LONG),
+        ({"id": True}, at(f"{ADVERT}.id")),
+        ({"id": "1", "advertStatus": "reserved"}, at(f"{ADVERT}.advertStatus")),
+        ({"id": "1", "advertStatus": {"id": 55}}, at(f"{ADVERT}.advertStatus.id")),
     ],
     ids=["attributes-list", "attributes-text", "attribute-number", "attribute-object",
          "id-float", "id-list", "entry-text", "id-too-long", "id-number-too-long", "id-bool",
          "status-text", "status-number"],
 )  # fmt: skip
-def test_an_advert_of_unknown_shape_makes_the_page_a_layout_error(advert: object) -> None:
-    """A malformed advert raises LayoutError, never a crash nor a silently shorter page, so it
-    cannot come back later as a false "new" (review of issue 3)."""
-    with pytest.raises(LayoutError):
+def test_an_advert_of_unknown_shape_makes_the_page_a_layout_error(
+    advert: object, error: str
+) -> None:
+    """A malformed advert raises LayoutError naming where it is malformed, never a crash nor
+    a silently shorter page, so it cannot come back later as a false "new" (review of
+    issue 3)."""
+    with pytest.raises(LayoutError, match=error):
         parse_search_page(one_advert_page(advert))
 
 
@@ -268,7 +309,7 @@ def test_an_overlong_advert_link_becomes_the_short_one() -> None:
 def test_deeply_nested_json_is_a_layout_error() -> None:
     """JSON nested beyond the decoder's recursion limit is a LayoutError, not a crash."""
     deep = '{"props":{"pageProps":{"searchResult":' + "[" * 100_000 + "]" * 100_000 + "}}}"
-    with pytest.raises(LayoutError):
+    with pytest.raises(LayoutError, match=at(SEARCH)):
         parse_search_page(f'<script id="__NEXT_DATA__">{deep}</script>')
 
 

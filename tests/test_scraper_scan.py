@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from fakes import FakeClock, TextRenderer
+from kit import willhaben_client
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
@@ -60,29 +61,14 @@ class FakeWillhaben:
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def site() -> FakeWillhaben:
     return FakeWillhaben()
 
 
 @pytest.fixture
-def subs(db: Database, clock: FakeClock) -> Subscriptions:
-    return Subscriptions(db, clock=clock)
-
-
-@pytest.fixture
 async def client(site: FakeWillhaben, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with WillhabenClient(
-        base_url=BASE,
-        fetch_gap=2.0,
-        clock=clock,
-        sleep=clock.sleep,
-        transport=httpx.MockTransport(site),
-        attempts=2,
+    async with willhaben_client(
+        httpx.MockTransport(site), clock, base_url=BASE, attempts=2
     ) as willhaben:
         yield willhaben
 

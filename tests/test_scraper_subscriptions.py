@@ -20,11 +20,6 @@ SOFA = parse_watch_argument("sofa")
 TISCH = parse_watch_argument("tisch")
 
 
-@pytest.fixture
-def subs(db: Database) -> Subscriptions:
-    return Subscriptions(db, clock=FakeClock())
-
-
 async def test_watches_are_numbered_in_creation_order(subs: Subscriptions) -> None:
     """A chat's watches are listed oldest first, numbered from 1."""
     for search in (RTX, SOFA, TISCH):

@@ -81,11 +81,14 @@ async def run_demo(
     out: TextIO | None = None,
     colour: bool | None = None,
     verbose: bool = False,
+    now: float | None = None,
 ) -> Summary:
     """Tell the demo's story on `out` (stdout) and return its account.
 
     `db` is a new database file to keep (default: a temporary one); `colour` None means
-    "if `out` is a terminal and NO_COLOR is unset"; `verbose` lets the bot's own logs through.
+    "if `out` is a terminal and NO_COLOR is unset"; `verbose` lets the bot's own logs through;
+    `now` is the moment the story ends before (default: the real time; tests fix it, e.g. to
+    the morning after a daylight-saving switch).
     """
     out = out or sys.stdout
     terminal = Terminal(out, colour=wants_colour(out) if colour is None else colour)
@@ -95,7 +98,7 @@ async def run_demo(
         # The story ends with the last morning before the real "now", so a kept database's
         # times read sensibly afterwards (`habicht queue dead` says "9 h ago", not a time to
         # come): the cycles run that evening, the night after them.
-        night = _last_night(time.time())
+        night = _last_night(time.time() if now is None else now)
         story_length = (len(scenario.CYCLES) + 1) * settings.scrape_interval + TAIL_LIMIT
         start = _vienna(night, wall_time(23)) - story_length
         clock = VirtualClock(start, speed=speed)
@@ -231,8 +234,8 @@ class _Demo:
         self.terminal.heading("the night · 23:00 in Vienna")
         await self._say(scenario.BEN, "/quiet 22-7", show_reply=True)
         for wall, changes in scenario.NIGHT:
-            self.clock.jump(at(wall))
-            self.terminal.heading(f"{wall} in Vienna")
+            self.clock.jump(at(wall))  # 02:40 on the night clocks go forward is 03:40 CEST
+            self.terminal.heading(f"{self._time()[:5]} in Vienna")
             for change in changes:
                 self.terminal.line(f"         {self.world.apply(change)}")
             await self._step(run_jobs_now(self.app, SCRAPE))

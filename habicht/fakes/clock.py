@@ -1,5 +1,5 @@
 """A stepped virtual clock for delivery tests and benchmarks: time moves only when every
-waiter waits, and never while a write to the database is still under way.
+waiter waits, and never while a read or a write on the database is still under way.
 
 The demo's clock (`habicht.demo.clock`) moves `speed` times faster than real time, so a
 commit that takes 1 ms of real time may let seconds pass at a high speed; this one makes
@@ -20,7 +20,7 @@ __all__ = ["SteppedClock"]
 class SteppedClock:
     """A `Clock` (call it) with a `Sleep` (`await clock.sleep(s)`): the earliest wake-up goes
     first, concurrent waits do not add up, and before each step every task runs as far as it
-    can and every write queued on `db` commits. No real time passes."""
+    can and every read and write queued on `db` is done. No real time passes."""
 
     def __init__(self, db: Database, start: float = 1_700_000_000.0) -> None:
         self.now = start
@@ -40,12 +40,17 @@ class SteppedClock:
         await wake
 
     async def _settle(self) -> None:
-        """Let every runnable task go as far as it can, and every queued write commit."""
+        """Let every runnable task go as far as it can, every queued write commit and every
+        queued read answer: each connection runs its requests in order in its own thread, so
+        an empty transaction on the writer and a `SELECT 1` on the reader come back only
+        after all that was queued before them (a read still in flight on a busy machine would
+        otherwise see time move under it)."""
         for _ in range(2):
             for _ in range(20):
                 await asyncio.sleep(0)
             async with self.db.transaction():
                 pass
+            await self.db.fetchone("SELECT 1")
 
     async def _drive(self) -> None:
         while self._sleepers:

@@ -1,0 +1,10 @@
+"""The test kit: helpers and fixtures more than one test file needs (issue 22).
+
+`tests/conftest.py` makes the fixtures of `kit.fixtures` available to every test; the
+helpers are imported from here.
+"""
+
+from kit.clients import willhaben_client
+from kit.waits import within
+
+__all__ = ["willhaben_client", "within"]

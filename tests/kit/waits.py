@@ -1,0 +1,31 @@
+"""Deadlines for awaits that a regression could leave hanging.
+
+The per-test timeout (pytest-timeout) ends a hung test too, but with a traceback into the
+event loop; `within` fails it at the await that hung, saying what it waited for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import TypeVar
+
+import pytest
+
+T = TypeVar("T")
+
+WAIT = 10.0
+"""Seconds any of these awaits may take on a busy machine: all of them end in milliseconds."""
+
+
+async def within(awaitable: Awaitable[T], what: str, *, seconds: float = WAIT) -> T:
+    """`await awaitable`, or fail the test naming `what` after `seconds`; what the awaitable
+    raises itself (a `CancelledError` the test expects, a `TimeoutError`) passes through."""
+    deadline = asyncio.timeout(seconds)
+    try:
+        async with deadline:
+            return await awaitable
+    except TimeoutError:
+        if deadline.expired():
+            pytest.fail(f"waited {seconds:g} s for {what}")
+        raise
