@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kit.migrations import before_migration
+from kit.migrations import before_migration, seed_sofa_watch
 
 from habicht.db import Database
 
@@ -14,14 +14,7 @@ async def test_an_old_file_knows_what_each_chat_was_told(tmp_path: Path) -> None
     path = tmp_path / "old.sqlite3"
     old = await before_migration(path, "detection_edges")
     async with old.transaction() as conn:
-        await conn.execute("INSERT INTO chats (chat_id, created_at, updated_at) VALUES (7, 0, 0)")
-        await conn.execute(
-            "INSERT INTO searches (id, url, created_at) VALUES (1, 'https://x.test/s', 0)"
-        )
-        await conn.execute(
-            "INSERT INTO watches (chat_id, search_id, label, baseline_at, created_at)"
-            " VALUES (7, 1, 'sofa', 10, 0)"
-        )
+        await seed_sofa_watch(conn, baseline_at=10)
         await conn.executemany(
             "INSERT INTO watch_listings (watch_id, ad_id, last_price, first_seen_at)"
             " VALUES (1, ?, ?, 10)",

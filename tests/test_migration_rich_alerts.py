@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 from fakes import FakeClock
-from kit.migrations import before_migration
+from kit.migrations import before_migration, seed_sofa_watch
 
 from habicht.db import Database
 from habicht.queue import Message, NotificationStore, drain
@@ -19,19 +19,7 @@ async def test_an_old_files_queued_alert_still_sends_as_text(tmp_path: Path) -> 
     clock = FakeClock()
     old = await before_migration(path, "rich_alerts")
     async with old.transaction() as conn:
-        await conn.execute("INSERT INTO chats (chat_id, created_at, updated_at) VALUES (7, 0, 0)")
-        await conn.execute(
-            "INSERT INTO searches (id, url, created_at) VALUES (1, 'https://x.test/s', 0)"
-        )
-        await conn.execute(
-            "INSERT INTO watches (chat_id, search_id, label, created_at) VALUES (7, 1, 'sofa', 0)"
-        )
-        await conn.execute(
-            "INSERT INTO notifications (chat_id, kind, ad_id, text, dedupe_key, max_attempts,"
-            " next_attempt_at, created_at, queued_at, updated_at)"
-            " VALUES (7, 'new', '11', '🆕 <b>Sofa</b>', 'new:11:7', 5, ?, ?, ?, ?)",
-            (clock(),) * 4,
-        )
+        await seed_sofa_watch(conn, alert_at=clock())
     await old.close()
 
     async with Database(path) as db:
