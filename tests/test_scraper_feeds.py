@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -294,3 +295,52 @@ async def test_one_local_search_alone_is_polled_on_its_own(
     world.hits.clear()
     await run(900)
     assert (world.hits[FEED], world.hits[RTX.url]) == (0, 3)
+
+
+async def test_the_feed_is_read_every_interval_while_a_long_pass_scans_searches(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    client: WillhabenClient,
+    clock: FakeClock,
+    run: Any,
+    make: Any,
+) -> None:
+    """Issue 20 (found by benchmarks/freshness.py): while more searches are due than the
+    fetch budget clears in a minute, one pass lasts minutes; the feed is still read every
+    HABICHT_FEED_INTERVAL inside it, not once a pass, so a new advert for a local watch
+    arrives within the minute however many plain searches wait."""
+    areas = [
+        parse_watch_argument(f"{MARKET}/pc-komponenten/grafikkarten-5882?areaId={900 + n}")
+        for n in range(100)
+    ]
+    await started(subs, run, (1, RTX), (2, CARDS), *[(10 + n, a) for n, a in enumerate(areas)])
+    clock.advance(INTERVAL)  # every search and the feed due at once
+    card = make(1, "RTX 3080 neu")[0]
+    hits = world.hits[FEED]
+    published: list[float] = []
+
+    def progress() -> None:
+        """Publish the card just after the pass's first read of the feed."""
+        if not published and world.hits[FEED] > hits:
+            published.append(clock())
+            world.publish(replace(card, published_ms=int(clock() * 1000)))
+
+    summary = await run_pass(
+        db,
+        client,
+        TextRenderer(),
+        clock=clock,
+        max_attempts=5,
+        interval=INTERVAL,
+        feeds=CADENCE,
+        slack=PASS_EVERY,
+        progress=progress,
+    )
+    assert summary.scanned == 100  # one long pass: the plain searches were due at once
+    assert world.hits[FEED] - hits == 4  # 200 s: at 0, 60, 120 and 180 s
+    enqueued = await db.fetchall(
+        "SELECT created_at, source FROM notifications WHERE ad_id = ? ORDER BY id", (card.id,)
+    )
+    assert [row["source"] for row in enqueued] == ["feed", "feed"]
+    assert enqueued[0]["created_at"] - published[0] <= CADENCE.interval + 2 * 2.0

@@ -27,7 +27,10 @@ Requested scans get a fair share, not the whole budget (keep in sync with README
 With shared feeds (`scraper.feeds`, `FeedCadence`), a live feed that is due is read before
 either: one read serves every local search. A search a live feed serves is due only every
 HABICHT_SAFETY_INTERVAL (its own scan is the safety net), a plain one every interval; its
-freshness counts from the feed's last successful read when that is later.
+freshness counts from the feed's last successful read when that is later. A pass that
+outlasts a feed interval (more searches due than the budget clears in one) reads the feed
+again one interval after its last read, never sooner: else its local searches would wait for
+the pass's end — an hour at 2,000 searches (`benchmarks/freshness.py`).
 
 It ends when nothing is due, when willhaben's block backoff starts — then every search stays
 due in the same order, so the pass after the block starts with the searches that waited
@@ -251,7 +254,7 @@ async def run_pass(
     started = clock()
     tally = Tally()
     tried: set[int] = set()
-    tried_feeds: set[int] = set()
+    read_feeds: dict[int, float] = {}  # feed id -> when this pass last tried it
     share = share or RequestShare()
 
     def horizons(now: float) -> dict[str, float]:
@@ -268,8 +271,11 @@ async def run_pass(
         try:
             feed = None
             if feeds is not None:
+                # A pass can outlast a feed interval (more searches due than the budget
+                # clears): a feed it read is read again one interval later, never sooner.
                 horizon = now + slack - feeds.interval
-                feed = await _next_feed(db, horizon=horizon, tried=tried_feeds)
+                fresh = {key for key, at in read_feeds.items() if now - at < feeds.interval}
+                feed = await _next_feed(db, horizon=horizon, tried=fresh)
             choice = None
             if feed is None:
                 choice = await _next(db, now=now, horizons=horizons(now), tried=tried, share=share)
@@ -277,7 +283,7 @@ async def run_pass(
             tally.database_error = f"{type(exc).__name__}: {exc}"
             break
         if feed is not None:
-            tried_feeds.add(feed.id)
+            read_feeds[feed.id] = now
             try:
                 await scan_feed(
                     db, client, renderer, feed, clock=clock, max_attempts=max_attempts, tally=tally
