@@ -48,21 +48,21 @@ def lister(url: httpx.URL) -> Callable[[FakeAdvert], bool]:
     every advert of a catalogue of thousands."""
     path = url.path.rstrip("/")
     params = [(name, value) for name, value in url.params.multi_items() if name not in _PAGING]
+    category = _CATEGORY_ID.search(path) if path.startswith(_MARKETPLACE + "/") else None
+    below = path + "/"
+
+    def in_path(advert: FakeAdvert) -> bool:
+        if category is not None:
+            return category[1] in advert.categories
+        return advert.path == path or advert.path.startswith(below)
+
     return lambda advert: (
-        _in_path(advert, path) and all(_satisfies(advert, name, value) for name, value in params)
+        in_path(advert) and all(_satisfies(advert, name, value) for name, value in params)
     )
 
 
 def newest_first(adverts: Iterable[FakeAdvert]) -> list[FakeAdvert]:
     return sorted(adverts, key=lambda advert: -(advert.published_ms or -1))
-
-
-def _in_path(advert: FakeAdvert, path: str) -> bool:
-    if path.startswith(_MARKETPLACE + "/"):
-        category = _CATEGORY_ID.search(path)
-        if category is not None:
-            return category[1] in advert.categories
-    return advert.path == path or advert.path.startswith(path + "/")
 
 
 def _satisfies(advert: FakeAdvert, name: str, value: str) -> bool:
