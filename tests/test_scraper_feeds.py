@@ -344,4 +344,3 @@ async def test_the_feed_is_read_every_interval_while_a_long_pass_scans_searches(
     )
     assert [row["source"] for row in enqueued] == ["feed", "feed"]
     assert enqueued[0]["created_at"] - published[0] <= CADENCE.interval + 2 * 2.0
-
