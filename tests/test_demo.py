@@ -149,6 +149,40 @@ def test_demo_shows_a_photo_alert_a_refused_photo_a_group_and_button_presses(
     assert re.search(r"Anna presses .*\n.*answer +\(presser\) +⏸ .*/resume 1", out)
 
 
+def test_the_demo_shows_one_feed_request_serving_several_watches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 20: both searches are local, so one request for the marketplace's newest
+    adverts serves every watch of both; the story says how many, and that the alerts it
+    brought were queued within the minute. In cycle 1 that one request is the only fetch,
+    and its alerts reach Anna, Ben and the flat share — recorded as from the feed."""
+    path = tmp_path / "demo.sqlite3"
+    assert main(["demo", "--db", str(path), "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    served = re.findall(
+        r"feed +willhaben +one request served (\d+) watches of 2 searches: \d+ alerts? from"
+        r" the feed, the slowest queued (\d+) s after its advert appeared — within the minute",
+        out,
+    )
+    assert served
+    assert all(int(watches) >= 2 and int(slowest) <= 60 for watches, slowest in served)
+    cycle = out[out.index("cycle 1/5") : out.index("cycle 2/5")]
+    assert re.findall(r"fetch +willhaben +(.*)", cycle) == [
+        '"feed: the marketplace\'s newest" → 200'
+    ]
+    detected = set(re.findall(r"detected #\d+ (Anna|Ben|flat share) ", cycle))
+    assert detected == {"Anna", "Ben", "flat share"}
+
+    async def sources() -> set[str]:
+        async with Database(path) as db:
+            rows = await db.fetchall(
+                "SELECT DISTINCT source FROM notifications WHERE kind IN ('new', 'drop')"
+            )
+        return {row["source"] for row in rows}
+
+    assert asyncio.run(sources()) == {"feed", "search"}
+
+
 def test_the_same_seed_tells_the_same_story() -> None:
     """Time is virtual and the jitter seeded, so two runs print the same lines."""
 

@@ -20,6 +20,13 @@ from habicht.fakes.willhaben_site import FakeWillhabenSite
 
 __all__ = ["Attempt", "Fetch", "Recorder", "TappedBotAPI"]
 
+_MARKETPLACE = "/iad/kaufen-und-verkaufen/marktplatz"
+
+
+def _named(path: str) -> str:
+    """A fetch without words: the marketplace's newest adverts is the feed."""
+    return "feed: the marketplace's newest" if path.rstrip("/") == _MARKETPLACE else path
+
 
 @dataclass(frozen=True)
 class Attempt:
@@ -36,7 +43,8 @@ class Attempt:
 
 @dataclass(frozen=True)
 class Fetch:
-    """One request to willhaben for the search with keyword `search`, and its status."""
+    """One request to willhaben for the search with keyword `search` (or the feed), and its
+    status."""
 
     at: float
     search: str
@@ -71,7 +79,7 @@ class Recorder:
 
         def handle(request: httpx.Request) -> httpx.Response:
             response = site.handle(request)
-            search = request.url.params.get("keyword") or request.url.path
+            search = request.url.params.get("keyword") or _named(request.url.path)
             self.fetches.append(Fetch(self.clock(), search, response.status_code))
             return response
 

@@ -34,6 +34,7 @@ from habicht.bot import (
 from habicht.config import Settings
 from habicht.demo import scenario
 from habicht.demo.clock import VirtualClock
+from habicht.demo.feed import feed_served
 from habicht.demo.observe import Recorder, TappedBotAPI
 from habicht.demo.story import Entry, Outbox, narrate
 from habicht.demo.summary import Summary, describe, summarise
@@ -58,12 +59,11 @@ def demo_settings(db: Path, *, lang: str) -> Settings:
     """The production defaults, a dummy token, and `.invalid` hosts: should anything ever
     bypass the fakes' transports, it fails to resolve instead of reaching the internet.
 
-    Feeds are off: the demo's willhaben answers its searches from fixed lists, not from one
-    catalogue a feed could be matched against, so each search is polled on its own.
+    Feeds are on, as in production: the demo's willhaben is a world (`scenario`), so one
+    feed request serves both searches' watches.
     """
     return Settings(
         bot_token=DEFAULT_TOKEN,
-        feed_interval=0,
         admin_ids=frozenset({scenario.OWNER.chat_id}),
         db=db,
         lang=lang,
@@ -162,8 +162,8 @@ class _Demo:
         self.terminal = terminal
         self.recorder = Recorder(clock)
         self.api = TappedBotAPI(self.recorder)
-        self.site = FakeWillhabenSite()
-        self.world = scenario.World(self.site, self.api)
+        self.site = FakeWillhabenSite(world=True)
+        self.world = scenario.World(self.site, self.api, clock)
         self.names = scenario.names()
         self.app: BotApplication = build_application(
             settings,
@@ -212,7 +212,7 @@ class _Demo:
                 await self._handle_updates()  # a button pressed
             if not changes:
                 self.terminal.line("         nothing changed on willhaben")
-            await self._step(run_jobs_now(self.app, SCRAPE))
+            await self._scrape()
         self.terminal.heading(f"after the last cycle · {self._time()}")
         await self._drain_until(self.clock() + TAIL_LIMIT, stop_when_empty=True)
         self.terminal.line(f"         {self._time()} nothing left to send")
@@ -238,11 +238,19 @@ class _Demo:
             self.terminal.heading(f"{self._time()[:5]} in Vienna")
             for change in changes:
                 self.terminal.line(f"         {self.world.apply(change)}")
-            await self._step(run_jobs_now(self.app, SCRAPE))
+            await self._scrape()
         await self._say(scenario.OWNER, "/queue", show_reply=True)
         self.clock.jump(at("07:00"))
         self.terminal.heading("07:00 in Vienna: Ben's quiet hours end")
         await self._step(deliver(self.app.bot_data))
+
+    async def _scrape(self) -> None:
+        """The `scrape` job's pass, and what the feed did in it: one request for many."""
+        started = self.clock()
+        await self._step(run_jobs_now(self.app, SCRAPE))
+        served = await feed_served(self.app.bot_data.db, since=started)
+        if served is not None:
+            self._print(Entry(self.clock(), 0, "feed", "willhaben", served.story(), "good"))
 
     async def _say(self, person: scenario.Person, text: str, *, show_reply: bool = False) -> None:
         """`person` sends `text`; the Application handles it like any update from Telegram."""

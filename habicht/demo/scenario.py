@@ -5,14 +5,22 @@ Only data and how to apply it to the two fakes; the pipeline under it is the rea
 faults are the ones issue 6 asks to see handled: a 429 with `retry_after`, two 5xx before
 success, and a subscriber who blocked the bot — plus one willhaben hiccup the scraper's own
 retry absorbs.
+
+The simulated willhaben is a *world* (issue 20): one catalogue that answers every search by
+filtering it, as willhaben does, so the marketplace's newest adverts — the feed both searches
+share — and the searches themselves agree. Both searches are local (the marketplace with
+words and a price cap), so while both have a watch one feed request a minute serves all
+their watches; when the pressed buttons leave one search without an active watch, the other
+is polled on its own again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from habicht.clock import Clock
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import FakeBotAPI, Fault
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
@@ -78,8 +86,14 @@ class SearchSpec:
         return parse_watch_argument(self.argument).url
 
 
-def _ad(ad_id: int, title: str, price: int, location: str) -> FakeAdvert:
-    return FakeAdvert(str(ad_id), title, Decimal(price), location=location)
+def _ad(ad_id: int, title: str, price: int, location: str, body: str | None = None) -> FakeAdvert:
+    return FakeAdvert(str(ad_id), title, Decimal(price), location=location, body=body)
+
+
+def _sofa(ad_id: int, title: str, price: int, location: str) -> FakeAdvert:
+    """A sofa whose title may not say "Sofa" as a word (a "Ledersofa"): its description does,
+    so willhaben's search for the word lists it, and the feed's snippet shows it."""
+    return _ad(ad_id, title, price, location, f"{title}. Ein Sofa zum Abholen in {location}.")
 
 
 GPU = SearchSpec(
@@ -97,9 +111,9 @@ SOFA = SearchSpec(
     # Pasted with a tracking parameter, which habicht drops when it normalises the URL.
     "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa&utm_source=app",
     (
-        _ad(918_300_103, "Ledersofa braun, 3-Sitzer", 300, "Salzburg"),
-        _ad(918_300_102, "Schlafsofa mit Bettkasten", 180, "Wien, 10. Bezirk"),
-        _ad(918_300_101, "Ecksofa grau", 250, "St. Pölten"),
+        _sofa(918_300_103, "Ledersofa braun, 3-Sitzer", 300, "Salzburg"),
+        _sofa(918_300_102, "Schlafsofa mit Bettkasten", 180, "Wien, 10. Bezirk"),
+        _sofa(918_300_101, "Ecksofa grau", 250, "St. Pölten"),
     ),
 )
 SEARCHES = (GPU, SOFA)
@@ -156,9 +170,8 @@ class TelegramTrouble:
 
 @dataclass(frozen=True)
 class WillhabenTrouble:
-    """willhaben answers the next fetches of the search with `faults`, in order."""
+    """willhaben answers the next fetches (whatever they ask for) with `faults`, in order."""
 
-    search: SearchSpec
     faults: tuple[SiteFault, ...]
 
 
@@ -207,15 +220,15 @@ CYCLES: tuple[tuple[Change, ...], ...] = (
         Repriced("918300103", Decimal(240)),
     ),
     (
-        WillhabenTrouble(SOFA, (SiteFault.server_error(503),)),
-        Appears(SOFA, _ad(918_300_131, "Zweisitzer Samt grün", 150, "Bregenz")),
+        WillhabenTrouble((SiteFault.server_error(503),)),
+        Appears(SOFA, _sofa(918_300_131, "Zweisitzer Samt grün", 150, "Bregenz")),
         Repriced("918200101", Decimal(319)),
     ),
     (
         Presses(EMIL, "r"),
         Presses(ANNA, "p"),
         Sold(GPU, "918200104"),
-        Appears(SOFA, _ad(918_300_141, "Couch im Landhausstil", 120, "Krems")),
+        Appears(SOFA, _sofa(918_300_141, "Couch im Landhausstil", 120, "Krems")),
     ),
     (),  # a quiet cycle: nothing changed, nothing is sent
 )
@@ -235,7 +248,7 @@ NIGHT: tuple[tuple[str, tuple[Change, ...]], ...] = (
         (
             Appears(SOFA, _ad(918_300_161, "Big Sofa XXL", 390, "Wiener Neustadt")),
             Appears(SOFA, _ad(918_300_162, "Retro Sofa 70er", 140, "Steyr")),
-            Appears(SOFA, _ad(918_300_163, "Outdoor Loungesofa", 230, "Dornbirn")),
+            Appears(SOFA, _sofa(918_300_163, "Outdoor Loungesofa", 230, "Dornbirn")),
         ),
     ),
 )
@@ -244,30 +257,37 @@ each of these times is held, and at 07:00 it arrives as one digest."""
 
 
 class World:
-    """The simulated willhaben and the fake Telegram, changed one `Change` at a time."""
+    """The simulated willhaben and the fake Telegram, changed one `Change` at a time; an
+    advert appears with `PUBLISHED` at the `clock`'s time, the searches' first ones a day
+    before the story, newest first."""
 
-    def __init__(self, site: FakeWillhabenSite, api: FakeBotAPI) -> None:
+    def __init__(self, site: FakeWillhabenSite, api: FakeBotAPI, clock: Clock) -> None:
         self.site = site
         self.api = api
+        self.clock = clock
         self.adverts: dict[str, FakeAdvert] = {}
         for search in SEARCHES:
-            site.set_listings(search.url, search.adverts)
-            self.adverts.update((advert.id, advert) for advert in search.adverts)
+            for age, advert in enumerate(search.adverts, start=1):
+                self._publish(advert, at=clock() - 86400 - 3600 * age)
         api.set_member(FLAT, DORA.sender, "creator")
+
+    def _publish(self, advert: FakeAdvert, *, at: float) -> None:
+        published = replace(advert, published_ms=int(at * 1000))
+        self.site.publish(published)
+        self.adverts[advert.id] = published
 
     def apply(self, change: Change) -> str:
         """Make the change; a sentence saying what happened."""
         match change:
             case Appears(search=search, advert=advert):
-                self.site.add(search.url, advert)
-                self.adverts[advert.id] = advert
+                self._publish(advert, at=self.clock())
                 return f'willhaben: new on "{search.name}": {advert.title}, € {advert.price}'
             case Repriced(ad_id=ad_id, price=price):
                 old = self.adverts[ad_id]
                 self.adverts[ad_id] = self.site.set_price(ad_id, price)
                 return f"willhaben: {old.title}: € {old.price} → € {price}"
             case Sold(search=search, ad_id=ad_id):
-                self.site.remove(search.url, ad_id)
+                self.site.withdraw(ad_id)
                 return f'willhaben: sold, gone from "{search.name}": {self.adverts[ad_id].title}'
             case BlocksBot(person=person):
                 self.api.block(person.chat_id)
@@ -275,10 +295,10 @@ class World:
             case TelegramTrouble(person=person, faults=faults):
                 self.api.fail_next(person.chat_id, *faults)
                 return f"telegram: will answer {person.name}'s next sends with {_faults(faults)}"
-            case WillhabenTrouble(search=search, faults=faults):
-                self.site.fail_next(*faults, url=search.url)
+            case WillhabenTrouble(faults=faults):
+                self.site.fail_next(*faults)
                 statuses = ", ".join(str(fault.status) for fault in faults)
-                return f'willhaben: will answer the next fetch of "{search.name}" with {statuses}'
+                return f"willhaben: will answer the next fetch with {statuses}"
             case RefusesPhoto(advert=advert):
                 url = f"https://cache.willhaben.at/mmo/{advert.image_path}"
                 self.api.refuse_photo(url, "Bad Request: failed to get HTTP URL content")

@@ -32,7 +32,7 @@ import httpx
 
 from habicht.digits import whole_number
 from habicht.fakes.willhaben_pages import FakeAdvert, render_block_page, render_search_page
-from habicht.fakes.willhaben_world import listed, newest_first
+from habicht.fakes.willhaben_world import lister, newest_first
 from habicht.fakes.wire import FaultScript, LoopbackServer, Observable
 
 __all__ = ["FakeWillhabenSite", "SiteFault"]
@@ -234,7 +234,7 @@ class FakeWillhabenSite(Observable):
             elif self._answers_world and request.url.path.startswith("/iad/"):
                 search = str(request.url.copy_remove_param("rows").copy_remove_param("page"))
                 world = (self._catalogue[ad_id] for ad_id in self._world)
-                adverts = newest_first(a for a in world if listed(a, request.url))
+                adverts = newest_first(filter(lister(request.url), world))
             if search is not None:
                 self.hits[search] += 1
             self._cond.notify_all()

@@ -27,7 +27,10 @@ Requested scans get a fair share, not the whole budget (keep in sync with README
 With shared feeds (`scraper.feeds`, `FeedCadence`), a live feed that is due is read before
 either: one read serves every local search. A search a live feed serves is due only every
 HABICHT_SAFETY_INTERVAL (its own scan is the safety net), a plain one every interval; its
-freshness counts from the feed's last successful read when that is later.
+freshness counts from the feed's last successful read when that is later. A pass that
+outlasts a feed interval (more searches due than the budget clears in one) reads the feed
+again one interval after its last read, never sooner: else its local searches would wait for
+the pass's end — an hour at 2,000 searches (`benchmarks/freshness.py`).
 
 It ends when nothing is due, when willhaben's block backoff starts — then every search stays
 due in the same order, so the pass after the block starts with the searches that waited
@@ -160,12 +163,13 @@ class FeedCadence:
     safety: float
 
 
-async def _next_feed(db: Database, *, horizon: float) -> Feed | None:
-    """The live feed due longest, or None. A feed read in this pass is due again once its
-    interval has passed (every read, failed or not, writes `last_attempt_at`), so a pass that
-    lasts long under a backlog still reads it every interval."""
-    row = await db.fetchone(_DUE_FEEDS, {"horizon": horizon})
-    return None if row is None else Feed(row["id"], row["url"])
+async def _next_feed(db: Database, *, horizon: float, tried: set[int]) -> Feed | None:
+    """The live feed due longest that is not in `tried` (read within the last interval by
+    this pass), or None."""
+    for row in await db.fetchall(_DUE_FEEDS, {"horizon": horizon}):
+        if row["id"] not in tried:
+            return Feed(row["id"], row["url"])
+    return None
 
 
 @dataclass(slots=True)
@@ -251,6 +255,7 @@ async def run_pass(
     started = clock()
     tally = Tally()
     tried: set[int] = set()
+    read_feeds: dict[int, float] = {}  # feed id -> when this pass last tried it
     share = share or RequestShare()
 
     def horizons(now: float) -> dict[str, float]:
@@ -267,9 +272,11 @@ async def run_pass(
         try:
             feed = None
             if feeds is not None:
-                # Early by at most half an interval: a feed is never read back to back.
-                horizon = now + min(slack, feeds.interval / 2) - feeds.interval
-                feed = await _next_feed(db, horizon=horizon)
+                # A pass can outlast a feed interval (more searches due than the budget
+                # clears): a feed it read is read again one interval later, never sooner.
+                horizon = now + slack - feeds.interval
+                fresh = {key for key, at in read_feeds.items() if now - at < feeds.interval}
+                feed = await _next_feed(db, horizon=horizon, tried=fresh)
             choice = None
             if feed is None:
                 choice = await _next(db, now=now, horizons=horizons(now), tried=tried, share=share)
@@ -277,6 +284,7 @@ async def run_pass(
             tally.database_error = f"{type(exc).__name__}: {exc}"
             break
         if feed is not None:
+            read_feeds[feed.id] = now
             try:
                 await scan_feed(
                     db, client, renderer, feed, clock=clock, max_attempts=max_attempts, tally=tally
