@@ -45,8 +45,8 @@ advert never changes. "old": new-listing alerts for adverts from before the base
 (bumped ones a watch had not seen), "drops": every drop alert queued.
 
 `--quick` (CI) runs 40 searches / 200 watches for 20 minutes: its figures say nothing. The
-default, what `make bench` runs, is 200 searches / 1,000 watches for half an hour (about
-1½ minutes: `make bench` must stay within 10). `--full` is the issue's shape — 2,000 searches /
+default, what `make bench` runs, is 200 searches / 1,000 watches for a quarter of an hour
+(about a minute: `make bench` must stay within 10). `--full` is the issue's shape — 2,000 searches /
 10,000 watches, then 200 / 1,000, 3 hours each — and takes about 45 minutes: the 2,000
 searches' baselines alone are an hour of virtual time, every feed read is judged for 1,600
 local searches, and 1.2 million alerts are queued.
@@ -641,7 +641,7 @@ def arguments() -> argparse.Namespace:
     shape.add_argument(
         "--full", action="store_true", help="the issue's shape: 2000 and 200 searches, 3 h"
     )
-    parser.add_argument("--hours", type=float, help="simulated hours after the baselines (0.5)")
+    parser.add_argument("--hours", type=float, help="simulated hours after the baselines (0.25)")
     parser.add_argument(
         "--searches", type=int, nargs="+", help="search counts, 5 watches each (200)"
     )
@@ -650,7 +650,7 @@ def arguments() -> argparse.Namespace:
     # On a RAM disk where there is one: fsyncs are not what this measures (virtual time).
     args.folder = RAM_DISK if RAM_DISK.is_dir() else None
     shape_of = 2 if args.full else 1 if args.quick else 0
-    sizes = {"hours": (0.5, 1 / 3, 3.0), "searches": ([200], [40], [2000, 200])}
+    sizes = {"hours": (0.25, 1 / 3, 3.0), "searches": ([200], [40], [2000, 200])}
     for name, choices in sizes.items():
         if getattr(args, name) is None:
             setattr(args, name, choices[shape_of])

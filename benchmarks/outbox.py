@@ -203,11 +203,11 @@ async def _habicht_settings(folder: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="500 items, 10000 sent rows (CI)")
-    parser.add_argument("--items", type=int, help="items per run (10000; quick 500)")
-    parser.add_argument("--sent", type=int, help="sent rows the owner queries read (1000000)")
+    parser.add_argument("--items", type=int, help="items per run (6000; quick 500)")
+    parser.add_argument("--sent", type=int, help="sent rows the owner queries read (300000)")
     args = parser.parse_args()
-    n = args.items or (500 if args.quick else 10_000)
-    sent = args.sent or (10_000 if args.quick else 1_000_000)
+    n = args.items or (500 if args.quick else 6_000)
+    sent = args.sent or (10_000 if args.quick else 300_000)
     items = messages(n)
     with tempfile.TemporaryDirectory(prefix="habicht-bench-") as tmp:
         root = Path(tmp)

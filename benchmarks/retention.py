@@ -128,14 +128,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,500 alerts a day for 120 days")
     parser.add_argument("--days", type=int, default=None, help="days simulated (default 150)")
-    parser.add_argument("--alerts", type=int, default=None, help="alerts a day (default 30000)")
+    parser.add_argument(
+        "--alerts",
+        type=int,
+        default=None,
+        help="alerts a day (default 3000; --alerts 30000, about 15 min, is the long form)",
+    )
     parser.add_argument("--chats", type=int, default=300)
     parser.add_argument("--listed", type=int, default=14, help="days an advert stays listed")
     parser.add_argument("--retention", type=int, default=30)
     parser.add_argument("--every", type=int, default=10, help="print every N days")
     args = parser.parse_args()
     args.days = args.days or (120 if args.quick else 150)
-    args.alerts = args.alerts or (1_500 if args.quick else 30_000)
+    args.alerts = args.alerts or (1_500 if args.quick else 3_000)
     asyncio.run(run(args))
 
 

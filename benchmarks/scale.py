@@ -297,7 +297,7 @@ def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="every part in seconds (CI)")
     parser.add_argument("--searches", type=int, help="searches of the passes (2000; quick 100)")
-    parser.add_argument("--days", type=int, default=40, help="simulated days (40)")
+    parser.add_argument("--days", type=int, default=30, help="simulated days (30)")
     parser.add_argument("--day-searches", type=int, help="searches of the days (100; quick 10)")
     parser.add_argument("--new-per-day", type=int, default=3, help="new adverts a day (3)")
     args = parser.parse_args()
