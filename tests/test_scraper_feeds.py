@@ -60,19 +60,28 @@ async def passes(
     end = clock() + seconds
     while clock() < end:
         clock.advance(PASS_EVERY)
-        summaries.append(
-            await run_pass(
-                db,
-                client,
-                TextRenderer(),
-                clock=clock,
-                max_attempts=5,
-                interval=INTERVAL,
-                feeds=CADENCE,
-                slack=PASS_EVERY,
-            )
-        )
+        summaries.append(await one_pass(db, client, clock))
     return summaries
+
+
+async def one_pass(
+    db: Database,
+    client: WillhabenClient,
+    clock: FakeClock,
+    progress: Callable[[], object] | None = None,
+) -> ScanSummary:
+    """One pass of the scheduler, as the bot's `scrape` job runs it."""
+    return await run_pass(
+        db,
+        client,
+        TextRenderer(),
+        clock=clock,
+        max_attempts=5,
+        interval=INTERVAL,
+        feeds=CADENCE,
+        slack=PASS_EVERY,
+        progress=progress,
+    )
 
 
 @pytest.fixture
@@ -336,17 +345,7 @@ async def test_the_feed_is_read_every_interval_while_a_long_pass_scans_searches(
             published.append(clock())
             world.publish(replace(card, published_ms=int(clock() * 1000)))
 
-    summary = await run_pass(
-        db,
-        client,
-        TextRenderer(),
-        clock=clock,
-        max_attempts=5,
-        interval=INTERVAL,
-        feeds=CADENCE,
-        slack=PASS_EVERY,
-        progress=progress,
-    )
+    summary = await one_pass(db, client, clock, progress)
     assert summary.scanned == 100  # one long pass: the plain searches were due at once
     assert world.hits[FEED] - hits == 4  # 200 s: at 0, 60, 120 and 180 s
     enqueued = await db.fetchall(
