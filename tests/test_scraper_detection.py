@@ -18,7 +18,8 @@ from kit.migrations import before_migration
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
-from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.fakes.willhaben_site import FakeWillhabenSite as Site  # short for the signatures
+from habicht.fakes.willhaben_site import SiteFault
 from habicht.scraper import (
     FAILING_AFTER,
     MAX_PAGES,
@@ -39,13 +40,13 @@ def page_number(request: httpx.Request) -> str:
     return request.url.params.get("page", "1")
 
 
-def pages_asked(site: FakeWillhabenSite) -> list[str]:
+def pages_asked(site: Site) -> list[str]:
     """The page number of each request the site received, in order."""
     return [page_number(request) for request in site.log]
 
 
 def on_page(
-    site: FakeWillhabenSite,
+    site: Site,
     page: str,
     *,
     fault: SiteFault | None = None,
@@ -68,12 +69,12 @@ def on_page(
 
 
 @pytest.fixture
-def site() -> FakeWillhabenSite:
-    return FakeWillhabenSite()
+def site() -> Site:
+    return Site()
 
 
 @pytest.fixture
-async def client(site: FakeWillhabenSite, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
+async def client(site: Site, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
     async with willhaben_client(site.transport(), clock) as willhaben:
         yield willhaben
 
@@ -112,7 +113,7 @@ async def alerts(db: Database, kind: str = "new") -> list[tuple[str, str]]:
 
 
 async def baseline(
-    subs: Subscriptions, site: FakeWillhabenSite, run: Callable[[], Any], adverts: list[FakeAdvert]
+    subs: Subscriptions, site: Site, run: Callable[[], Any], adverts: list[FakeAdvert]
 ) -> ScanSummary:
     """Chat 1 watches FLATS, which holds `adverts` (newest first); its baseline is taken."""
     site.set_listings(FLATS.url, adverts)
@@ -123,7 +124,7 @@ async def baseline(
 
 
 async def test_75_new_adverts_in_one_interval_are_all_alerted_exactly_once(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any, make: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
 ) -> None:
     """75 new adverts between two scans, mixed with 20 old ones bumped among them, are 75
     alerts — each once, however often the search is scanned again."""
@@ -143,12 +144,7 @@ async def test_75_new_adverts_in_one_interval_are_all_alerted_exactly_once(
 
 
 async def test_more_new_adverts_than_a_page_holds_are_read_from_the_next_pages(
-    db: Database,
-    subs: Subscriptions,
-    site: FakeWillhabenSite,
-    run: Any,
-    make: Any,
-    clock: FakeClock,
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any, clock: FakeClock
 ) -> None:
     """450 new adverts in one interval: pages 1 to 3 (200 rows each) are read — each after
     the fetch gap — until one holds an advert the watch has seen; all 450 are alerted."""
@@ -166,7 +162,7 @@ async def test_more_new_adverts_than_a_page_holds_are_read_from_the_next_pages(
 async def test_beyond_the_page_cap_new_adverts_are_missed_and_the_log_says_so(
     db: Database,
     subs: Subscriptions,
-    site: FakeWillhabenSite,
+    site: Site,
     run: Any,
     make: Any,
     caplog: pytest.LogCaptureFixture,
@@ -182,7 +178,7 @@ async def test_beyond_the_page_cap_new_adverts_are_missed_and_the_log_says_so(
 
 
 async def test_a_failed_later_page_records_nothing_and_loses_nothing(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any, make: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
 ) -> None:
     """When page 2 fails, the whole search fails this cycle: no alerts from page 1, nothing
     recorded (no advert "gone"); the next cycle alerts every one of them."""
@@ -198,12 +194,7 @@ async def test_a_failed_later_page_records_nothing_and_loses_nothing(
 
 
 async def test_a_search_of_260_adverts_bumped_after_the_baseline_announces_none_of_them(
-    db: Database,
-    subs: Subscriptions,
-    site: FakeWillhabenSite,
-    run: Any,
-    make: Any,
-    clock: FakeClock,
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any, clock: FakeClock
 ) -> None:
     """The baseline reads both pages of a 260-advert search, so old adverts bumped to the top
     later — even from the second page — are known; a new advert with an id lower than every
@@ -223,12 +214,7 @@ async def test_a_search_of_260_adverts_bumped_after_the_baseline_announces_none_
 
 
 async def test_beyond_a_baseline_that_could_not_read_the_search_a_bump_is_said_honestly_once(
-    db: Database,
-    subs: Subscriptions,
-    site: FakeWillhabenSite,
-    run: Any,
-    make: Any,
-    clock: FakeClock,
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any, clock: FakeClock
 ) -> None:
     """A search larger than MAX_PAGES pages: the baseline is incomplete. An unseen advert
     bumped up from beyond it may be new or old: it is sent once as "bumped, not seen before",
@@ -253,7 +239,7 @@ async def test_beyond_a_baseline_that_could_not_read_the_search_a_bump_is_said_h
 
 
 async def test_a_reserved_advert_is_silent_and_judged_again_when_active(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any
 ) -> None:
     """Reserved adverts are not on the page: not counted in the baseline, no alert while
     reserved (new or cheaper); active again, one never seen is new and one seen is a drop
@@ -282,7 +268,7 @@ async def test_a_reserved_advert_is_silent_and_judged_again_when_active(
 
 
 async def test_a_price_less_spell_keeps_the_last_known_price(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any
 ) -> None:
     """500 → no price → 300 is a drop from 500: a spell without a price erases nothing."""
     flat = FakeAdvert("1339479305", "Balkon", Decimal(500))
@@ -295,7 +281,7 @@ async def test_a_price_less_spell_keeps_the_last_known_price(
 
 
 async def test_each_distinct_drop_is_alerted_once_and_only_queued_ones_count(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any
 ) -> None:
     """500 → 400 → 450 → 400 alerts 500→400 and 450→400; 500 → 400 once more is the same
     pair, not re-sent, and the scan does not count it."""
@@ -313,7 +299,7 @@ async def test_each_distinct_drop_is_alerted_once_and_only_queued_ones_count(
 
 
 async def test_keywords_in_any_case_are_one_search_and_one_fetch(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any
 ) -> None:
     """ "RTX  3070" and "rtx 3070" are one search row, fetched once for both chats."""
     upper, lower = parse_watch_argument("RTX  3070"), parse_watch_argument("rtx 3070")
@@ -328,7 +314,7 @@ async def test_keywords_in_any_case_are_one_search_and_one_fetch(
 
 
 async def test_a_watch_from_before_the_deep_baseline_is_upgraded_keeping_what_it_saw(
-    tmp_path: Path, site: FakeWillhabenSite, client: WillhabenClient, clock: FakeClock
+    tmp_path: Path, site: Site, client: WillhabenClient, clock: FakeClock
 ) -> None:
     """The migration keeps every watch, what it has seen and every old `drop:<ad>:<chat>:<new>`
     key; a watch baselined before it read one page only, so it counts as incomplete: an
@@ -380,12 +366,7 @@ CAPPED = parse_watch_argument("rtx 3080 max 500")
 
 
 async def test_an_old_advert_that_drops_into_a_capped_search_is_a_drop_now_within_it(
-    db: Database,
-    subs: Subscriptions,
-    site: FakeWillhabenSite,
-    run: Any,
-    make: Any,
-    clock: FakeClock,
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any, clock: FakeClock
 ) -> None:
     """`/watch rtx 3080 max 500`: an advert listed at € 600 weeks before the watch is not in
     the search; it drops to € 480 and enters it at its old date, deep among old adverts.
@@ -409,7 +390,7 @@ async def test_an_old_advert_that_drops_into_a_capped_search_is_a_drop_now_withi
 
 
 async def test_an_old_advert_that_starts_to_match_is_news_once_listed_earlier(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any, make: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
 ) -> None:
     """An advert habicht never saw that starts to match later (a title edited to hold the
     keyword, moved into the category) is a new listing that says it was listed earlier —
@@ -429,7 +410,7 @@ async def test_an_old_advert_that_starts_to_match_is_news_once_listed_earlier(
 
 
 async def test_a_failed_deep_page_fails_only_the_baseline_that_needed_it(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any, make: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
 ) -> None:
     """A search of 450 adverts; chat 1 is baselined (page 1 is all it needs); chat 2 adds a
     watch, so the scan reads pages 1 to 3 for its baseline, and page 3 is odd. Chat 1 still
@@ -466,7 +447,7 @@ async def test_a_failed_deep_page_fails_only_the_baseline_that_needed_it(
 
 
 async def test_a_resume_whose_deep_page_fails_silences_no_one_else(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any, make: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
 ) -> None:
     """/resume re-reads a search deep; a failure of page 2 fails only that watch's baseline:
     the other chat's alert still comes."""
@@ -486,12 +467,7 @@ async def test_a_resume_whose_deep_page_fails_silences_no_one_else(
 
 
 async def test_adverts_deleted_between_two_pages_make_the_baseline_incomplete(
-    db: Database,
-    subs: Subscriptions,
-    site: FakeWillhabenSite,
-    run: Any,
-    make: Any,
-    clock: FakeClock,
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any, clock: FakeClock
 ) -> None:
     """Five adverts of page 1 go between the fetch of page 1 and page 2: the five after them
     move up onto page 1 and are on neither page read. The baseline must not count itself
@@ -514,7 +490,7 @@ async def test_adverts_deleted_between_two_pages_make_the_baseline_incomplete(
 
 
 async def test_adverts_added_between_two_pages_keep_the_baseline_complete(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any, make: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any, make: Any
 ) -> None:
     """New adverts on top between two page fetches push the rest down: page 2 repeats the end
     of page 1, nothing is skipped, and the baseline stays complete."""
@@ -529,12 +505,7 @@ async def test_adverts_added_between_two_pages_keep_the_baseline_complete(
 
 
 async def drop_alerts_on_a_slide(
-    db: Database,
-    subs: Subscriptions,
-    site: FakeWillhabenSite,
-    run: Any,
-    rules: str,
-    prices: list[int],
+    db: Database, subs: Subscriptions, site: Site, run: Any, rules: str, prices: list[int]
 ) -> list[str]:
     """The drop alerts of a watch with `rules` for an advert whose price goes `prices` (the
     first one at the baseline)."""
@@ -549,7 +520,7 @@ async def drop_alerts_on_a_slide(
 
 @pytest.mark.parametrize("rules", ["drop 10%", "drop 50€"])
 async def test_a_slow_slide_alerts_once_it_has_fallen_far_enough_from_what_the_chat_knows(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any, rules: str
+    db: Database, subs: Subscriptions, site: Site, run: Any, rules: str
 ) -> None:
     """500 → 475 → 451 → 429 → 407 → 387: each step is about 5 %, yet by 429 the price has
     fallen 14 % (€ 71) from the € 500 the chat knows: one alert, € 500 → € 429; the steps
@@ -559,7 +530,7 @@ async def test_a_slow_slide_alerts_once_it_has_fallen_far_enough_from_what_the_c
 
 
 async def test_a_rise_in_between_does_not_make_a_drop_of_what_the_chat_was_told(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any
 ) -> None:
     """500 → 470 → 520 → 460 → 440 with `drop 10%`: 460 is 11.5 % below the € 520 seen, but
     only 8 % below the € 500 the chat knows, so held; 440 is 12 % below it: € 500 → € 440."""
@@ -568,7 +539,7 @@ async def test_a_rise_in_between_does_not_make_a_drop_of_what_the_chat_was_told(
 
 
 async def test_a_watch_that_started_mid_slide_measures_from_its_first_price(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any
 ) -> None:
     """A watch whose baseline saw € 451 — it was never told anything — alerts `drop 10%`
     once the price is 10 % below that: € 451 → € 387."""
@@ -577,7 +548,7 @@ async def test_a_watch_that_started_mid_slide_measures_from_its_first_price(
 
 
 async def test_without_drop_rules_every_step_is_an_alert_from_the_last_price(
-    db: Database, subs: Subscriptions, site: FakeWillhabenSite, run: Any
+    db: Database, subs: Subscriptions, site: Site, run: Any
 ) -> None:
     """A watch without drop rules is told every step, each from the price before it."""
     keys = await drop_alerts_on_a_slide(db, subs, site, run, "max 1000", [500, 475, 451])
