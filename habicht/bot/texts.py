@@ -23,6 +23,8 @@ from itertools import accumulate
 from typing import Literal
 from zoneinfo import ZoneInfo
 
+from habicht.scraper import NO_NOTES, AlertNotes, PriceStats, Repost
+
 __all__ = [
     "CATALOGS",
     "ENGLISH",
@@ -237,6 +239,17 @@ class Catalog:
     """The same without a date (a bumped advert's date is its bump)."""
     entered_drop: str
     """An advert that came into the search by a drop of its price."""
+    place_km: str
+    """A place with its distance from the centre of the watch's `near` rule."""
+    going_under: str
+    going_over: str
+    going_at: str
+    """The advert's price against its search's going price (the median of the last 30 days)."""
+    going_compact: str
+    repost: str
+    repost_no_price: str
+    """A repost: the same seller and title as an advert that left the search's pages."""
+    repost_compact: str
     months: Sequence[str]
     """January to December, as `entered_listed` writes dates."""
     # the buttons under an alert, and their answers (shown to the presser)
@@ -480,6 +493,14 @@ GERMAN = Catalog(
     entered_listed="Neu in deiner Suche · eingestellt am {date}",
     entered_search="Neu in deiner Suche",
     entered_drop="Jetzt in deiner Suche",
+    place_km="{place} · {km} km",
+    going_under="📊 ≈ {percent} % unter dem Median von {count} ({median}, 30 Tage)",
+    going_over="📊 ≈ {percent} % über dem Median von {count} ({median}, 30 Tage)",
+    going_at="📊 ≈ am Median von {count} ({median}, 30 Tage)",
+    going_compact="📊 {signed} % zum Median",
+    repost="🔁 Neu eingestellt · zuerst gesehen am {date} zu {price}",
+    repost_no_price="🔁 Neu eingestellt · zuerst gesehen am {date}",
+    repost_compact="🔁 neu eingestellt",
     months=(
         "Jän.",
         "Feb.",
@@ -762,6 +783,14 @@ ENGLISH = Catalog(
     entered_listed="New in your search · listed {date}",
     entered_search="New in your search",
     entered_drop="Now within your search",
+    place_km="{place} · {km} km",
+    going_under="📊 ≈ {percent}% under the median of {count} ({median}, 30 days)",
+    going_over="📊 ≈ {percent}% over the median of {count} ({median}, 30 days)",
+    going_at="📊 ≈ at the median of {count} ({median}, 30 days)",
+    going_compact="📊 {signed}% vs median",
+    repost="🔁 Reposted · first seen {date} at {price}",
+    repost_no_price="🔁 Reposted · first seen {date}",
+    repost_compact="🔁 reposted",
     months=("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
     button_open="🔗 Open",
     button_pause="⏸ Pause",
@@ -899,6 +928,7 @@ class Texts:
         entered: bool = False,
         listed_at: float | None = None,
         compact: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> Html:
         """A new listing: title as the link (its preview shows the listing), price, place;
         `compact` puts them on one line.
@@ -906,6 +936,8 @@ class Texts:
         `bumped`: the watch cannot tell whether it is new (see the scraper's `BumpedListing`),
         and the text says so. `entered`: an older advert that came into the search since the
         watch started, listed at `listed_at` (epoch seconds; None: the date is not known).
+        `notes`: the distance (after the place), the going price and a repost, each said
+        when known.
         """
         key = "bumped_listing" if bumped else "new_listing"
         text = self.fill(
@@ -913,8 +945,9 @@ class Texts:
             url=url,
             title=shorten(title, TITLE_BUDGET),
             price=self.price(price, price_display),
-            location=shorten(location or "—", LOCATION_BUDGET),
+            location=self.place(location, notes.km),
         )
+        text = self._with_notes(text, notes, price, compact=compact)
         if not entered:
             return text
         if listed_at is None:
@@ -934,6 +967,8 @@ class Texts:
         path_span: float = 0.0,
         entered: bool = False,
         compact: bool = False,
+        location: str | None = None,
+        notes: AlertNotes = NO_NOTES,
     ) -> Html:
         """A price drop: title as the link, old price struck through, new price, percent;
         `compact` puts them on one line.
@@ -941,7 +976,8 @@ class Texts:
         `entered`: the advert came into the search by this drop, and the text says so.
         `path` is every price the advert was known at, oldest first, ending with `new`, over
         `path_span` seconds; shown (not in compact alerts) when it says more than old → new
-        (three prices or more).
+        (three prices or more). `notes` as for `new_listing`; the place (`location`) is said
+        only with its distance.
         """
         text = self.fill(
             "price_drop_compact" if compact else "price_drop",
@@ -951,11 +987,57 @@ class Texts:
             new=format_price(new, self.lang),
             percent=_percent_drop(old, new),
         )
+        if notes.km is not None:
+            place = Html(f"📍 {escape(self.place(location, notes.km))}")
+            text = Html(f"{text} · {place}" if compact else f"{text}\n{place}")
+        text = self._with_notes(text, notes, new, compact=compact)
         if entered:
             text = self._note(text, self.fill("entered_drop"), compact=compact)
         if compact or len(path) < 3:
             return text
         return Html(f"{text}\n{self.price_path(path, path_span)}")
+
+    def place(self, location: str | None, km: float | None = None) -> str:
+        """Where an advert is (shortened), with its distance when one is known."""
+        place = shorten(location or "—", LOCATION_BUDGET)
+        if km is None:
+            return place
+        return self.catalog.place_km.format(place=place, km=self.km(km))
+
+    def km(self, km: float) -> str:
+        """A distance as people say it: `3,2` (`3.2`) under 10 km, whole kilometres above."""
+        text = f"{km:.1f}" if km < 10 else f"{km:.0f}"
+        return text.replace(".", ",") if self.lang == "de" else text
+
+    def _with_notes(
+        self, text: Html, notes: AlertNotes, price: Decimal | None, *, compact: bool
+    ) -> Html:
+        """`text` with the going price (for an advert with a `price`) and the repost said: on
+        lines of their own, or after `·` when compact."""
+        lines = []
+        if notes.going is not None and price is not None:
+            lines.append(self.going(notes.going, price, compact=compact))
+        if notes.repost is not None:
+            lines.append(self.repost(notes.repost, compact=compact))
+        return Html(" · ".join([text, *lines]) if compact else "\n".join([text, *lines]))
+
+    def going(self, going: PriceStats, price: Decimal, *, compact: bool = False) -> Html:
+        """`price` against the going price: `≈ 18 % under the median of 46 (€ 450, 30 days)`."""
+        percent = going.percent_under(price)
+        if compact:
+            return self.fill("going_compact", signed=f"{-percent:+d}" if percent else "±0")
+        key = "going_at" if percent == 0 else "going_under" if percent > 0 else "going_over"
+        median = format_price(going.median, self.lang)
+        return self.fill(key, percent=abs(percent), count=going.count, median=median)
+
+    def repost(self, repost: Repost, *, compact: bool = False) -> Html:
+        """`🔁 reposted · first seen 12 Nov 2026 at € 400`."""
+        if compact:
+            return self.fill("repost_compact")
+        date = self.date(repost.first_seen_at)
+        if repost.price is None:
+            return self.fill("repost_no_price", date=date)
+        return self.fill("repost", date=date, price=format_price(repost.price, self.lang))
 
     @staticmethod
     def _note(text: Html, note: Html, *, compact: bool) -> Html:

@@ -28,7 +28,9 @@ from habicht.scraper.errors import (
 )
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.filters import FilterReason, InvalidFilter, WatchFilter, parse_price
+from habicht.scraper.going import MIN_PRICES, PriceStats, going_price, summarize
 from habicht.scraper.history import PricePoint
+from habicht.scraper.notes import NO_NOTES, AlertNotes, Repost, SearchFacts
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
 from habicht.scraper.scan import (
     FAILING_AFTER,
@@ -70,10 +72,13 @@ __all__ = [
     "BEHIND_FACTOR",
     "FAILING_AFTER",
     "MAX_PAGES",
+    "MIN_PRICES",
+    "NO_NOTES",
     "PAGE_ROWS",
     "PUBLISHED_SLACK",
     "AdvertHistory",
     "Alert",
+    "AlertNotes",
     "Blocked",
     "BumpedListing",
     "Capacity",
@@ -95,12 +100,15 @@ __all__ = [
     "Overview",
     "PriceDrop",
     "PricePoint",
+    "PriceStats",
     "Renderer",
+    "Repost",
     "RequestShare",
     "Sample",
     "ScanSummary",
     "ScrapeError",
     "Search",
+    "SearchFacts",
     "SearchFailure",
     "SearchHealth",
     "SearchPage",
@@ -114,6 +122,7 @@ __all__ = [
     "capacity",
     "diff",
     "freshness",
+    "going_price",
     "keyword_search",
     "latency",
     "normalise_search_url",
@@ -124,5 +133,6 @@ __all__ = [
     "run_pass",
     "samples",
     "scan",
+    "summarize",
     "workload",
 ]

@@ -70,7 +70,9 @@ from habicht.scraper.history import (
     price_paths,
     record_hits,
     record_prices,
+    record_shown,
 )
+from habicht.scraper.notes import NO_NOTES, AlertNotes, SearchFacts, search_facts
 from habicht.scraper.parse import Listing, SearchPage
 from habicht.scraper.urls import PAGE_ROWS
 
@@ -118,10 +120,17 @@ class Renderer(Protocol):
     def for_chat(self, chat_id: int) -> Renderer: ...
 
     def new_listing(
-        self, listing: Listing, *, watch_id: int, bumped: bool = False, entered: bool = False
+        self,
+        listing: Listing,
+        *,
+        watch_id: int,
+        bumped: bool = False,
+        entered: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> Alert:
         """`bumped`: a `BumpedListing`, which the text must not call new; `entered`: an older
-        advert that came into the search since the watch started (`NewListing.entered`)."""
+        advert that came into the search since the watch started (`NewListing.entered`);
+        `notes`: what the alert says beside the advert (distance, going price, repost)."""
         ...
 
     def price_drop(
@@ -133,6 +142,7 @@ class Renderer(Protocol):
         watch_id: int,
         path: Sequence[PricePoint] = (),
         entered: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> Alert:
         """`path`: every price the advert was known at, oldest first, ending with `new`;
         `entered`: the advert came into the search by this drop (`PriceDrop.entered`)."""
@@ -145,6 +155,7 @@ class Renderer(Protocol):
         drop: tuple[Decimal, Decimal] | None = None,
         bumped: bool = False,
         entered: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> str:
         """The alert as one line of a digest (a new listing, or a drop from `drop`)."""
         ...
@@ -520,6 +531,8 @@ async def _record_page(
     `listings` only. A watch keeps the last price it knew when an advert shows none.
     """
     active = await record_listings(conn, read.listings, now=now)
+    await record_shown(conn, search.id, active, now=now)
+    facts = await search_facts(conn, search.id, active, now=now)
     async with conn.execute(_ACTIVE_WATCHES, (search.id,)) as cursor:
         watches = list(await cursor.fetchall())
     outgoing: list[Outgoing] = []
@@ -536,7 +549,7 @@ async def _record_page(
                 )
                 continue
         if watch["baseline_at"] is not None:
-            outgoing += await judge(conn, watch, active, renderer=renderer, now=now)
+            outgoing += await judge(conn, watch, active, facts, renderer=renderer, now=now)
             continue
         counts.baselines += 1
         text = renderer.for_chat(watch["chat_id"]).baseline(watch["label"], len(active))
@@ -570,6 +583,7 @@ async def judge(
     conn: aiosqlite.Connection,
     watch: sqlite3.Row,
     active: list[Listing],
+    facts: SearchFacts,
     *,
     renderer: Renderer,
     now: float,
@@ -579,11 +593,12 @@ async def judge(
     shows, and everything it saw recorded as seen; a muted watch sees, and says nothing.
 
     The search's own scan and a feed (for the adverts it matched to the search) judge the
-    same way, so an advert is alerted once, whichever reads it first.
+    same way, so an advert is alerted once, whichever reads it first; `facts` are what the
+    read told about the search (its going price, its reposts), the same for all its watches.
     """
     chat_renderer = renderer.for_chat(watch["chat_id"])
     events, told = await _events(
-        conn, watch, active, renderer=chat_renderer, now=now, source=source
+        conn, watch, active, facts, renderer=chat_renderer, now=now, source=source
     )
     if (watch["muted_until"] or 0.0) > now:
         events, told = [], set()
@@ -693,6 +708,7 @@ async def _events(
     conn: aiosqlite.Connection,
     watch: sqlite3.Row,
     listings: list[Listing],
+    facts: SearchFacts,
     *,
     renderer: Renderer,
     now: float,
@@ -735,6 +751,7 @@ async def _events(
         listing = event.listing
         ad_id = listing.id
         told = told_prices.get(ad_id)
+        notes = facts.notes(listing)
         held = watch_filter.hidden_by(listing)
         if held is None and isinstance(event, PriceDrop):
             held = watch_filter.drop_held_by(
@@ -745,8 +762,10 @@ async def _events(
         elif isinstance(event, NewListing | BumpedListing):
             bumped = isinstance(event, BumpedListing)
             entered = isinstance(event, NewListing) and event.entered
-            alert = renderer.new_listing(listing, watch_id=watch_id, bumped=bumped, entered=entered)
-            line = renderer.digest_line(listing, bumped=bumped, entered=entered)
+            alert = renderer.new_listing(
+                listing, watch_id=watch_id, bumped=bumped, entered=entered, notes=notes
+            )
+            line = renderer.digest_line(listing, bumped=bumped, entered=entered, notes=notes)
             key = f"new:{ad_id}:{chat_id}"
             item = _outgoing(watch, "new", alert, key, ad_id, line, source)
             if ad_id in first_seen:
@@ -763,9 +782,12 @@ async def _events(
                 watch_id=watch_id,
                 path=paths[ad_id],
                 entered=event.entered,
+                notes=notes,
             )
             key = f"drop:{ad_id}:{chat_id}:{_money(old)}:{_money(event.new)}"
-            line = renderer.digest_line(listing, drop=(old, event.new), entered=event.entered)
+            line = renderer.digest_line(
+                listing, drop=(old, event.new), entered=event.entered, notes=notes
+            )
             outgoing.append(_outgoing(watch, "drop", alert, key, ad_id, line, source))
     if hits:
         await record_hits(conn, watch_id, hits, now=now)
@@ -862,13 +884,16 @@ async def _upsert_listings(
     await conn.executemany(
         """
         INSERT INTO listings (ad_id, title, price, price_display, location, postcode, url,
-                              image_url, published_at, first_seen_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              image_url, published_at, first_seen_at, updated_at, lat, lon,
+                              seller_id, body, is_private)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (ad_id) DO UPDATE SET
             title = excluded.title, price = excluded.price,
             price_display = excluded.price_display, location = excluded.location,
             postcode = excluded.postcode, url = excluded.url, image_url = excluded.image_url,
-            published_at = excluded.published_at, updated_at = excluded.updated_at
+            published_at = excluded.published_at, updated_at = excluded.updated_at,
+            lat = excluded.lat, lon = excluded.lon, seller_id = excluded.seller_id,
+            body = excluded.body, is_private = excluded.is_private
         """,
         [
             (
@@ -883,6 +908,10 @@ async def _upsert_listings(
                 listing.published_at,
                 now,
                 now,
+                *(listing.coordinates or (None, None)),
+                listing.seller_id,
+                listing.body,
+                listing.is_private,
             )
             for listing in listings
         ],
