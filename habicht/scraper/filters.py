@@ -30,6 +30,8 @@ from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from typing import Literal, Protocol
 
+from habicht.scraper.notes import NO_NOTES, AlertNotes
+
 __all__ = [
     "MAX_WORDS",
     "FilterReason",
@@ -184,8 +186,10 @@ class WatchFilter:
             out.append("lowest")
         return out
 
-    def hidden_by(self, listing: Filterable) -> str | None:
-        """The first listing rule (as `rules()` writes it) that hides `listing`, or None."""
+    def hidden_by(self, listing: Filterable, notes: AlertNotes = NO_NOTES) -> str | None:
+        """The first listing rule (as `rules()` writes it) that hides `listing`, or None;
+        `notes` are what its alert would say beside it (distance, going price, repost), which
+        the rules about those read."""
         text = fold(f"{listing.title} {listing.body or ''}")
         includes, excludes = self._folded
         for word, folded in zip(self.include, includes, strict=True):

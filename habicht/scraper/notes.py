@@ -12,13 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import aiosqlite
 
 from habicht.scraper.going import PriceStats, going_price
 from habicht.scraper.parse import Listing
 
-__all__ = ["NO_NOTES", "AlertNotes", "Repost", "SearchFacts", "search_facts"]
+if TYPE_CHECKING:  # the filter reads notes (`hidden_by`): imported for its type alone
+    from habicht.scraper.filters import WatchFilter
+
+__all__ = ["NO_NOTES", "AlertNotes", "Repost", "SearchFacts", "search_facts", "watch_notes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,3 +70,15 @@ async def search_facts(
     """The facts of a read of search `search_id` that showed `listings` (already recorded as
     shown, so the going price counts them)."""
     return SearchFacts(going=await going_price(conn, search_id, now=now))
+
+
+async def watch_notes(
+    conn: aiosqlite.Connection,
+    watch_filter: WatchFilter,
+    chat_id: int,
+    listings: list[Listing],
+    facts: SearchFacts,
+) -> dict[str, AlertNotes]:
+    """The notes of each of `listings` for one watch (its filter, its chat): the search's
+    facts, and what is the watch's own."""
+    return {listing.id: facts.notes(listing) for listing in listings}

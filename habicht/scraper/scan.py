@@ -72,7 +72,7 @@ from habicht.scraper.history import (
     record_prices,
     record_shown,
 )
-from habicht.scraper.notes import NO_NOTES, AlertNotes, SearchFacts, search_facts
+from habicht.scraper.notes import NO_NOTES, AlertNotes, SearchFacts, search_facts, watch_notes
 from habicht.scraper.parse import Listing, SearchPage
 from habicht.scraper.urls import PAGE_ROWS
 
@@ -745,14 +745,17 @@ async def _events(
     drops = [event.listing.id for event in events if isinstance(event, PriceDrop)]
     lowest = await lowest_prices(conn, drops, before=now) if watch_filter.lowest else {}
     first_seen = await _first_seen(conn, [event.listing for event in events if _fresh(event)])
+    notes_of = await watch_notes(
+        conn, watch_filter, chat_id, [event.listing for event in events], facts
+    )
     outgoing: list[Outgoing] = []
     hits: list[tuple[str, str]] = []
     for event in events:
         listing = event.listing
         ad_id = listing.id
         told = told_prices.get(ad_id)
-        notes = facts.notes(listing)
-        held = watch_filter.hidden_by(listing)
+        notes = notes_of[ad_id]
+        held = watch_filter.hidden_by(listing, notes)
         if held is None and isinstance(event, PriceDrop):
             held = watch_filter.drop_held_by(
                 event.old, event.new, told=told, lowest_before=lowest.get(ad_id)
