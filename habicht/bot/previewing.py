@@ -14,7 +14,7 @@ from __future__ import annotations
 from telegram import Update
 
 from habicht.bot.handling import chat_of, reply
-from habicht.bot.services import Context
+from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import MAX_MESSAGE, Html, Texts, shorten, visible_len
 from habicht.digits import whole_number
 from habicht.scraper import EXAMPLES, Example, Outcome, Preview
@@ -27,26 +27,24 @@ EXAMPLE_TITLE = 80
 
 async def preview_command(update: Update, context: Context) -> None:
     """`/preview <n>`: the watch's outcomes (module docstring); usage without one number."""
-    services = context.bot_data
     chat_id = chat_of(update)
+    await reply(update, await _answer(context.bot_data, chat_id, context.args or []))
+
+
+async def _answer(services: BotServices, chat_id: int, args: list[str]) -> Html:
     texts = services.texts_for(chat_id)
-    args = context.args or []
     if len(args) != 1:
-        await reply(update, texts.fill("preview_usage"))
-        return
+        return texts.fill("preview_usage")
     number = whole_number(args[0])
     if number is None:
-        await reply(update, texts.fill("not_a_number", given=texts.echo(args[0])))
-        return
+        return texts.fill("not_a_number", given=texts.echo(args[0]))
     preview = await services.subscriptions.preview(chat_id, number)
     if preview is None:
-        await reply(update, texts.fill("no_such_watch", number=number))
-        return
+        return texts.fill("no_such_watch", number=number)
     if preview.scanned_at is None:
         label = texts.label(preview.watch.label)
-        await reply(update, texts.fill("preview_never", number=number, label=label))
-        return
-    await reply(update, preview_text(texts, preview, now=services.clock()))
+        return texts.fill("preview_never", number=number, label=label)
+    return preview_text(texts, preview, now=services.clock())
 
 
 def preview_text(texts: Texts, preview: Preview, *, now: float) -> Html:
