@@ -267,6 +267,24 @@ class Catalog:
     listings_one: str
     listings_many: str
     baseline: str
+    # /preview: what a watch's filter did with its search's latest read (issue 21)
+    preview_usage: str
+    preview_never: str
+    preview_header: str
+    """The watch, when its search was read last and how many adverts that read showed."""
+    preview_empty: str
+    preview_all: str
+    """No listing rule: every advert passes."""
+    preview_passed: str
+    preview_hidden: str
+    """How many adverts the rule `{rule}` hid (the first rule that hid each)."""
+    preview_example: str
+    preview_km: str
+    preview_price_rules: str
+    """The price rules, which judge drops only and are not previewed."""
+    preview_paused: str
+    preview_muted: str
+    preview_footer: str
     # the owner
     queue_usage: str
     queue_stats: str
@@ -313,6 +331,7 @@ GERMAN = Catalog(
         "watch": "willhaben-Suche beobachten (Link oder Begriffe)",
         "list": "deine Suchen",
         "filter": "eine Suche filtern",
+        "preview": "was der Filter einer Suche durchlässt",
         "history": "Preisverlauf einer Anzeige",
         "unwatch": "eine Suche löschen",
         "pause": "pausieren",
@@ -335,6 +354,7 @@ GERMAN = Catalog(
         "/watch <i>Begriffe</i> [max <i>Preis</i>] — nach Begriffen suchen\n"
         "/list — deine Suchen\n"
         "/filter <i>n</i> <i>Regeln</i> — Suche n filtern (/filter zeigt die Regeln)\n"
+        "/preview <i>n</i> — was der Filter von Suche n mit ihrem letzten Abruf machte\n"
         "/history <i>Link</i> — Preisverlauf einer Anzeige\n"
         "/unwatch <i>n</i> — Suche Nr. n löschen\n"
         "/pause [<i>n</i>] — Suche n (oder alle) pausieren\n"
@@ -501,6 +521,35 @@ GERMAN = Catalog(
     repost="🔁 Neu eingestellt · zuerst gesehen am {date} zu {price}",
     repost_no_price="🔁 Neu eingestellt · zuerst gesehen am {date}",
     repost_compact="🔁 neu eingestellt",
+    # /preview
+    preview_usage=(
+        "So geht's: <code>/preview n</code> zeigt, was der Filter von Suche Nr. n mit den "
+        "Anzeigen ihres letzten Abrufs machte: was durchkommt und was welche Regel ausblendet."
+    ),
+    preview_never=(
+        "Suche Nr. {number} (<b>{label}</b>) wurde noch nie abgerufen, es gibt noch nichts "
+        "zu zeigen. Meist klappt der erste Abruf binnen Minuten; /list zeigt, wie es steht."
+    ),
+    preview_header=(
+        "🔎 <b>Vorschau von Suche Nr. {number}</b> (<b>{label}</b>)\n"
+        "Letzter Abruf vor {age}: {adverts}"
+    ),
+    preview_empty="Er zeigte keine Anzeigen.",
+    preview_all="✅ Kein Filter: alle {count} kommen durch",
+    preview_passed="✅ {count} kommen durch",
+    preview_hidden="🙈 {count} blendet <code>{rule}</code> aus",
+    preview_example='  • <a href="{url}">{title}</a> · {price}',
+    preview_km=" · {km} km",
+    preview_price_rules=(
+        "<i>{rules}: Preisregeln gelten nur für Preissenkungen, die Vorschau wendet sie "
+        "nicht an.</i>"
+    ),
+    preview_paused="⏸ Pausiert: diese Suche meldet nichts, bis /resume {number}.",
+    preview_muted="🔕 Stumm, noch {age}: bis dahin meldet diese Suche nichts.",
+    preview_footer=(
+        "<i>Aus dem letzten Abruf, ohne neue Anfrage. Gemeldet wird von dem, was durchkommt, "
+        "nur was neu ist.</i>"
+    ),
     months=(
         "Jän.",
         "Feb.",
@@ -611,6 +660,7 @@ ENGLISH = Catalog(
         "watch": "watch a willhaben search (link or keywords)",
         "list": "your searches",
         "filter": "filter a search",
+        "preview": "what a search's filter lets through",
         "history": "price history of a listing",
         "unwatch": "delete a search",
         "pause": "pause",
@@ -632,6 +682,7 @@ ENGLISH = Catalog(
         "/watch <i>keywords</i> [max <i>price</i>] — search by keywords\n"
         "/list — your searches\n"
         "/filter <i>n</i> <i>rules</i> — filter search n (/filter lists the rules)\n"
+        "/preview <i>n</i> — what search n's filter did with its latest read\n"
         "/history <i>link</i> — price history of a listing\n"
         "/unwatch <i>n</i> — delete search no. n\n"
         "/pause [<i>n</i>] — pause search n (or all)\n"
@@ -791,6 +842,34 @@ ENGLISH = Catalog(
     repost="🔁 Reposted · first seen {date} at {price}",
     repost_no_price="🔁 Reposted · first seen {date}",
     repost_compact="🔁 reposted",
+    # /preview
+    preview_usage=(
+        "Like this: <code>/preview n</code> shows what search no. n's filter did with the "
+        "listings of its latest read: what passes, and what each rule hides."
+    ),
+    preview_never=(
+        "Search no. {number} (<b>{label}</b>) has never been read yet, so there is nothing to "
+        "show. The first read usually comes within minutes; /list shows how it stands."
+    ),
+    preview_header=(
+        "🔎 <b>Preview of search no. {number}</b> (<b>{label}</b>)\n"
+        "Latest read {age} ago: {adverts}"
+    ),
+    preview_empty="It showed no listings.",
+    preview_all="✅ No filter: all {count} pass",
+    preview_passed="✅ {count} pass",
+    preview_hidden="🙈 {count} hidden by <code>{rule}</code>",
+    preview_example='  • <a href="{url}">{title}</a> · {price}',
+    preview_km=" · {km} km",
+    preview_price_rules=(
+        "<i>{rules}: price rules judge price drops only, so the preview does not apply them.</i>"
+    ),
+    preview_paused="⏸ Paused: this search tells you nothing until /resume {number}.",
+    preview_muted="🔕 Muted for {age} more: until then this search tells you nothing.",
+    preview_footer=(
+        "<i>From the latest read, without a new request. Of what passes, you are told only "
+        "what is new.</i>"
+    ),
     months=("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
     button_open="🔗 Open",
     button_pause="⏸ Pause",

@@ -32,6 +32,7 @@ from habicht.scraper.going import MIN_PRICES, PriceStats, going_price, summarize
 from habicht.scraper.history import PricePoint
 from habicht.scraper.notes import NO_NOTES, AlertNotes, Repost, SearchFacts
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
+from habicht.scraper.preview import EXAMPLES, Example, Outcome, Preview
 from habicht.scraper.scan import (
     FAILING_AFTER,
     MAX_PAGES,
@@ -70,6 +71,7 @@ from habicht.scraper.urls import (
 
 __all__ = [
     "BEHIND_FACTOR",
+    "EXAMPLES",
     "FAILING_AFTER",
     "MAX_PAGES",
     "MIN_PRICES",
@@ -85,6 +87,7 @@ __all__ = [
     "DuplicateWatch",
     "ErrorKind",
     "Event",
+    "Example",
     "FeedCadence",
     "FetchError",
     "FilterReason",
@@ -97,7 +100,9 @@ __all__ = [
     "LayoutError",
     "Listing",
     "NewListing",
+    "Outcome",
     "Overview",
+    "Preview",
     "PriceDrop",
     "PricePoint",
     "PriceStats",
