@@ -83,6 +83,7 @@ NOISE = frozenset(
 """Words sellers add or drop when they put an advert up again; they do not tell items apart."""
 
 _PUNCTUATION = re.compile(r"[^0-9a-z]+")
+_NUMBER = re.compile(r"[0-9]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +126,7 @@ def same_item(one: str, other: str) -> bool:
     if len(only_a) != 1 or len(only_b) != 1:
         return False
     x, y = only_a[0], only_b[0]
-    if any(char.isdigit() for char in x + y):
+    if _NUMBER.search(x + y):  # a number that differs names another item
         return False
     return min(len(x), len(y)) >= MIN_TYPO_WORD and _one_edit(x, y)
 
