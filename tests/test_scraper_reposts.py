@@ -20,12 +20,16 @@ from kit.migrations import before_migration, seed_sofa_watch
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.scraper import (
+    AlertNotes,
+    Listing,
     Repost,
     Subscriptions,
+    WatchFilter,
     WillhabenClient,
     parse_watch_argument,
     scan,
 )
+from habicht.scraper.filters import parse_rules
 from habicht.scraper.reposts import _CANDIDATES, WINDOW, same_item, title_words
 
 SOFA = parse_watch_argument("sofa")
@@ -317,3 +321,38 @@ async def test_migration_015_indexes_the_sellers_of_an_old_file(tmp_path: Path) 
         assert await db.single_value("SELECT seller_id FROM listings WHERE ad_id = '11'") == "42"
         indexes = await db.fetchall("PRAGMA index_list(listings)")
         assert "listings_seller" in {row["name"] for row in indexes}
+
+
+REPOST = Repost("123456789", 1_700_000_000.0, Decimal(400))
+
+
+def advert(title: str) -> Listing:
+    return Listing(
+        "1", title, Decimal(350), None, None, None, "https://x.test/1", None, None, False
+    )
+
+
+@pytest.mark.parametrize("typed", ["-reposts", "-Reposts", "-REPOSTS"])
+def test_minus_reposts_is_the_rule_and_hides_reposts_only(typed: str) -> None:
+    rules = parse_rules(["-defekt", typed, "max", "500"])
+    assert (rules.no_reposts, rules.exclude) == (True, ("defekt",))
+    assert rules.rules() == ["-defekt", "max 500", "-reposts"]
+    listing = advert("Sofa")
+    assert rules.hidden_by(listing, AlertNotes(repost=REPOST)) == "-reposts"
+    assert rules.hidden_by(listing) is None
+    assert WatchFilter.from_json(rules.to_json()) == rules
+
+
+def test_the_word_reposts_is_hidden_by_minus_repost() -> None:
+    """`-reposts` is taken by the rule; `-repost` hides the word (parts of words match)."""
+    rules = parse_rules(["-repost"])
+    assert (rules.no_reposts, rules.exclude) == (False, ("repost",))
+    listing = advert("Reposts of old posters")
+    assert rules.hidden_by(listing) == "-repost"
+
+
+def test_a_filter_stored_before_reposts_reads_the_same() -> None:
+    stored = parse_rules(["-defekt"]).to_json()
+    assert stored is not None
+    assert "reposts" not in stored
+    assert not WatchFilter.from_json(stored).no_reposts
