@@ -8,14 +8,12 @@ import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from fakes import FakeClock, TextRenderer
 from kit import willhaben_client
-from kit.migrations import before_migration, seed_sofa_watch
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
@@ -305,22 +303,6 @@ async def test_the_lookup_walks_indexes_never_a_whole_table(db: Database) -> Non
         plan = [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {_CANDIDATES}", params)]
     assert "SEARCH o USING INDEX listings_seller (seller_id=?)" in plan
     assert [line for line in plan if line.startswith("SCAN")] == ["SCAN j VIRTUAL TABLE INDEX 1:"]
-
-
-async def test_migration_015_indexes_the_sellers_of_an_old_file(tmp_path: Path) -> None:
-    path = tmp_path / "old.sqlite3"
-    old = await before_migration(path, "reposts")
-    async with old.transaction() as conn:
-        await seed_sofa_watch(conn, baseline_at=1.0)
-        await conn.execute(
-            "INSERT INTO listings (ad_id, title, url, first_seen_at, updated_at, seller_id)"
-            " VALUES ('11', 'Sofa', 'https://x.test/11', 0, 0, '42')"
-        )
-    await old.close()
-    async with Database(path) as db:
-        assert await db.single_value("SELECT seller_id FROM listings WHERE ad_id = '11'") == "42"
-        indexes = await db.fetchall("PRAGMA index_list(listings)")
-        assert "listings_seller" in {row["name"] for row in indexes}
 
 
 REPOST = Repost("123456789", 1_700_000_000.0, Decimal(400))
