@@ -270,6 +270,8 @@ async def test_an_advert_without_a_seller_is_never_a_repost(scanner: Scanner) ->
         ("Lederjacke Größe 38", "Lederjacke Groesse 38 TOP", True),
         ("iPhone 13 128GB blau", "iPhone 13 256GB blau", False),
         ("Winterreifen 205/55 R16", "Winterreifen 195/65 R15", False),
+        ("Festplatte 1000GB", "Festplatte 2000GB", False),
+        ("Kinderfahrrad 16Zoll", "Kinderfahrrad 18Zoll", False),
         ("Lederjacke Größe 38", "Lederjacke Größe 39", False),
         ("Sofa blau", "Sofa grau", False),
         ("Fahrrad rot", "Fahrrad tot", False),
