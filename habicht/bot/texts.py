@@ -457,6 +457,8 @@ GERMAN = Catalog(
         "<code>+wort</code> muss vorkommen · <code>-wort</code> darf nicht vorkommen\n"
         "<code>min 100</code> · <code>max 1.200</code> · <code>priced</code> (nur mit Preis)\n"
         "<code>private</code> (nur privat) · <code>company</code> (nur Händler)\n"
+        "<code>-reposts</code> keine erneut eingestellten Anzeigen (gleicher Verkäufer, "
+        "gleicher Titel)\n"
         "Preissenkungen nur: <code>drop 10%</code> · <code>drop 50€</code> · "
         "<code>below 300</code> (wenn der Preis darunter fällt) · <code>lowest</code> "
         "(neuer Tiefstpreis)\n"
@@ -518,9 +520,9 @@ GERMAN = Catalog(
     going_over="📊 ≈ {percent} % über dem Median von {count} ({median}, 30 Tage)",
     going_at="📊 ≈ am Median von {count} ({median}, 30 Tage)",
     going_compact="📊 {signed} % zum Median",
-    repost="🔁 Neu eingestellt · zuerst gesehen am {date} zu {price}",
-    repost_no_price="🔁 Neu eingestellt · zuerst gesehen am {date}",
-    repost_compact="🔁 neu eingestellt",
+    repost="🔁 Erneut eingestellt · zuerst gesehen am {date} zu {price}",
+    repost_no_price="🔁 Erneut eingestellt · zuerst gesehen am {date}",
+    repost_compact="🔁 erneut eingestellt",
     # /preview
     preview_usage=(
         "So geht's: <code>/preview n</code> zeigt, was der Filter von Suche Nr. n mit den "
@@ -783,6 +785,7 @@ ENGLISH = Catalog(
         "<code>+word</code> must appear · <code>-word</code> must not appear\n"
         "<code>min 100</code> · <code>max 1.200</code> · <code>priced</code> (with a price only)\n"
         "<code>private</code> (private sellers only) · <code>company</code> (companies only)\n"
+        "<code>-reposts</code> no reposts (same seller, same title as an advert gone before)\n"
         "Price drops only: <code>drop 10%</code> · <code>drop 50€</code> · "
         "<code>below 300</code> (when the price falls under it) · <code>lowest</code> "
         "(a new lowest price)\n"

@@ -11,27 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 import aiosqlite
 
 from habicht.scraper.going import PriceStats, going_price
 from habicht.scraper.parse import Listing
+from habicht.scraper.reposts import Repost, find_reposts
 
 if TYPE_CHECKING:  # the filter reads notes (`hidden_by`): imported for its type alone
     from habicht.scraper.filters import WatchFilter
 
 __all__ = ["NO_NOTES", "AlertNotes", "Repost", "SearchFacts", "search_facts", "watch_notes"]
-
-
-@dataclass(frozen=True, slots=True)
-class Repost:
-    """The advert a new one reposts: same seller, same title, gone from the search's pages."""
-
-    ad_id: str
-    first_seen_at: float
-    price: Decimal | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +59,11 @@ async def search_facts(
     conn: aiosqlite.Connection, search_id: int, listings: list[Listing], *, now: float
 ) -> SearchFacts:
     """The facts of a read of search `search_id` that showed `listings` (already recorded as
-    shown, so the going price counts them)."""
-    return SearchFacts(going=await going_price(conn, search_id, now=now))
+    shown, so the going price counts them, and the reposts are the ones shown first now)."""
+    return SearchFacts(
+        going=await going_price(conn, search_id, now=now),
+        reposts=await find_reposts(conn, search_id, listings, now=now),
+    )
 
 
 async def watch_notes(

@@ -74,6 +74,7 @@ from habicht.scraper.history import (
 )
 from habicht.scraper.notes import NO_NOTES, AlertNotes, SearchFacts, search_facts, watch_notes
 from habicht.scraper.parse import Listing, SearchPage
+from habicht.scraper.reposts import repost_drop
 from habicht.scraper.urls import PAGE_ROWS
 
 __all__ = [
@@ -720,9 +721,12 @@ async def _events(
     A drop's dedupe key holds both prices: each distinct (old, new) drop of an advert is one
     alert per chat, and the same pair is never sent twice. `drop N%` and `drop N€` measure
     from the price the chat was last told (`watch_listings.told_price`), and a drop below it
-    shows it as the old price. What the filter holds back is noted as a hit of the rule that
-    held it (for /list); the caller records it as seen like everything else on the pages, so
-    loosening the filter later sends none of it.
+    shows it as the old price. A repost cheaper than its older advert's last price reads as that
+    drop (`repost_drop`), but stays a new advert: kind "new", key `new:<ad>:<chat>`, so it is
+    told once per chat whichever read finds it, counts where new adverts count (freshness,
+    feed misses), and no price rule holds it back. What the filter holds back is noted as a
+    hit of the rule that held it (for /list); the caller records it as seen like everything
+    else on the pages, so loosening the filter later sends none of it.
     """
     watch_id, chat_id = watch["id"], watch["chat_id"]
     seen, told_prices = await _seen(conn, watch_id, listings)
@@ -765,10 +769,14 @@ async def _events(
         elif isinstance(event, NewListing | BumpedListing):
             bumped = isinstance(event, BumpedListing)
             entered = isinstance(event, NewListing) and event.entered
-            alert = renderer.new_listing(
-                listing, watch_id=watch_id, bumped=bumped, entered=entered, notes=notes
-            )
-            line = renderer.digest_line(listing, bumped=bumped, entered=entered, notes=notes)
+            if (drop := repost_drop(listing, notes.repost)) is not None:
+                alert = renderer.price_drop(listing, *drop, watch_id=watch_id, notes=notes)
+                line = renderer.digest_line(listing, drop=drop, notes=notes)
+            else:
+                alert = renderer.new_listing(
+                    listing, watch_id=watch_id, bumped=bumped, entered=entered, notes=notes
+                )
+                line = renderer.digest_line(listing, bumped=bumped, entered=entered, notes=notes)
             key = f"new:{ad_id}:{chat_id}"
             item = _outgoing(watch, "new", alert, key, ad_id, line, source)
             if ad_id in first_seen:
