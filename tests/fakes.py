@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
-from habicht.scraper import Alert, Listing, PricePoint
+from habicht.scraper import NO_NOTES, Alert, AlertNotes, Listing, PricePoint
 
 
 class FakeClock:
@@ -27,15 +27,26 @@ class FakeClock:
 
 
 class TextRenderer:
-    """The scraper's Renderer as plain texts that show what was rendered."""
+    """The scraper's Renderer as plain texts that show what was rendered; the notes of each
+    advert's latest alert are kept in `notes` (by advert id) for tests to look at."""
+
+    def __init__(self) -> None:
+        self.notes: dict[str, AlertNotes] = {}
 
     def for_chat(self, chat_id: int) -> TextRenderer:
         return self
 
     def new_listing(
-        self, listing: Listing, *, watch_id: int, bumped: bool = False, entered: bool = False
+        self,
+        listing: Listing,
+        *,
+        watch_id: int,
+        bumped: bool = False,
+        entered: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> Alert:
         kind = "bumped" if bumped else "entered" if entered else "new"
+        self.notes[listing.id] = notes
         return Alert(f"{kind} {listing.id}")
 
     def price_drop(
@@ -47,7 +58,9 @@ class TextRenderer:
         watch_id: int,
         path: Sequence[PricePoint] = (),
         entered: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> Alert:
+        self.notes[listing.id] = notes
         way = "->".join(str(point.price) for point in path)
         return Alert(
             f"drop {listing.id} {old}->{new}"
@@ -62,6 +75,7 @@ class TextRenderer:
         drop: tuple[Decimal, Decimal] | None = None,
         bumped: bool = False,
         entered: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> str:
         return f"line {listing.id}" + ("" if drop is None else f" {drop[0]}->{drop[1]}")
 

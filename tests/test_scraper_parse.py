@@ -38,6 +38,8 @@ def test_the_real_page_parses_to_its_25_listings() -> None:
         body="Verkaufe meine Ersatzkarte da ich upgrade.",
         is_private=True,
         category_ids=("5824", "5878", "5882"),
+        coordinates=(48.38488, 16.20766),
+        seller_id="28492099",
     )
     last = page.listings[-1]
     assert (last.id, last.title, last.price) == (
@@ -54,6 +56,43 @@ def test_the_real_page_parses_to_its_25_listings() -> None:
         120, 450, 611, 550, 750, 640, 150, 250, 400, 849, 442, 600, 599,
         900, 740, 540, 650, 470, 600, 150, 600, 400, 460, 849, 175,
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("48.2264562,16.3954451", (48.2264562, 16.3954451)),
+        (" 47.1 , 15.4 ", (47.1, 15.4)),
+        ("0,0", None),  # a placeholder, not a place in the Gulf of Guinea
+        ("91.0,16.3", None),
+        ("48.2", None),
+        ("48.2,16.3,1", None),
+        ("48,2;16,3", None),
+        ("1e3,16.3", None),
+        ("nan,16.3", None),
+        ("", None),
+    ],
+)
+def test_coordinates_are_read_only_when_they_are_a_place(
+    text: str, expected: tuple[float, float] | None
+) -> None:
+    """Issue 21: `COORDINATES` gives where an advert is; anything but two plain numbers in
+    range reads as not known, never as an error or a wrong place."""
+    page = render_search_page([FakeAdvert("1", "Sofa", coordinates=None)])
+    attribute = f'{{"name":"COORDINATES","values":["{text}"]}},{{"name":"ORGID"'
+    page = page.replace('{"name":"ORGID"', attribute)
+    assert parse_search_page(page).listings[0].coordinates == expected
+
+
+def test_the_seller_is_read_from_orgid() -> None:
+    """Issue 21: `ORGID` names the seller (private sellers have one too)."""
+    page = render_search_page(
+        [FakeAdvert("1", "Sofa", seller="28492099"), FakeAdvert("2", "Tisch")]
+    )
+    first, second = parse_search_page(page).listings
+    assert first.seller_id == "28492099"
+    assert second.seller_id is not None
+    assert second.seller_id != first.seller_id
 
 
 def test_the_real_2026_page_parses_completely_with_its_reserved_and_bumped_adverts() -> None:
@@ -79,7 +118,10 @@ def test_the_real_2026_page_parses_completely_with_its_reserved_and_bumped_adver
         reserved=False,
         is_private=False,
         category_ids=("7276",),
+        coordinates=(48.2264562, 16.3954451),
+        seller_id="1002828",
     )
+    assert all(listing.coordinates and listing.seller_id for listing in page.listings)
     assert sum(listing.is_private is False for listing in page.listings) == 20
     assert all(listing.body for listing in page.listings)
     reserved = [listing for listing in page.listings if listing.reserved]

@@ -53,7 +53,7 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from habicht.bot import admin, buttons, commands, filtering, quiet
+from habicht.bot import admin, buttons, commands, filtering, previewing, quiet
 from habicht.bot import settings as chat_settings
 from habicht.bot.alerts import report_error
 from habicht.bot.jobs import DRAIN, RETENTION, SCRAPE, drain_job, retention_job, scrape_job, tick
@@ -192,6 +192,7 @@ def build_application(
             CommandHandler("list", commands.list_command, filters=new),
             CommandHandler("filter", filtering.filter_command, filters=new),
             CommandHandler("history", filtering.history_command, filters=new),
+            CommandHandler("preview", previewing.preview_command, filters=new),
             CommandHandler("unwatch", commands.unwatch_command, filters=new),
             CommandHandler("pause", commands.pause_command, filters=new),
             CommandHandler("resume", commands.resume_command, filters=new),

@@ -14,7 +14,7 @@ from decimal import Decimal
 from habicht.bot.buttons import Signer, alert_buttons
 from habicht.bot.preferences import AlertStyle, Preferences
 from habicht.bot.texts import MAX_CAPTION, Html, Texts, visible_len
-from habicht.scraper import Alert, Listing, PricePoint
+from habicht.scraper import NO_NOTES, Alert, AlertNotes, Listing, PricePoint
 
 __all__ = ["MessageRenderer"]
 
@@ -54,17 +54,26 @@ class MessageRenderer:
         )
 
     def new_listing(
-        self, listing: Listing, *, watch_id: int, bumped: bool = False, entered: bool = False
+        self,
+        listing: Listing,
+        *,
+        watch_id: int,
+        bumped: bool = False,
+        entered: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> Alert:
         """Title (the link, so a text alert previews the listing), price and place; a
         `bumped` one (the watch cannot tell new from old) says "bumped to the top, not seen
-        before", an `entered` one "new in your search · listed 12 Nov 2026"."""
+        before", an `entered` one "new in your search · listed 12 Nov 2026"; `notes` add the
+        distance, the going price and a repost."""
         text = self._new_text(
-            listing, bumped=bumped, entered=entered, compact=self.style == "compact"
+            listing, bumped=bumped, entered=entered, compact=self.style == "compact", notes=notes
         )
         return self._alert(text, listing, watch_id)
 
-    def _new_text(self, listing: Listing, *, bumped: bool, entered: bool, compact: bool) -> Html:
+    def _new_text(
+        self, listing: Listing, *, bumped: bool, entered: bool, compact: bool, notes: AlertNotes
+    ) -> Html:
         return self.texts.new_listing(
             title=listing.title,
             url=listing.url,
@@ -76,6 +85,7 @@ class MessageRenderer:
             # A bumped advert's date is its bump, not its listing.
             listed_at=None if listing.bumped else listing.published_at,
             compact=compact,
+            notes=notes,
         )
 
     def price_drop(
@@ -87,6 +97,7 @@ class MessageRenderer:
         watch_id: int,
         path: Sequence[PricePoint] = (),
         entered: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> Alert:
         """Title, the old price struck through, the new one, how many percent less, and the
         way the price went when that says more ("€ 500 → € 450 → € 399 in 12 Tg"); an
@@ -101,6 +112,8 @@ class MessageRenderer:
             path_span=span,
             entered=entered,
             compact=self.style == "compact",
+            location=listing.location,
+            notes=notes,
         )
         return self._alert(text, listing, watch_id)
 
@@ -120,9 +133,10 @@ class MessageRenderer:
         drop: tuple[Decimal, Decimal] | None = None,
         bumped: bool = False,
         entered: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> str:
         """The alert as one line of a digest: its compact text (title as the link, price or
-        old → new, place), whatever the chat's alert style."""
+        old → new, place, and the short notes), whatever the chat's alert style."""
         if drop is not None:
             old, new = drop
             return self.texts.price_drop(
@@ -132,8 +146,10 @@ class MessageRenderer:
                 new=new,
                 entered=entered,
                 compact=True,
+                location=listing.location,
+                notes=notes,
             )
-        return self._new_text(listing, bumped=bumped, entered=entered, compact=True)
+        return self._new_text(listing, bumped=bumped, entered=entered, compact=True, notes=notes)
 
     def baseline(self, label: str, count: int) -> str:
         """A new watch's first scan: how many listings it now watches, silently."""

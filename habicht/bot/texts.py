@@ -23,6 +23,8 @@ from itertools import accumulate
 from typing import Literal
 from zoneinfo import ZoneInfo
 
+from habicht.scraper import NO_NOTES, AlertNotes, PriceStats, Repost
+
 __all__ = [
     "CATALOGS",
     "ENGLISH",
@@ -237,6 +239,17 @@ class Catalog:
     """The same without a date (a bumped advert's date is its bump)."""
     entered_drop: str
     """An advert that came into the search by a drop of its price."""
+    place_km: str
+    """A place with its distance from the centre of the watch's `near` rule."""
+    going_under: str
+    going_over: str
+    going_at: str
+    """The advert's price against its search's going price (the median of the last 30 days)."""
+    going_compact: str
+    repost: str
+    repost_no_price: str
+    """A repost: the same seller and title as an advert that left the search's pages."""
+    repost_compact: str
     months: Sequence[str]
     """January to December, as `entered_listed` writes dates."""
     # the buttons under an alert, and their answers (shown to the presser)
@@ -254,6 +267,24 @@ class Catalog:
     listings_one: str
     listings_many: str
     baseline: str
+    # /preview: what a watch's filter did with its search's latest read (issue 21)
+    preview_usage: str
+    preview_never: str
+    preview_header: str
+    """The watch, when its search was read last and how many adverts that read showed."""
+    preview_empty: str
+    preview_all: str
+    """No listing rule: every advert passes."""
+    preview_passed: str
+    preview_hidden: str
+    """How many adverts the rule `{rule}` hid (the first rule that hid each)."""
+    preview_example: str
+    preview_km: str
+    preview_price_rules: str
+    """The price rules, which judge drops only and are not previewed."""
+    preview_paused: str
+    preview_muted: str
+    preview_footer: str
     # the owner
     queue_usage: str
     queue_stats: str
@@ -300,6 +331,7 @@ GERMAN = Catalog(
         "watch": "willhaben-Suche beobachten (Link oder Begriffe)",
         "list": "deine Suchen",
         "filter": "eine Suche filtern",
+        "preview": "was der Filter einer Suche durchlässt",
         "history": "Preisverlauf einer Anzeige",
         "unwatch": "eine Suche löschen",
         "pause": "pausieren",
@@ -322,6 +354,7 @@ GERMAN = Catalog(
         "/watch <i>Begriffe</i> [max <i>Preis</i>] — nach Begriffen suchen\n"
         "/list — deine Suchen\n"
         "/filter <i>n</i> <i>Regeln</i> — Suche n filtern (/filter zeigt die Regeln)\n"
+        "/preview <i>n</i> — was der Filter von Suche n mit ihrem letzten Abruf machte\n"
         "/history <i>Link</i> — Preisverlauf einer Anzeige\n"
         "/unwatch <i>n</i> — Suche Nr. n löschen\n"
         "/pause [<i>n</i>] — Suche n (oder alle) pausieren\n"
@@ -424,6 +457,8 @@ GERMAN = Catalog(
         "<code>+wort</code> muss vorkommen · <code>-wort</code> darf nicht vorkommen\n"
         "<code>min 100</code> · <code>max 1.200</code> · <code>priced</code> (nur mit Preis)\n"
         "<code>private</code> (nur privat) · <code>company</code> (nur Händler)\n"
+        "<code>-reposts</code> keine erneut eingestellten Anzeigen (gleicher Verkäufer, "
+        "gleicher Titel)\n"
         "Preissenkungen nur: <code>drop 10%</code> · <code>drop 50€</code> · "
         "<code>below 300</code> (wenn der Preis darunter fällt) · <code>lowest</code> "
         "(neuer Tiefstpreis)\n"
@@ -480,6 +515,43 @@ GERMAN = Catalog(
     entered_listed="Neu in deiner Suche · eingestellt am {date}",
     entered_search="Neu in deiner Suche",
     entered_drop="Jetzt in deiner Suche",
+    place_km="{place} · {km} km",
+    going_under="📊 ≈ {percent} % unter dem Median von {count} ({median}, 30 Tage)",
+    going_over="📊 ≈ {percent} % über dem Median von {count} ({median}, 30 Tage)",
+    going_at="📊 ≈ am Median von {count} ({median}, 30 Tage)",
+    going_compact="📊 {signed} % zum Median",
+    repost="🔁 Erneut eingestellt · zuerst gesehen am {date} zu {price}",
+    repost_no_price="🔁 Erneut eingestellt · zuerst gesehen am {date}",
+    repost_compact="🔁 erneut eingestellt",
+    # /preview
+    preview_usage=(
+        "So geht's: <code>/preview n</code> zeigt, was der Filter von Suche Nr. n mit den "
+        "Anzeigen ihres letzten Abrufs machte: was durchkommt und was welche Regel ausblendet."
+    ),
+    preview_never=(
+        "Suche Nr. {number} (<b>{label}</b>) wurde noch nie abgerufen, es gibt noch nichts "
+        "zu zeigen. Meist klappt der erste Abruf binnen Minuten; /list zeigt, wie es steht."
+    ),
+    preview_header=(
+        "🔎 <b>Vorschau von Suche Nr. {number}</b> (<b>{label}</b>)\n"
+        "Letzter Abruf vor {age}: {adverts}"
+    ),
+    preview_empty="Er zeigte keine Anzeigen.",
+    preview_all="✅ Kein Filter: alle {count} kommen durch",
+    preview_passed="✅ {count} kommen durch",
+    preview_hidden="🙈 {count} blendet <code>{rule}</code> aus",
+    preview_example='  • <a href="{url}">{title}</a> · {price}',
+    preview_km=" · {km} km",
+    preview_price_rules=(
+        "<i>{rules}: Preisregeln gelten nur für Preissenkungen, die Vorschau wendet sie "
+        "nicht an.</i>"
+    ),
+    preview_paused="⏸ Pausiert: diese Suche meldet nichts, bis /resume {number}.",
+    preview_muted="🔕 Stumm, noch {age}: bis dahin meldet diese Suche nichts.",
+    preview_footer=(
+        "<i>Aus dem letzten Abruf, ohne neue Anfrage. Gemeldet wird von dem, was durchkommt, "
+        "nur was neu ist.</i>"
+    ),
     months=(
         "Jän.",
         "Feb.",
@@ -590,6 +662,7 @@ ENGLISH = Catalog(
         "watch": "watch a willhaben search (link or keywords)",
         "list": "your searches",
         "filter": "filter a search",
+        "preview": "what a search's filter lets through",
         "history": "price history of a listing",
         "unwatch": "delete a search",
         "pause": "pause",
@@ -611,6 +684,7 @@ ENGLISH = Catalog(
         "/watch <i>keywords</i> [max <i>price</i>] — search by keywords\n"
         "/list — your searches\n"
         "/filter <i>n</i> <i>rules</i> — filter search n (/filter lists the rules)\n"
+        "/preview <i>n</i> — what search n's filter did with its latest read\n"
         "/history <i>link</i> — price history of a listing\n"
         "/unwatch <i>n</i> — delete search no. n\n"
         "/pause [<i>n</i>] — pause search n (or all)\n"
@@ -711,6 +785,7 @@ ENGLISH = Catalog(
         "<code>+word</code> must appear · <code>-word</code> must not appear\n"
         "<code>min 100</code> · <code>max 1.200</code> · <code>priced</code> (with a price only)\n"
         "<code>private</code> (private sellers only) · <code>company</code> (companies only)\n"
+        "<code>-reposts</code> no reposts (same seller, same title as an advert gone before)\n"
         "Price drops only: <code>drop 10%</code> · <code>drop 50€</code> · "
         "<code>below 300</code> (when the price falls under it) · <code>lowest</code> "
         "(a new lowest price)\n"
@@ -762,6 +837,42 @@ ENGLISH = Catalog(
     entered_listed="New in your search · listed {date}",
     entered_search="New in your search",
     entered_drop="Now within your search",
+    place_km="{place} · {km} km",
+    going_under="📊 ≈ {percent}% under the median of {count} ({median}, 30 days)",
+    going_over="📊 ≈ {percent}% over the median of {count} ({median}, 30 days)",
+    going_at="📊 ≈ at the median of {count} ({median}, 30 days)",
+    going_compact="📊 {signed}% vs median",
+    repost="🔁 Reposted · first seen {date} at {price}",
+    repost_no_price="🔁 Reposted · first seen {date}",
+    repost_compact="🔁 reposted",
+    # /preview
+    preview_usage=(
+        "Like this: <code>/preview n</code> shows what search no. n's filter did with the "
+        "listings of its latest read: what passes, and what each rule hides."
+    ),
+    preview_never=(
+        "Search no. {number} (<b>{label}</b>) has never been read yet, so there is nothing to "
+        "show. The first read usually comes within minutes; /list shows how it stands."
+    ),
+    preview_header=(
+        "🔎 <b>Preview of search no. {number}</b> (<b>{label}</b>)\n"
+        "Latest read {age} ago: {adverts}"
+    ),
+    preview_empty="It showed no listings.",
+    preview_all="✅ No filter: all {count} pass",
+    preview_passed="✅ {count} pass",
+    preview_hidden="🙈 {count} hidden by <code>{rule}</code>",
+    preview_example='  • <a href="{url}">{title}</a> · {price}',
+    preview_km=" · {km} km",
+    preview_price_rules=(
+        "<i>{rules}: price rules judge price drops only, so the preview does not apply them.</i>"
+    ),
+    preview_paused="⏸ Paused: this search tells you nothing until /resume {number}.",
+    preview_muted="🔕 Muted for {age} more: until then this search tells you nothing.",
+    preview_footer=(
+        "<i>From the latest read, without a new request. Of what passes, you are told only "
+        "what is new.</i>"
+    ),
     months=("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
     button_open="🔗 Open",
     button_pause="⏸ Pause",
@@ -899,6 +1010,7 @@ class Texts:
         entered: bool = False,
         listed_at: float | None = None,
         compact: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> Html:
         """A new listing: title as the link (its preview shows the listing), price, place;
         `compact` puts them on one line.
@@ -906,6 +1018,8 @@ class Texts:
         `bumped`: the watch cannot tell whether it is new (see the scraper's `BumpedListing`),
         and the text says so. `entered`: an older advert that came into the search since the
         watch started, listed at `listed_at` (epoch seconds; None: the date is not known).
+        `notes`: the distance (after the place), the going price and a repost, each said
+        when known.
         """
         key = "bumped_listing" if bumped else "new_listing"
         text = self.fill(
@@ -913,8 +1027,9 @@ class Texts:
             url=url,
             title=shorten(title, TITLE_BUDGET),
             price=self.price(price, price_display),
-            location=shorten(location or "—", LOCATION_BUDGET),
+            location=self.place(location, notes.km),
         )
+        text = self._with_notes(text, notes, price, compact=compact)
         if not entered:
             return text
         if listed_at is None:
@@ -934,6 +1049,8 @@ class Texts:
         path_span: float = 0.0,
         entered: bool = False,
         compact: bool = False,
+        location: str | None = None,
+        notes: AlertNotes = NO_NOTES,
     ) -> Html:
         """A price drop: title as the link, old price struck through, new price, percent;
         `compact` puts them on one line.
@@ -941,7 +1058,8 @@ class Texts:
         `entered`: the advert came into the search by this drop, and the text says so.
         `path` is every price the advert was known at, oldest first, ending with `new`, over
         `path_span` seconds; shown (not in compact alerts) when it says more than old → new
-        (three prices or more).
+        (three prices or more). `notes` as for `new_listing`; the place (`location`) is said
+        only with its distance.
         """
         text = self.fill(
             "price_drop_compact" if compact else "price_drop",
@@ -951,11 +1069,57 @@ class Texts:
             new=format_price(new, self.lang),
             percent=_percent_drop(old, new),
         )
+        if notes.km is not None:
+            place = Html(f"📍 {escape(self.place(location, notes.km))}")
+            text = Html(f"{text} · {place}" if compact else f"{text}\n{place}")
+        text = self._with_notes(text, notes, new, compact=compact)
         if entered:
             text = self._note(text, self.fill("entered_drop"), compact=compact)
         if compact or len(path) < 3:
             return text
         return Html(f"{text}\n{self.price_path(path, path_span)}")
+
+    def place(self, location: str | None, km: float | None = None) -> str:
+        """Where an advert is (shortened), with its distance when one is known."""
+        place = shorten(location or "—", LOCATION_BUDGET)
+        if km is None:
+            return place
+        return self.catalog.place_km.format(place=place, km=self.km(km))
+
+    def km(self, km: float) -> str:
+        """A distance as people say it: `3,2` (`3.2`) under 10 km, whole kilometres above."""
+        text = f"{km:.1f}" if km < 10 else f"{km:.0f}"
+        return text.replace(".", ",") if self.lang == "de" else text
+
+    def _with_notes(
+        self, text: Html, notes: AlertNotes, price: Decimal | None, *, compact: bool
+    ) -> Html:
+        """`text` with the going price (for an advert with a `price`) and the repost said: on
+        lines of their own, or after `·` when compact."""
+        lines = []
+        if notes.going is not None and price is not None:
+            lines.append(self.going(notes.going, price, compact=compact))
+        if notes.repost is not None:
+            lines.append(self.repost(notes.repost, compact=compact))
+        return Html(" · ".join([text, *lines]) if compact else "\n".join([text, *lines]))
+
+    def going(self, going: PriceStats, price: Decimal, *, compact: bool = False) -> Html:
+        """`price` against the going price: `≈ 18 % under the median of 46 (€ 450, 30 days)`."""
+        percent = going.percent_under(price)
+        if compact:
+            return self.fill("going_compact", signed=f"{-percent:+d}" if percent else "±0")
+        key = "going_at" if percent == 0 else "going_under" if percent > 0 else "going_over"
+        median = format_price(going.median, self.lang)
+        return self.fill(key, percent=abs(percent), count=going.count, median=median)
+
+    def repost(self, repost: Repost, *, compact: bool = False) -> Html:
+        """`🔁 reposted · first seen 12 Nov 2026 at € 400`."""
+        if compact:
+            return self.fill("repost_compact")
+        date = self.date(repost.first_seen_at)
+        if repost.price is None:
+            return self.fill("repost_no_price", date=date)
+        return self.fill("repost", date=date, price=format_price(repost.price, self.lang))
 
     @staticmethod
     def _note(text: Html, note: Html, *, compact: bool) -> Html:

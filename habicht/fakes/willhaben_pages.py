@@ -44,6 +44,8 @@ class FakeAdvert:
     tree, top first (`categorytreeids`; by default the saved page's Computer / Software,
     PC-Komponenten, Grafikkarten). In the fake site's world, `path` is the search path it is
     listed under and `params` the other search parameters it satisfies (`areaId=900`).
+    `coordinates` (latitude, longitude) is its `COORDINATES` (None: the page leaves them out),
+    `seller` its `ORGID` (by default one of its own, as every real advert has a seller).
     """
 
     id: str
@@ -61,6 +63,8 @@ class FakeAdvert:
     categories: tuple[str, ...] = ("5824", "5878", "5882")
     path: str = _SEARCH_PATH
     params: tuple[tuple[str, str], ...] = ()
+    coordinates: tuple[float, float] | None = (48.2, 16.35)
+    seller: str | None = None
 
     @property
     def seo_url(self) -> str:
@@ -104,9 +108,11 @@ def _attributes(advert: FakeAdvert) -> list[dict[str, Any]]:
         "categorytreeids": ";".join(advert.categories),
         "PRODUCT_ID": "67",
         "MMO": advert.image_path,
-        "COORDINATES": "48.20000,16.35000",
+        "ORGID": advert.seller or f"9{advert.id}",
         "PRICE_FOR_DISPLAY": advert.shown_price(),
     }
+    if advert.coordinates is not None:
+        values["COORDINATES"] = "{:.5f},{:.5f}".format(*advert.coordinates)
     if advert.published_ms is not None:
         values["CHANGED"] = values["PUBLISHED"] = str(advert.published_ms)
     if advert.price is not None:

@@ -28,8 +28,11 @@ from habicht.scraper.errors import (
 )
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.filters import FilterReason, InvalidFilter, WatchFilter, parse_price
+from habicht.scraper.going import MIN_PRICES, PriceStats, going_price, summarize
 from habicht.scraper.history import PricePoint
+from habicht.scraper.notes import NO_NOTES, AlertNotes, Repost, SearchFacts
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
+from habicht.scraper.preview import EXAMPLES, Example, Outcome, Preview
 from habicht.scraper.scan import (
     FAILING_AFTER,
     MAX_PAGES,
@@ -68,18 +71,23 @@ from habicht.scraper.urls import (
 
 __all__ = [
     "BEHIND_FACTOR",
+    "EXAMPLES",
     "FAILING_AFTER",
     "MAX_PAGES",
+    "MIN_PRICES",
+    "NO_NOTES",
     "PAGE_ROWS",
     "PUBLISHED_SLACK",
     "AdvertHistory",
     "Alert",
+    "AlertNotes",
     "Blocked",
     "BumpedListing",
     "Capacity",
     "DuplicateWatch",
     "ErrorKind",
     "Event",
+    "Example",
     "FeedCadence",
     "FetchError",
     "FilterReason",
@@ -92,15 +100,20 @@ __all__ = [
     "LayoutError",
     "Listing",
     "NewListing",
+    "Outcome",
     "Overview",
+    "Preview",
     "PriceDrop",
     "PricePoint",
+    "PriceStats",
     "Renderer",
+    "Repost",
     "RequestShare",
     "Sample",
     "ScanSummary",
     "ScrapeError",
     "Search",
+    "SearchFacts",
     "SearchFailure",
     "SearchHealth",
     "SearchPage",
@@ -114,6 +127,7 @@ __all__ = [
     "capacity",
     "diff",
     "freshness",
+    "going_price",
     "keyword_search",
     "latency",
     "normalise_search_url",
@@ -124,5 +138,6 @@ __all__ = [
     "run_pass",
     "samples",
     "scan",
+    "summarize",
     "workload",
 ]

@@ -36,7 +36,9 @@ from habicht.db import Database
 from habicht.queue import Outgoing
 from habicht.scraper.errors import ErrorKind, ScrapeError
 from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.history import record_shown
 from habicht.scraper.local import local_search
+from habicht.scraper.notes import search_facts
 from habicht.scraper.parse import Listing
 from habicht.scraper.scan import (
     _ACTIVE_WATCHES,
@@ -180,10 +182,14 @@ async def _record(
         matched = [listing for listing in active if local is not None and local.matches(listing)]
         if not matched:
             continue
+        await record_shown(conn, search["id"], matched, now=now)
+        facts = await search_facts(conn, search["id"], matched, now=now)
         async with conn.execute(_ACTIVE_WATCHES, (search["id"],)) as cursor:
             watches = [watch for watch in await cursor.fetchall() if watch["baseline_at"]]
         for watch in watches:
-            outgoing += await judge(conn, watch, matched, renderer=renderer, now=now, source="feed")
+            outgoing += await judge(
+                conn, watch, matched, facts, renderer=renderer, now=now, source="feed"
+            )
     await enqueue_counted(conn, outgoing, counts=counts, now=now, max_attempts=max_attempts)
     await conn.executemany(
         "INSERT INTO feed_listings (feed_id, ad_id, price, seen_at) VALUES (?, ?, ?, ?)"

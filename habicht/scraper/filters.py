@@ -7,13 +7,15 @@ has two halves:
 - **Listing rules** decide whether an advert concerns the watch at all, for new listings and
   drops alike, judged on the advert as it is now: words that must (`+word`) or must not
   (`-word`) appear in the title or description snippet, a price range (`min`, `max`), only
-  adverts with a price (`priced`), only private sellers or only companies.
+  adverts with a price (`priced`), only private sellers or only companies, no reposts
+  (`-reposts`: a new advert by the seller of one that left the search, `scraper.reposts`).
 - **Price rules** decide which drops are worth a message: at least N % (`drop 10%`) or N euros
   (`drop 50€`), crossing a target price (`below 300`: once, when the price falls under it), a
   new lowest price (`lowest`). Several price rules must all hold.
 
 Words match case-, accent- and umlaut-insensitively (`kaese` = `Käse`, `Cafe` = `Café`) as
-parts of words: `-defekt` also hides "Defekte Platine".
+parts of words: `-defekt` also hides "Defekte Platine". `-reposts` is the rule, not the word;
+to hide adverts that say "reposts", type `-repost` (a part of the word finds it).
 
 Rules are typed as users write them: `/filter 2 +iphone -defekt max 1.200 drop 10%`. Prices
 take the forms people type (`400`, `1.200`, `€ 99,90`, `99.90`, `1.200,50 €`).
@@ -23,12 +25,14 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from typing import Literal, Protocol
+
+from habicht.scraper.folding import fold
+from habicht.scraper.notes import NO_NOTES, AlertNotes
 
 __all__ = [
     "MAX_WORDS",
@@ -50,9 +54,6 @@ _HUNDRED = Decimal(100)
 
 Seller = Literal["private", "company"]
 
-_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
-_COMBINING = re.compile(r"[\u0300-\u036f]")
-_SPACES = re.compile(r"\s+")
 # A price as typed: `400`, `1.200`, `1.200,50`, `99,90`, `99.90`, with an optional € sign or
 # `eur`/`euro` before or after; a trailing `%` makes it a percentage (only `drop` takes one).
 # Digits are ASCII (`habicht.digits`): `\d` would take Arabic-Indic digits too.
@@ -63,6 +64,7 @@ _AMOUNT = re.compile(
 )
 _FLAGS = frozenset({"priced", "private", "company", "lowest"})
 _WITH_AMOUNT = frozenset({"min", "max", "below", "drop"})
+_NO_REPOSTS = "-reposts"
 
 
 class FilterReason(StrEnum):
@@ -101,13 +103,6 @@ class Filterable(Protocol):
 
     @property
     def is_private(self) -> bool | None: ...
-
-
-def fold(text: str) -> str:
-    """`text` as words are compared: case-, accent- and umlaut-insensitive, spaces collapsed."""
-    lowered = text.casefold().translate(_UMLAUTS)
-    bare = _COMBINING.sub("", unicodedata.normalize("NFKD", lowered))
-    return _SPACES.sub(" ", bare).strip()
 
 
 def parse_price(text: str) -> Decimal:
@@ -153,6 +148,7 @@ class WatchFilter:
     drop_amount: Decimal | None = None
     below: Decimal | None = None
     lowest: bool = False
+    no_reposts: bool = False
     _folded: tuple[tuple[str, ...], tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -174,6 +170,8 @@ class WatchFilter:
             out.append("priced")
         if self.seller is not None:
             out.append(self.seller)
+        if self.no_reposts:
+            out.append(_NO_REPOSTS)
         if self.drop_percent is not None:
             out.append(f"drop {money(self.drop_percent)}%")
         if self.drop_amount is not None:
@@ -184,8 +182,10 @@ class WatchFilter:
             out.append("lowest")
         return out
 
-    def hidden_by(self, listing: Filterable) -> str | None:
-        """The first listing rule (as `rules()` writes it) that hides `listing`, or None."""
+    def hidden_by(self, listing: Filterable, notes: AlertNotes = NO_NOTES) -> str | None:
+        """The first listing rule (as `rules()` writes it) that hides `listing`, or None;
+        `notes` are what its alert would say beside it (distance, going price, repost), which
+        the rules about those read."""
         text = fold(f"{listing.title} {listing.body or ''}")
         includes, excludes = self._folded
         for word, folded in zip(self.include, includes, strict=True):
@@ -204,6 +204,8 @@ class WatchFilter:
         known = listing.is_private is not None
         if self.seller is not None and known and listing.is_private != (self.seller == "private"):
             return self.seller
+        if self.no_reposts and notes.repost is not None:
+            return _NO_REPOSTS
         return None
 
     def drop_held_by(
@@ -246,6 +248,8 @@ class WatchFilter:
             "seller": self.seller,
             "lowest": self.lowest,
         }
+        if self.no_reposts:  # only when set: filters stored before it read the same
+            data["no_reposts"] = True
         for name in ("min_price", "max_price", "drop_percent", "drop_amount", "below"):
             value: Decimal | None = getattr(self, name)
             data[name] = None if value is None else money(value)
@@ -273,6 +277,7 @@ class WatchFilter:
             drop_amount=amount("drop_amount"),
             below=amount("below"),
             lowest=bool(data.get("lowest", False)),
+            no_reposts=bool(data.get("no_reposts", False)),
         )
 
     def with_rules(self, rules: Iterable[str]) -> WatchFilter:
@@ -305,6 +310,8 @@ class WatchFilter:
             return replace(self, seller="company")
         if name == "lowest":
             return replace(self, lowest=True)
+        if name == _NO_REPOSTS:
+            return replace(self, no_reposts=True)
         assert isinstance(value, Decimal), token
         if name == "drop%":
             if not 0 < value < _HUNDRED:
@@ -321,7 +328,7 @@ class WatchFilter:
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
-    name: str  # '+', '-', a flag, 'min', 'max', 'below', 'drop%' or 'drop€'
+    name: str  # '+', '-', a flag, '-reposts', 'min', 'max', 'below', 'drop%' or 'drop€'
     value: str | Decimal | None
     token: str  # what the user typed, for the error
 
@@ -340,7 +347,10 @@ def _tokens(text: str) -> Iterable[_Rule]:
         word_end = _word_end(text, position)
         word = text[position:word_end]
         keyword = word.casefold()
-        if word[0] in "+-":
+        if keyword == _NO_REPOSTS:
+            yield _Rule(_NO_REPOSTS, None, word)
+            position = _skip_spaces(text, word_end)
+        elif word[0] in "+-":
             phrase = word[1:]
             if not phrase:
                 raise InvalidFilter(FilterReason.EMPTY_WORD, word)

@@ -1,9 +1,10 @@
-"""Every price an advert was seen at, and what a watch's filter kept from its chat.
+"""Every price an advert was seen at, what a watch's filter kept from its chat, and which
+adverts each search showed when.
 
-Both are written inside a scan's transaction (the caller's connection) and read by drop
-alerts, `/list` and `/history`. The price history holds one row per change of a known price:
-a price-less spell writes nothing, so a drop is always measured against, and shown after,
-the last price that was known.
+All are written inside a scan's transaction (the caller's connection) and read by drop
+alerts, `/list`, `/history`, the going price and `/preview`. The price history holds one row
+per change of a known price: a price-less spell writes nothing, so a drop is always measured
+against, and shown after, the last price that was known.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from decimal import Decimal
 
 import aiosqlite
 
+from habicht.scraper.parse import Listing
+
 __all__ = [
     "HIT_WINDOW",
     "PricePoint",
@@ -22,6 +25,7 @@ __all__ = [
     "price_paths",
     "record_hits",
     "record_prices",
+    "record_shown",
 ]
 
 HIT_WINDOW = 86400.0
@@ -100,4 +104,16 @@ async def record_hits(
         " ON CONFLICT (watch_id, ad_id) DO UPDATE SET rule = excluded.rule,"
         " hit_at = excluded.hit_at",
         [(watch_id, ad_id, rule, now) for ad_id, rule in hits],
+    )
+
+
+async def record_shown(
+    conn: aiosqlite.Connection, search_id: int, listings: Iterable[Listing], *, now: float
+) -> None:
+    """Note that search `search_id` showed `listings` now (`search_listings`)."""
+    await conn.executemany(
+        "INSERT INTO search_listings (search_id, ad_id, first_seen_at, last_seen_at)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (search_id, ad_id)"
+        " DO UPDATE SET last_seen_at = excluded.last_seen_at",
+        [(search_id, listing.id, now, now) for listing in listings],
     )

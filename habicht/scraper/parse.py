@@ -48,6 +48,7 @@ IMAGE_BASE = "https://cache.willhaben.at/mmo/"
 _MARKER = b"__NEXT_DATA__"
 _OPEN_TAG = re.compile(rb"<script\b[^>]*\bid\s*=\s*[\"']?__NEXT_DATA__[\"'\s>]", re.IGNORECASE)
 _PRICE = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,4})?")
+_COORDINATE = re.compile(r"-?[0-9]{1,3}(?:\.[0-9]{1,12})?")
 _END_TAG = b"</script>"
 _BLOCK_MARKERS = (b"IP-Adresse wurde blockiert", b"Zugriff verweigert", b"Access denied")
 _RESERVED = "reserved"
@@ -70,7 +71,10 @@ class Listing:
     "(reserviert) " prefix so that it reads the same once the advert is active again;
     `body` the start of its description (`BODY_DYN`) where the page has it; `is_private`
     whether a private person (True) or a company (False) sells it, None if the page says not;
-    `category_ids` its category and every one above it (`categorytreeids`, "5824;5878;5882").
+    `category_ids` its category and every one above it (`categorytreeids`, "5824;5878;5882");
+    `coordinates` where it is (`COORDINATES` "48.38488,16.20766": latitude, longitude), None
+    if the page does not say or says nonsense; `seller_id` who sells it (`ORGID`, which
+    private sellers have too), None if the page does not say.
     """
 
     id: str
@@ -87,6 +91,8 @@ class Listing:
     body: str | None = None
     is_private: bool | None = None
     category_ids: tuple[str, ...] = ()
+    coordinates: tuple[float, float] | None = None
+    seller_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +282,8 @@ def _listing(summary: _Summary) -> Listing | None:
         body=_value(attributes, "BODY_DYN"),
         is_private=_seller(_value(attributes, "ISPRIVATE")),
         category_ids=_categories(_value(attributes, "categorytreeids")),
+        coordinates=_coordinates(_value(attributes, "COORDINATES")),
+        seller_id=_seller_id(_value(attributes, "ORGID")),
     )
 
 
@@ -309,6 +317,24 @@ def _categories(text: str | None) -> tuple[str, ...]:
     if not text:
         return ()
     return tuple(part for part in text.split(";") if ascii_digits(part))
+
+
+def _coordinates(text: str | None) -> tuple[float, float] | None:
+    """`COORDINATES` "48.38488,16.20766" as (latitude, longitude); None unless both are plain
+    decimal numbers within their ranges (a "0,0" placeholder says nothing either)."""
+    parts = (text or "").split(",")
+    if len(parts) != 2 or not all(_COORDINATE.fullmatch(part.strip()) for part in parts):
+        return None
+    lat, lon = (float(part) for part in parts)
+    if not (-90 <= lat <= 90 and -180 <= lon <= 180) or lat == lon == 0:
+        return None
+    return lat, lon
+
+
+def _seller_id(text: str | None) -> str | None:
+    """`ORGID` as it is, if it is a plausible id (bounded like an advert id)."""
+    text = (text or "").strip()
+    return text if text and len(text) <= MAX_ID else None
 
 
 def _seller(value: str | None) -> bool | None:

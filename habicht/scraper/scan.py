@@ -70,8 +70,11 @@ from habicht.scraper.history import (
     price_paths,
     record_hits,
     record_prices,
+    record_shown,
 )
+from habicht.scraper.notes import NO_NOTES, AlertNotes, SearchFacts, search_facts, watch_notes
 from habicht.scraper.parse import Listing, SearchPage
+from habicht.scraper.reposts import repost_drop
 from habicht.scraper.urls import PAGE_ROWS
 
 __all__ = [
@@ -118,10 +121,17 @@ class Renderer(Protocol):
     def for_chat(self, chat_id: int) -> Renderer: ...
 
     def new_listing(
-        self, listing: Listing, *, watch_id: int, bumped: bool = False, entered: bool = False
+        self,
+        listing: Listing,
+        *,
+        watch_id: int,
+        bumped: bool = False,
+        entered: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> Alert:
         """`bumped`: a `BumpedListing`, which the text must not call new; `entered`: an older
-        advert that came into the search since the watch started (`NewListing.entered`)."""
+        advert that came into the search since the watch started (`NewListing.entered`);
+        `notes`: what the alert says beside the advert (distance, going price, repost)."""
         ...
 
     def price_drop(
@@ -133,6 +143,7 @@ class Renderer(Protocol):
         watch_id: int,
         path: Sequence[PricePoint] = (),
         entered: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> Alert:
         """`path`: every price the advert was known at, oldest first, ending with `new`;
         `entered`: the advert came into the search by this drop (`PriceDrop.entered`)."""
@@ -145,6 +156,7 @@ class Renderer(Protocol):
         drop: tuple[Decimal, Decimal] | None = None,
         bumped: bool = False,
         entered: bool = False,
+        notes: AlertNotes = NO_NOTES,
     ) -> str:
         """The alert as one line of a digest (a new listing, or a drop from `drop`)."""
         ...
@@ -520,6 +532,8 @@ async def _record_page(
     `listings` only. A watch keeps the last price it knew when an advert shows none.
     """
     active = await record_listings(conn, read.listings, now=now)
+    await record_shown(conn, search.id, active, now=now)
+    facts = await search_facts(conn, search.id, active, now=now)
     async with conn.execute(_ACTIVE_WATCHES, (search.id,)) as cursor:
         watches = list(await cursor.fetchall())
     outgoing: list[Outgoing] = []
@@ -536,7 +550,7 @@ async def _record_page(
                 )
                 continue
         if watch["baseline_at"] is not None:
-            outgoing += await judge(conn, watch, active, renderer=renderer, now=now)
+            outgoing += await judge(conn, watch, active, facts, renderer=renderer, now=now)
             continue
         counts.baselines += 1
         text = renderer.for_chat(watch["chat_id"]).baseline(watch["label"], len(active))
@@ -570,6 +584,7 @@ async def judge(
     conn: aiosqlite.Connection,
     watch: sqlite3.Row,
     active: list[Listing],
+    facts: SearchFacts,
     *,
     renderer: Renderer,
     now: float,
@@ -579,11 +594,12 @@ async def judge(
     shows, and everything it saw recorded as seen; a muted watch sees, and says nothing.
 
     The search's own scan and a feed (for the adverts it matched to the search) judge the
-    same way, so an advert is alerted once, whichever reads it first.
+    same way, so an advert is alerted once, whichever reads it first; `facts` are what the
+    read told about the search (its going price, its reposts), the same for all its watches.
     """
     chat_renderer = renderer.for_chat(watch["chat_id"])
     events, told = await _events(
-        conn, watch, active, renderer=chat_renderer, now=now, source=source
+        conn, watch, active, facts, renderer=chat_renderer, now=now, source=source
     )
     if (watch["muted_until"] or 0.0) > now:
         events, told = [], set()
@@ -693,6 +709,7 @@ async def _events(
     conn: aiosqlite.Connection,
     watch: sqlite3.Row,
     listings: list[Listing],
+    facts: SearchFacts,
     *,
     renderer: Renderer,
     now: float,
@@ -704,9 +721,12 @@ async def _events(
     A drop's dedupe key holds both prices: each distinct (old, new) drop of an advert is one
     alert per chat, and the same pair is never sent twice. `drop N%` and `drop N€` measure
     from the price the chat was last told (`watch_listings.told_price`), and a drop below it
-    shows it as the old price. What the filter holds back is noted as a hit of the rule that
-    held it (for /list); the caller records it as seen like everything else on the pages, so
-    loosening the filter later sends none of it.
+    shows it as the old price. A repost cheaper than its older advert's last price reads as that
+    drop (`repost_drop`), but stays a new advert: kind "new", key `new:<ad>:<chat>`, so it is
+    told once per chat whichever read finds it, counts where new adverts count (freshness,
+    feed misses), and no price rule holds it back. What the filter holds back is noted as a
+    hit of the rule that held it (for /list); the caller records it as seen like everything
+    else on the pages, so loosening the filter later sends none of it.
     """
     watch_id, chat_id = watch["id"], watch["chat_id"]
     seen, told_prices = await _seen(conn, watch_id, listings)
@@ -729,13 +749,17 @@ async def _events(
     drops = [event.listing.id for event in events if isinstance(event, PriceDrop)]
     lowest = await lowest_prices(conn, drops, before=now) if watch_filter.lowest else {}
     first_seen = await _first_seen(conn, [event.listing for event in events if _fresh(event)])
+    notes_of = await watch_notes(
+        conn, watch_filter, chat_id, [event.listing for event in events], facts
+    )
     outgoing: list[Outgoing] = []
     hits: list[tuple[str, str]] = []
     for event in events:
         listing = event.listing
         ad_id = listing.id
         told = told_prices.get(ad_id)
-        held = watch_filter.hidden_by(listing)
+        notes = notes_of[ad_id]
+        held = watch_filter.hidden_by(listing, notes)
         if held is None and isinstance(event, PriceDrop):
             held = watch_filter.drop_held_by(
                 event.old, event.new, told=told, lowest_before=lowest.get(ad_id)
@@ -745,8 +769,14 @@ async def _events(
         elif isinstance(event, NewListing | BumpedListing):
             bumped = isinstance(event, BumpedListing)
             entered = isinstance(event, NewListing) and event.entered
-            alert = renderer.new_listing(listing, watch_id=watch_id, bumped=bumped, entered=entered)
-            line = renderer.digest_line(listing, bumped=bumped, entered=entered)
+            if (drop := repost_drop(listing, notes.repost)) is not None:
+                alert = renderer.price_drop(listing, *drop, watch_id=watch_id, notes=notes)
+                line = renderer.digest_line(listing, drop=drop, notes=notes)
+            else:
+                alert = renderer.new_listing(
+                    listing, watch_id=watch_id, bumped=bumped, entered=entered, notes=notes
+                )
+                line = renderer.digest_line(listing, bumped=bumped, entered=entered, notes=notes)
             key = f"new:{ad_id}:{chat_id}"
             item = _outgoing(watch, "new", alert, key, ad_id, line, source)
             if ad_id in first_seen:
@@ -763,9 +793,12 @@ async def _events(
                 watch_id=watch_id,
                 path=paths[ad_id],
                 entered=event.entered,
+                notes=notes,
             )
             key = f"drop:{ad_id}:{chat_id}:{_money(old)}:{_money(event.new)}"
-            line = renderer.digest_line(listing, drop=(old, event.new), entered=event.entered)
+            line = renderer.digest_line(
+                listing, drop=(old, event.new), entered=event.entered, notes=notes
+            )
             outgoing.append(_outgoing(watch, "drop", alert, key, ad_id, line, source))
     if hits:
         await record_hits(conn, watch_id, hits, now=now)
@@ -862,13 +895,16 @@ async def _upsert_listings(
     await conn.executemany(
         """
         INSERT INTO listings (ad_id, title, price, price_display, location, postcode, url,
-                              image_url, published_at, first_seen_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              image_url, published_at, first_seen_at, updated_at, lat, lon,
+                              seller_id, body, is_private)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (ad_id) DO UPDATE SET
             title = excluded.title, price = excluded.price,
             price_display = excluded.price_display, location = excluded.location,
             postcode = excluded.postcode, url = excluded.url, image_url = excluded.image_url,
-            published_at = excluded.published_at, updated_at = excluded.updated_at
+            published_at = excluded.published_at, updated_at = excluded.updated_at,
+            lat = excluded.lat, lon = excluded.lon, seller_id = excluded.seller_id,
+            body = excluded.body, is_private = excluded.is_private
         """,
         [
             (
@@ -883,6 +919,10 @@ async def _upsert_listings(
                 listing.published_at,
                 now,
                 now,
+                *(listing.coordinates or (None, None)),
+                listing.seller_id,
+                listing.body,
+                listing.is_private,
             )
             for listing in listings
         ],

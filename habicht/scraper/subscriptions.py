@@ -31,6 +31,7 @@ from habicht.queue import disown_within
 from habicht.scraper.errors import DuplicateWatch, ErrorKind, TooManyWatches
 from habicht.scraper.filters import WatchFilter
 from habicht.scraper.history import HIT_WINDOW, PricePoint
+from habicht.scraper.preview import Preview, preview
 from habicht.scraper.urls import Search
 
 __all__ = ["AdvertHistory", "Overview", "SearchHealth", "Subscriptions", "WatchInfo"]
@@ -315,6 +316,16 @@ class Subscriptions:
     async def watch_by_id(self, chat_id: int, watch_id: int) -> WatchInfo | None:
         """The chat's watch with this id; None if it is gone or belongs to another chat."""
         return next((w for w in await self.watches(chat_id) if w.id == watch_id), None)
+
+    async def preview(self, chat_id: int, number: int) -> Preview | None:
+        """What the chat's watch `number` would do with the adverts of its search's latest
+        read (`habicht.scraper.preview`); None if there is no such watch. Reads only, but
+        inside a transaction: the watch, its search and their adverts as of one moment."""
+        async with self._db.transaction() as conn:
+            watch = _numbered(await _watch_list(_on(conn), chat_id), number)
+            if watch is None:
+                return None
+            return await preview(conn, watch, now=self._clock())
 
     async def mute(self, watch_id: int, *, until: float) -> None:
         """Hold the watch's alerts back until `until`; it is scanned on, and what it sees

@@ -1,0 +1,96 @@
+"""A search's going price: what the adverts it showed in the last 30 days cost.
+
+Each advert counts once, at its latest price (`listings.price`), when the search showed it
+(its own scan or its feed's local match, `search_listings`) within `WINDOW`. Placeholder
+prices say nothing about the market and are left out: price-less adverts ("zu verschenken",
+"VB") have none, and € 0 and € 1 (`PLACEHOLDER_MAX`) are how sellers type "free" or "make an
+offer" where a price is required.
+
+Robust to outliers in two steps. First, prices more than `SPREAD` times away from the median
+of all of them (a € 5 "Tausch gegen …", a mistyped € 45,000 for a € 450 sofa) are dropped;
+then the rest is summed up by its median and quartiles, which a few wild prices cannot move
+(up to a quarter of them could be absurd and the quartiles would still be real prices).
+Means and standard deviations are never used: one € 99,999 advert would shift them for a
+month.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+import aiosqlite
+
+__all__ = [
+    "MIN_PRICES",
+    "PLACEHOLDER_MAX",
+    "SPREAD",
+    "WINDOW",
+    "PriceStats",
+    "going_price",
+    "summarize",
+]
+
+WINDOW = 30 * 86400.0
+"""How far back a search's adverts count (seconds)."""
+MIN_PRICES = 10
+"""Prices a search needs before its median is worth telling (an alert's line, `deal`)."""
+PLACEHOLDER_MAX = Decimal(1)
+"""Prices up to this are placeholders, not prices."""
+SPREAD = Decimal(10)
+"""A price this many times above or below the median of all is an outlier."""
+_HUNDRED = Decimal(100)
+
+
+@dataclass(frozen=True, slots=True)
+class PriceStats:
+    """How many prices there were, their median and their quartiles (`low` ≤ median ≤ `high`)."""
+
+    count: int
+    median: Decimal
+    low: Decimal
+    high: Decimal
+
+    @property
+    def enough(self) -> bool:
+        """Whether there are enough prices to tell (`MIN_PRICES`)."""
+        return self.count >= MIN_PRICES
+
+    def percent_under(self, price: Decimal) -> int:
+        """How many percent `price` is under the median (negative: over it), rounded."""
+        share = (self.median - price) * _HUNDRED / self.median
+        return int(share.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def summarize(prices: Iterable[Decimal]) -> PriceStats | None:
+    """The median and quartiles of `prices` without placeholders and outliers (module
+    docstring); None when none is left."""
+    real = sorted(price for price in prices if price > PLACEHOLDER_MAX)
+    if not real:
+        return None
+    middle = statistics.median(real)
+    kept = [price for price in real if middle / SPREAD <= price <= middle * SPREAD]
+    if len(kept) < 2:
+        return PriceStats(len(kept), kept[0], kept[0], kept[0])
+    low, median, high = statistics.quantiles(kept, n=4, method="inclusive")
+    return PriceStats(len(kept), _cents(median), _cents(low), _cents(high))
+
+
+def _cents(value: Decimal) -> Decimal:
+    """`value` to the cent, and whole euros without cents (`350`, not `350.00` or `3.5E+2`)."""
+    cents = value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    return cents.quantize(Decimal(1)) if cents == cents.to_integral_value() else cents
+
+
+async def going_price(
+    conn: aiosqlite.Connection, search_id: int, *, now: float, window: float = WINDOW
+) -> PriceStats | None:
+    """The going price of the adverts search `search_id` showed within `window` before `now`."""
+    async with conn.execute(
+        "SELECT l.price FROM search_listings s JOIN listings l ON l.ad_id = s.ad_id"
+        " WHERE s.search_id = ? AND s.last_seen_at >= ? AND l.price IS NOT NULL",
+        (search_id, now - window),
+    ) as cursor:
+        return summarize(Decimal(row[0]) for row in await cursor.fetchall())

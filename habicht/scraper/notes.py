@@ -1,0 +1,78 @@
+"""What an alert says beside the advert itself: how far away it is, how its price compares
+with the going price of its search, and whether it is a repost of an advert seen before.
+
+A read of a search yields its `SearchFacts` once (the going price, the reposts among its
+adverts), shared by every watch of the search; a watch adds what is its own (the distance
+from the place its `near` rule names) when it judges an advert. The scan and `/preview` build
+notes the same way, so a preview says what an alert would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import aiosqlite
+
+from habicht.scraper.going import PriceStats, going_price
+from habicht.scraper.parse import Listing
+from habicht.scraper.reposts import Repost, find_reposts
+
+if TYPE_CHECKING:  # the filter reads notes (`hidden_by`): imported for its type alone
+    from habicht.scraper.filters import WatchFilter
+
+__all__ = ["NO_NOTES", "AlertNotes", "Repost", "SearchFacts", "search_facts", "watch_notes"]
+
+
+@dataclass(frozen=True, slots=True)
+class AlertNotes:
+    """The lines an alert carries besides the advert; each None when it has nothing to say.
+
+    `km`: the distance from the centre of the watch's `near` rule; `going`: its search's going
+    price (only once it has `MIN_PRICES` prices); `repost`: the advert this one reposts.
+    """
+
+    km: float | None = None
+    going: PriceStats | None = None
+    repost: Repost | None = None
+
+
+NO_NOTES = AlertNotes()
+"""An alert with nothing to say beside the advert."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFacts:
+    """What one read of a search tells every watch of it, worked out once per read."""
+
+    going: PriceStats | None = None
+    reposts: Mapping[str, Repost] = field(default_factory=dict)
+
+    def notes(self, listing: Listing) -> AlertNotes:
+        """The notes every watch of the search gives `listing` (a watch may add its own)."""
+        going = self.going if self.going is not None and self.going.enough else None
+        return AlertNotes(going=going, repost=self.reposts.get(listing.id))
+
+
+async def search_facts(
+    conn: aiosqlite.Connection, search_id: int, listings: list[Listing], *, now: float
+) -> SearchFacts:
+    """The facts of a read of search `search_id` that showed `listings` (already recorded as
+    shown, so the going price counts them, and the reposts are the ones shown first now)."""
+    return SearchFacts(
+        going=await going_price(conn, search_id, now=now),
+        reposts=await find_reposts(conn, search_id, listings, now=now),
+    )
+
+
+async def watch_notes(
+    conn: aiosqlite.Connection,
+    watch_filter: WatchFilter,
+    chat_id: int,
+    listings: list[Listing],
+    facts: SearchFacts,
+) -> dict[str, AlertNotes]:
+    """The notes of each of `listings` for one watch (its filter, its chat): the search's
+    facts, and what is the watch's own."""
+    return {listing.id: facts.notes(listing) for listing in listings}
