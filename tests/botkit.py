@@ -20,7 +20,7 @@ from habicht.bot import BASELINE, SCRAPE, BotApplication, build_application, run
 from habicht.config import Settings
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import FakeBotAPI
-from habicht.fakes.willhaben_site import FakeWillhabenSite
+from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
 
 OWNER = 1001
 ALICE = 2002
@@ -30,10 +30,10 @@ ids = itertools.count(1)
 """Message and update ids, unique across the test run."""
 
 
-MARKET = "/iad/kaufen-und-verkaufen/marktplatz"
-"""The kit site's one registered search. It names no parameter, so every marketplace search
-(any keyword, any filter) lists its adverts — "Altes Sofa" (1001, € 100) to begin with:
-`bot.site.add(MARKET, advert)` puts a new one on top, `bot.site.set_price` drops a price."""
+MARKET = MARKETPLACE
+"""The kit site's one registered search: every marketplace search lists its adverts —
+"Altes Sofa" (1001, € 100) to begin with: `bot.site.add(MARKET, advert)` puts a new one on
+top, `bot.site.set_price` drops a price."""
 
 
 def market_site() -> FakeWillhabenSite:

@@ -10,10 +10,8 @@ import pytest
 
 from habicht.cli import main
 from habicht.fakes import FakeAdvert, render_search_page
-from habicht.fakes.willhaben_site import FakeWillhabenSite
+from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
 
-MARKET = "/iad/kaufen-und-verkaufen/marktplatz"
-"""The site's one search: without parameters, every marketplace search lists its adverts."""
 # Page 1 of a search that found more than it shows.
 PAGE = render_search_page(
     [FakeAdvert("101", "RTX 3070", Decimal(400)), FakeAdvert("102", "Sofa", None, bumped=True)],
@@ -90,7 +88,7 @@ def test_a_listing_without_location_prints_no_placeholder(
 ) -> None:
     """A listing with no location prints nothing for it, never "[None]"."""
     willhaben.intercept(None)
-    willhaben.set_listings(MARKET, [FakeAdvert("7", "Lampe", Decimal(5), location="")])
+    willhaben.set_listings(MARKETPLACE, [FakeAdvert("7", "Lampe", Decimal(5), location="")])
     assert main(["scrape", "lampe"]) == 0
     out = capsys.readouterr().out
     assert "Lampe" in out
@@ -103,7 +101,7 @@ def test_reserved_and_bumped_listings_are_marked_as_such(
     """A reserved advert prints as reserved under its plain title, a bumped one as bumped."""
     willhaben.intercept(None)
     willhaben.set_listings(
-        MARKET,
+        MARKETPLACE,
         [
             FakeAdvert("7", "Lampe", Decimal(5), reserved=True),
             FakeAdvert("8", "Bett", Decimal(9), reserved=True, bumped=True),

@@ -16,7 +16,7 @@ from kit import willhaben_client
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
-from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite, SiteFault
 from habicht.scraper import (
     MAX_PAGES,
     Freshness,
@@ -38,12 +38,8 @@ TICK = 10.0
 GAP = 2.0
 
 
-MARKET = "/iad/kaufen-und-verkaufen/marktplatz"
-"""The site's one search: without parameters, every marketplace search lists its adverts."""
-
-
 class RateLimitedSite(FakeWillhabenSite):
-    """The fake willhaben, every search listing one sofa (MARKET), behind a hook that answers
+    """The fake willhaben, every search listing one sofa (MARKETPLACE), behind a hook that answers
     403 to any request beyond `limit` in the last `window` seconds (refused requests count
     too), as real sites limit scrapers; `pages` logs when each keyword was answered with a
     page."""
@@ -53,7 +49,7 @@ class RateLimitedSite(FakeWillhabenSite):
         self.clock, self.limit, self.window = clock, limit, window
         self.recent: list[float] = []
         self.pages: dict[str, list[float]] = defaultdict(list)
-        self.set_listings(MARKET, [FakeAdvert("1", "Sofa", Decimal(9))])
+        self.set_listings(MARKETPLACE, [FakeAdvert("1", "Sofa", Decimal(9))])
         self.intercept(self.limit_rate)
 
     deep: str = "\0"
@@ -68,7 +64,7 @@ class RateLimitedSite(FakeWillhabenSite):
         keyword = request.url.params["keyword"]
         self.pages[keyword].append(now)
         if keyword.startswith(self.deep):
-            page = render_search_page(self.listings(MARKET), rows_found=1000)
+            page = render_search_page(self.listings(MARKETPLACE), rows_found=1000)
             return httpx.Response(200, text=page)
         return None
 
@@ -261,7 +257,9 @@ async def test_a_database_error_is_its_own_kind_and_stops_the_pass(
     """A full database while recording a page is a `database` failure, never `layout`;
     the pass stops there instead of failing every next search the same way."""
     await watch(subs, "a", "b", "c")
-    site.set_listings(MARKET, [FakeAdvert(str(n), "Sofa " * 40, Decimal(n)) for n in range(1, 201)])
+    site.set_listings(
+        MARKETPLACE, [FakeAdvert(str(n), "Sofa " * 40, Decimal(n)) for n in range(1, 201)]
+    )
     async with db.transaction() as conn:  # the disk is full: no page may be added
         pages = await (await conn.execute("PRAGMA page_count")).fetchone()
         assert pages is not None

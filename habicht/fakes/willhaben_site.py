@@ -40,13 +40,17 @@ from habicht.fakes.willhaben_pages import FakeAdvert, render_block_page, render_
 from habicht.fakes.willhaben_world import lister, newest_first
 from habicht.fakes.wire import FaultScript, LoopbackServer, Observable
 
-__all__ = ["FakeWillhabenSite", "Hook", "SiteFault"]
+__all__ = ["MARKETPLACE", "FakeWillhabenSite", "Hook", "SiteFault"]
 
 _HTML = {"content-type": "text/html; charset=utf-8"}
 DEFAULT_ROWS = 30
 """Adverts a page holds when the request names no `rows`."""
 MAX_ROWS = 200
 """The most adverts a page holds, whatever `rows` asks for."""
+MARKETPLACE = "/iad/kaufen-und-verkaufen/marktplatz"
+"""The marketplace's search path. Registered as it is, without parameters, it answers every
+marketplace search (any keyword, any filter) with the same adverts: a site for tests about
+something other than which search lists what."""
 
 
 @dataclass(frozen=True)
