@@ -538,7 +538,7 @@ GERMAN = Catalog(
     ),
     stats_shown="🔎 gezeigt in 30 Tagen: {shown}, {priced} mit Preis{left_out}",
     stats_left_out=" ({count} als Platzhalter oder Ausreißer nicht gezählt)",
-    stats_alerts_watch="🔔 Alarme in 30 Tagen: {new} neue Anzeigen, {drops} Preissenkungen",
+    stats_alerts_watch="🔔 Alarme in 30 Tagen: neue Anzeigen {new}, Preissenkungen {drops}",
     stats_deal="🏷 <code>{rule}</code>: nur Anzeigen bis {threshold}",
     stats_deal_waiting="🏷 <code>{rule}</code>: blendet alles aus, bis die Suche {min} Preise hat",
     deal_waiting=(
@@ -856,7 +856,7 @@ ENGLISH = Catalog(
     ),
     stats_shown="🔎 shown in 30 days: {shown}, {priced} with a price{left_out}",
     stats_left_out=" ({count} placeholders or outliers not counted)",
-    stats_alerts_watch="🔔 alerts in 30 days: {new} new listings, {drops} price drops",
+    stats_alerts_watch="🔔 alerts in 30 days: new listings {new}, price drops {drops}",
     stats_deal="🏷 <code>{rule}</code>: only listings at {threshold} or less",
     stats_deal_waiting="🏷 <code>{rule}</code>: hides everything until the search has {min} prices",
     deal_waiting=(
