@@ -9,13 +9,14 @@ from decimal import Decimal
 
 import pytest
 from botkit import ALICE, SEARCH, Bot
+from kit import sofa
 
 from habicht.bot.buttons import Signer
 from habicht.bot.preferences import AlertStyle
 from habicht.bot.render import MessageRenderer
 from habicht.bot.texts import Lang, Texts
 from habicht.fakes import FakeAdvert
-from habicht.scraper import AlertNotes, Listing, PriceStats
+from habicht.scraper import AlertNotes, PriceStats
 
 SIGNER = Signer("123:test-token")
 NOTES = AlertNotes(going=PriceStats(46, Decimal(450), Decimal(400), Decimal(520)))
@@ -23,21 +24,6 @@ NOTES = AlertNotes(going=PriceStats(46, Decimal(450), Decimal(400), Decimal(520)
 
 def renderer(lang: Lang, style: AlertStyle = "photo") -> MessageRenderer:
     return MessageRenderer(Texts(lang), signer=SIGNER, style=style)
-
-
-def sofa(price: str | None) -> Listing:
-    return Listing(
-        id="1622906706",
-        title="Sofa",
-        price=None if price is None else Decimal(price),
-        price_display=None,
-        location="Wien, 07. Bezirk",
-        postcode="1070",
-        url="https://www.willhaben.at/iad/kaufen-und-verkaufen/d/sofa-1622906706/",
-        image_url=None,
-        published_at=None,
-        bumped=False,
-    )
 
 
 @pytest.mark.parametrize(

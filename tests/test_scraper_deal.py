@@ -6,34 +6,17 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from kit import sofa
 
 from habicht.scraper import (
     NO_NOTES,
     AlertNotes,
-    FilterReason,
-    InvalidFilter,
-    Listing,
     PriceStats,
     WatchFilter,
 )
 from habicht.scraper.filters import parse_rules
 
 GOING = AlertNotes(going=PriceStats(30, Decimal(450), Decimal(400), Decimal(500)))
-
-
-def sofa(price: str | None) -> Listing:
-    return Listing(
-        id="1622906706",
-        title="Sofa",
-        price=None if price is None else Decimal(price),
-        price_display=None,
-        location="Wien",
-        postcode="1070",
-        url="https://www.willhaben.at/iad/kaufen-und-verkaufen/d/sofa-1622906706/",
-        image_url=None,
-        published_at=None,
-        bumped=False,
-    )
 
 
 @pytest.mark.parametrize(
@@ -46,32 +29,11 @@ def sofa(price: str | None) -> Listing:
     ],
 )
 def test_deal_is_typed_as_a_percentage(typed: list[str], percent: str) -> None:
-    """`deal 20%` (a space before `%`, capitals and a decimal comma are fine)."""
+    """`deal 20%` (a space before `%`, capitals and a decimal comma are fine); a deal without
+    a sensible percentage is refused like every bad rule (tests/test_scraper_filters.py)."""
     rules = parse_rules(typed)
     assert rules.deal == Decimal(percent)
     assert rules.rules() == [f"deal {Decimal(percent).normalize():f}%"]
-
-
-@pytest.mark.parametrize(
-    ("typed", "reason", "token"),
-    [
-        ("deal 20", FilterReason.DEAL_UNIT, "deal 20"),
-        ("deal 20€", FilterReason.DEAL_UNIT, "deal 20€"),
-        ("deal 0%", FilterReason.PERCENT, "deal 0%"),
-        ("deal 100%", FilterReason.PERCENT, "deal 100%"),
-        ("deal 250%", FilterReason.PERCENT, "deal 250%"),
-        ("deal", FilterReason.PRICE, "deal"),
-        ("deal viel", FilterReason.PRICE, "deal viel"),
-    ],
-)
-def test_a_deal_without_a_sensible_percentage_is_refused(
-    typed: str, reason: FilterReason, token: str
-) -> None:
-    """N must be a percentage within 1..99: a bare number could mean euros, 0 % is no rule
-    and 100 % would ask for free adverts."""
-    with pytest.raises(InvalidFilter) as refused:
-        parse_rules(typed.split())
-    assert (refused.value.reason, refused.value.token) == (reason, token)
 
 
 def test_a_new_deal_replaces_the_one_before_and_keeps_the_rest() -> None:
