@@ -53,7 +53,7 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from habicht.bot import admin, buttons, commands, filtering, previewing, quiet
+from habicht.bot import admin, buttons, commands, figures, filtering, previewing, quiet
 from habicht.bot import settings as chat_settings
 from habicht.bot.alerts import report_error
 from habicht.bot.jobs import DRAIN, RETENTION, SCRAPE, drain_job, retention_job, scrape_job, tick
@@ -199,7 +199,7 @@ def build_application(
             CommandHandler("settings", chat_settings.settings_command, filters=new),
             CommandHandler("quiet", quiet.quiet_command, filters=new),
             CommandHandler("queue", admin.queue_command, filters=new),
-            CommandHandler("stats", admin.stats_command, filters=new),
+            CommandHandler("stats", figures.stats_command, filters=new),
             CallbackQueryHandler(
                 chat_settings.on_settings_button, pattern=f"^{chat_settings.PREFIX}"
             ),

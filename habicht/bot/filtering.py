@@ -12,6 +12,7 @@ import re
 
 from telegram import Update
 
+from habicht.bot.figures import deal_note
 from habicht.bot.handling import chat_of, reply
 from habicht.bot.permissions import admins_only
 from habicht.bot.services import Context
@@ -70,7 +71,9 @@ async def filter_command(update: Update, context: Context) -> None:
         await reply(update, texts.fill("filter_cleared", number=number, label=label))
     else:
         shown = texts.rules(changed.rules())
-        await reply(update, texts.fill("filter_set", number=number, label=label, rules=shown))
+        answer = texts.fill("filter_set", number=number, label=label, rules=shown)
+        note = await deal_note(services, texts, watch, changed)
+        await reply(update, answer if note is None else Html(f"{answer}\n\n{note}"))
 
 
 async def history_command(update: Update, context: Context) -> None:

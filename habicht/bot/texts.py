@@ -23,7 +23,7 @@ from itertools import accumulate
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from habicht.scraper import NO_NOTES, AlertNotes, PriceStats, Repost
+from habicht.scraper import MIN_PRICES, NO_NOTES, AlertNotes, PriceStats, Repost, WatchFigures
 
 __all__ = [
     "CATALOGS",
@@ -285,6 +285,21 @@ class Catalog:
     preview_paused: str
     preview_muted: str
     preview_footer: str
+    # the going price, `deal` and `/stats <n>`
+    stats_usage: str
+    stats_watch: str
+    """`/stats <n>`: a watch's figures on one screen (also a chart's caption: ≤ 1,024 units)."""
+    stats_going: str
+    stats_going_few: str
+    """Fewer than `MIN_PRICES` prices: figures, but no alert line and no `deal` yet."""
+    stats_going_none: str
+    stats_shown: str
+    stats_left_out: str
+    stats_alerts_watch: str
+    stats_deal: str
+    stats_deal_waiting: str
+    deal_waiting: str
+    """Said when `deal` is set on a search without a going price yet."""
     # the owner
     queue_usage: str
     queue_stats: str
@@ -333,6 +348,7 @@ GERMAN = Catalog(
         "filter": "eine Suche filtern",
         "preview": "was der Filter einer Suche durchlässt",
         "history": "Preisverlauf einer Anzeige",
+        "stats": "Marktpreis und Zahlen einer Suche",
         "unwatch": "eine Suche löschen",
         "pause": "pausieren",
         "resume": "fortsetzen",
@@ -356,6 +372,7 @@ GERMAN = Catalog(
         "/filter <i>n</i> <i>Regeln</i> — Suche n filtern (/filter zeigt die Regeln)\n"
         "/preview <i>n</i> — was der Filter von Suche n mit ihrem letzten Abruf machte\n"
         "/history <i>Link</i> — Preisverlauf einer Anzeige\n"
+        "/stats <i>n</i> — Marktpreis (Median der 30 Tage) und Zahlen von Suche n\n"
         "/unwatch <i>n</i> — Suche Nr. n löschen\n"
         "/pause [<i>n</i>] — Suche n (oder alle) pausieren\n"
         "/resume [<i>n</i>] — wieder aufnehmen\n"
@@ -462,6 +479,7 @@ GERMAN = Catalog(
         "Preissenkungen nur: <code>drop 10%</code> · <code>drop 50€</code> · "
         "<code>below 300</code> (wenn der Preis darunter fällt) · <code>lowest</code> "
         "(neuer Tiefstpreis)\n"
+        "Nur Schnäppchen: <code>deal 20%</code> (mindestens 20 % unter dem Median der Suche)\n"
         "<code>/filter n</code> zeigt den Filter, <code>/filter n clear</code> löscht ihn."
     ),
     filter_show="🔎 Filter von Suche Nr. {number} (<b>{label}</b>): {rules}",
@@ -485,6 +503,7 @@ GERMAN = Catalog(
         "word_too_long": "„{token}“ ist zu lang (höchstens 40 Zeichen).",
         "too_many_words": "Höchstens {token} Wörter pro Suche.",
         "min_above_max": "„{token}“: min ist größer als max.",
+        "deal_unit": "„{token}“: sag <code>deal 20%</code> (Prozent unter dem Median).",
     },
     list_filter="    🔎 {rules}",
     list_hidden="    🙈 ausgeblendet in den letzten 24 h: {hits}",
@@ -551,6 +570,32 @@ GERMAN = Catalog(
     preview_footer=(
         "<i>Aus dem letzten Abruf, ohne neue Anfrage. Gemeldet wird von dem, was durchkommt, "
         "nur was neu ist.</i>"
+    ),
+    stats_usage=(
+        "So geht's: <code>/stats n</code> zeigt den Marktpreis und die Zahlen deiner Suche "
+        "Nr. n. /list zeigt die Nummern."
+    ),
+    stats_watch='📊 <b>Suche Nr. {number}: <a href="{url}">{label}</a></b>\n{lines}',
+    stats_going=(
+        "💶 Median {median} aus {count} Preisen (30 Tage)\n↔️ mittlere Hälfte: {low} bis {high}"
+    ),
+    stats_going_few=(
+        "💶 erst {count} Preise in 30 Tagen (Median {median}): den Vergleich in den Alarmen "
+        "und <code>deal</code> gibt es ab {min}"
+    ),
+    stats_going_none=(
+        "💶 noch keine Preise in 30 Tagen: den Vergleich in den Alarmen und <code>deal</code> "
+        "gibt es ab {min}"
+    ),
+    stats_shown="🔎 gezeigt in 30 Tagen: {shown}, {priced} mit Preis{left_out}",
+    stats_left_out=" ({count} als Platzhalter oder Ausreißer nicht gezählt)",
+    stats_alerts_watch="🔔 Alarme in 30 Tagen: neue Anzeigen {new}, Preissenkungen {drops}",
+    stats_deal="🏷 <code>{rule}</code>: nur Anzeigen bis {threshold}",
+    stats_deal_waiting="🏷 <code>{rule}</code>: blendet alles aus, bis die Suche {min} Preise hat",
+    deal_waiting=(
+        "💡 Suche Nr. {number} hat erst {count} Preise aus 30 Tagen. Bis es {min} sind, gibt "
+        "es keinen Median, und <code>deal</code> blendet jede Anzeige aus. /stats {number} "
+        "zeigt den Stand."
     ),
     months=(
         "Jän.",
@@ -664,6 +709,7 @@ ENGLISH = Catalog(
         "filter": "filter a search",
         "preview": "what a search's filter lets through",
         "history": "price history of a listing",
+        "stats": "going price and figures of a search",
         "unwatch": "delete a search",
         "pause": "pause",
         "resume": "resume",
@@ -686,6 +732,7 @@ ENGLISH = Catalog(
         "/filter <i>n</i> <i>rules</i> — filter search n (/filter lists the rules)\n"
         "/preview <i>n</i> — what search n's filter did with its latest read\n"
         "/history <i>link</i> — price history of a listing\n"
+        "/stats <i>n</i> — going price (the median of 30 days) and figures of search n\n"
         "/unwatch <i>n</i> — delete search no. n\n"
         "/pause [<i>n</i>] — pause search n (or all)\n"
         "/resume [<i>n</i>] — resume it\n"
@@ -789,6 +836,7 @@ ENGLISH = Catalog(
         "Price drops only: <code>drop 10%</code> · <code>drop 50€</code> · "
         "<code>below 300</code> (when the price falls under it) · <code>lowest</code> "
         "(a new lowest price)\n"
+        "Bargains only: <code>deal 20%</code> (at least 20% under the search's median)\n"
         "<code>/filter n</code> shows the filter, <code>/filter n clear</code> removes it."
     ),
     filter_show="🔎 Filter of search no. {number} (<b>{label}</b>): {rules}",
@@ -811,6 +859,7 @@ ENGLISH = Catalog(
         "word_too_long": "“{token}” is too long (40 characters at most).",
         "too_many_words": "At most {token} words per search.",
         "min_above_max": "“{token}”: min is above max.",
+        "deal_unit": "“{token}”: say <code>deal 20%</code> (percent under the median).",
     },
     list_filter="    🔎 {rules}",
     list_hidden="    🙈 hidden in the last 24 h: {hits}",
@@ -872,6 +921,30 @@ ENGLISH = Catalog(
     preview_footer=(
         "<i>From the latest read, without a new request. Of what passes, you are told only "
         "what is new.</i>"
+    ),
+    stats_usage=(
+        "Like this: <code>/stats n</code> shows the going price and the figures of your "
+        "search no. n. /list shows the numbers."
+    ),
+    stats_watch='📊 <b>Search no. {number}: <a href="{url}">{label}</a></b>\n{lines}',
+    stats_going="💶 median {median} of {count} prices (30 days)\n↔️ middle half: {low} to {high}",
+    stats_going_few=(
+        "💶 only {count} prices in 30 days (median {median}): alerts compare with the median, "
+        "and <code>deal</code> works, from {min}"
+    ),
+    stats_going_none=(
+        "💶 no prices in 30 days yet: alerts compare with the median, and <code>deal</code> "
+        "works, from {min}"
+    ),
+    stats_shown="🔎 shown in 30 days: {shown}, {priced} with a price{left_out}",
+    stats_left_out=" ({count} placeholders or outliers not counted)",
+    stats_alerts_watch="🔔 alerts in 30 days: new listings {new}, price drops {drops}",
+    stats_deal="🏷 <code>{rule}</code>: only listings at {threshold} or less",
+    stats_deal_waiting="🏷 <code>{rule}</code>: hides everything until the search has {min} prices",
+    deal_waiting=(
+        "💡 Search no. {number} has only {count} prices from 30 days. Until it has {min}, there "
+        "is no median, and <code>deal</code> hides every listing. /stats {number} shows how far "
+        "it is."
     ),
     months=("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
     button_open="🔗 Open",
@@ -1094,11 +1167,13 @@ class Texts:
     def _with_notes(
         self, text: Html, notes: AlertNotes, price: Decimal | None, *, compact: bool
     ) -> Html:
-        """`text` with the going price (for an advert with a `price`) and the repost said: on
-        lines of their own, or after `·` when compact."""
+        """`text` with the going price (for an advert with a `price` the going price would
+        count: no placeholder, no outlier) and the repost said: on lines of their own, or after
+        `·` when compact."""
         lines = []
-        if notes.going is not None and price is not None:
-            lines.append(self.going(notes.going, price, compact=compact))
+        going = notes.going
+        if going is not None and price is not None and going.comparable(price):
+            lines.append(self.going(going, price, compact=compact))
         if notes.repost is not None:
             lines.append(self.repost(notes.repost, compact=compact))
         return Html(" · ".join([text, *lines]) if compact else "\n".join([text, *lines]))
@@ -1111,6 +1186,54 @@ class Texts:
         key = "going_at" if percent == 0 else "going_under" if percent > 0 else "going_over"
         median = format_price(going.median, self.lang)
         return self.fill(key, percent=abs(percent), count=going.count, median=median)
+
+    def watch_stats(
+        self, *, number: int, label: str, url: str, figures: WatchFigures, deal: Decimal | None
+    ) -> Html:
+        """`/stats <n>`: the going price of the watch's search (median and quartiles, or why
+        there is none yet), what the search showed and the chat was told in 30 days, and what
+        its `deal` rule (if any) lets through. Within a caption's 1,024 units: the label is
+        shortened, everything else is bounded."""
+        going = figures.going
+        if going is None:
+            lines = [self.fill("stats_going_none", min=MIN_PRICES)]
+        elif not going.enough:
+            median = format_price(going.median, self.lang)
+            lines = [self.fill("stats_going_few", count=going.count, median=median, min=MIN_PRICES)]
+        else:
+            lines = [
+                self.fill(
+                    "stats_going",
+                    median=format_price(going.median, self.lang),
+                    count=going.count,
+                    low=format_price(going.low, self.lang),
+                    high=format_price(going.high, self.lang),
+                )
+            ]
+        left_out = figures.left_out
+        lines.append(
+            self.fill(
+                "stats_shown",
+                shown=self.listings(figures.shown),
+                priced=figures.priced,
+                left_out=self.fill("stats_left_out", count=left_out) if left_out else Html(""),
+            )
+        )
+        lines.append(self.fill("stats_alerts_watch", new=figures.new, drops=figures.drops))
+        if deal is not None:
+            rule = f"deal {deal.normalize():f}%"
+            if going is not None and going.enough:
+                threshold = format_price(going.threshold(deal), self.lang)
+                lines.append(self.fill("stats_deal", rule=rule, threshold=threshold))
+            else:
+                lines.append(self.fill("stats_deal_waiting", rule=rule, min=MIN_PRICES))
+        return self.fill(
+            "stats_watch",
+            number=number,
+            label=shorten(label, LABEL_BUDGET),
+            url=url,
+            lines=Html("\n".join(lines)),
+        )
 
     def repost(self, repost: Repost, *, compact: bool = False) -> Html:
         """`🔁 reposted · first seen 12 Nov 2026 at € 400`."""

@@ -27,6 +27,7 @@ from habicht.scraper.errors import (
     WatchError,
 )
 from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.figures import WatchFigures, watch_figures
 from habicht.scraper.filters import FilterReason, InvalidFilter, WatchFilter, parse_price
 from habicht.scraper.going import MIN_PRICES, PriceStats, going_price, summarize
 from habicht.scraper.history import PricePoint
@@ -120,6 +121,7 @@ __all__ = [
     "Subscriptions",
     "TooManyWatches",
     "WatchError",
+    "WatchFigures",
     "WatchFilter",
     "WatchInfo",
     "WillhabenClient",
@@ -139,5 +141,6 @@ __all__ = [
     "samples",
     "scan",
     "summarize",
+    "watch_figures",
     "workload",
 ]

@@ -9,6 +9,12 @@ has two halves:
   (`-word`) appear in the title or description snippet, a price range (`min`, `max`), only
   adverts with a price (`priced`), only private sellers or only companies, no reposts
   (`-reposts`: a new advert by the seller of one that left the search, `scraper.reposts`).
+- **The deal rule** (`deal 20%`) keeps only adverts at least that many percent under their
+  search's going price (`habicht.scraper.going`), read from the advert's notes. While the
+  search has fewer than `MIN_PRICES` prices there is no going price, and `deal` hides every
+  advert: its watch asked for bargains only, and nothing can be called one yet (the advert
+  still counts as seen, as with every rule). A price-less advert, a placeholder (€ 0, € 1)
+  and a price the going price itself leaves out as an outlier are never a deal.
 - **Price rules** decide which drops are worth a message: at least N % (`drop 10%`) or N euros
   (`drop 50€`), crossing a target price (`below 300`: once, when the price falls under it), a
   new lowest price (`lowest`). Several price rules must all hold.
@@ -55,7 +61,7 @@ _HUNDRED = Decimal(100)
 Seller = Literal["private", "company"]
 
 # A price as typed: `400`, `1.200`, `1.200,50`, `99,90`, `99.90`, with an optional € sign or
-# `eur`/`euro` before or after; a trailing `%` makes it a percentage (only `drop` takes one).
+# `eur`/`euro` before or after; a trailing `%` makes it a percentage (`drop` and `deal`).
 # Digits are ASCII (`habicht.digits`): `\d` would take Arabic-Indic digits too.
 _AMOUNT = re.compile(
     r"(?:€\s*)?(?P<number>[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]{1,2})?|[0-9]{1,9}(?:[.,][0-9]{1,2})?)"
@@ -63,7 +69,7 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _FLAGS = frozenset({"priced", "private", "company", "lowest"})
-_WITH_AMOUNT = frozenset({"min", "max", "below", "drop"})
+_WITH_AMOUNT = frozenset({"min", "max", "below", "drop", "deal"})
 _NO_REPOSTS = "-reposts"
 
 
@@ -74,6 +80,7 @@ class FilterReason(StrEnum):
     PRICE = "price"  # a rule that needs an amount got none, or not a sensible one
     DROP_UNIT = "drop_unit"  # `drop 50`: say `drop 10%` or `drop 50€`
     PERCENT = "percent"  # a percentage outside 1..99
+    DEAL_UNIT = "deal_unit"  # `deal 20`: say `deal 20%`
     EMPTY_WORD = "empty_word"  # `+` or `-` with nothing after it
     WORD_TOO_LONG = "word_too_long"
     TOO_MANY_WORDS = "too_many_words"
@@ -149,6 +156,8 @@ class WatchFilter:
     below: Decimal | None = None
     lowest: bool = False
     no_reposts: bool = False
+    deal: Decimal | None = None
+    """`deal N%`: only adverts at least N % under their search's going price."""
     _folded: tuple[tuple[str, ...], tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -180,6 +189,8 @@ class WatchFilter:
             out.append(f"below {money(self.below)}")
         if self.lowest:
             out.append("lowest")
+        if self.deal is not None:
+            out.append(f"deal {money(self.deal)}%")
         return out
 
     def hidden_by(self, listing: Filterable, notes: AlertNotes = NO_NOTES) -> str | None:
@@ -206,6 +217,8 @@ class WatchFilter:
             return self.seller
         if self.no_reposts and notes.repost is not None:
             return _NO_REPOSTS
+        if self.deal is not None and not _a_deal(price, notes, self.deal):
+            return f"deal {money(self.deal)}%"
         return None
 
     def drop_held_by(
@@ -250,7 +263,7 @@ class WatchFilter:
         }
         if self.no_reposts:  # only when set: filters stored before it read the same
             data["no_reposts"] = True
-        for name in ("min_price", "max_price", "drop_percent", "drop_amount", "below"):
+        for name in ("min_price", "max_price", "drop_percent", "drop_amount", "below", "deal"):
             value: Decimal | None = getattr(self, name)
             data[name] = None if value is None else money(value)
         return json.dumps(data, ensure_ascii=False, sort_keys=True)
@@ -278,6 +291,7 @@ class WatchFilter:
             below=amount("below"),
             lowest=bool(data.get("lowest", False)),
             no_reposts=bool(data.get("no_reposts", False)),
+            deal=amount("deal"),
         )
 
     def with_rules(self, rules: Iterable[str]) -> WatchFilter:
@@ -319,6 +333,10 @@ class WatchFilter:
             return replace(self, drop_percent=value)
         if name == "drop€":
             return replace(self, drop_amount=value)
+        if name == "deal":
+            if not 0 < value < _HUNDRED:
+                raise InvalidFilter(FilterReason.PERCENT, token)
+            return replace(self, deal=value)
         if name == "min":
             return replace(self, min_price=value)
         if name == "max":
@@ -326,9 +344,16 @@ class WatchFilter:
         return replace(self, below=value)
 
 
+def _a_deal(price: Decimal | None, notes: AlertNotes, percent: Decimal) -> bool:
+    """Whether an advert at `price` is at least `percent` % under the going price in its
+    `notes` (none there: the search has too few prices to tell, and nothing is a deal)."""
+    going = notes.going
+    return price is not None and going is not None and going.under_by(price, percent)
+
+
 @dataclass(frozen=True, slots=True)
 class _Rule:
-    name: str  # '+', '-', a flag, '-reposts', 'min', 'max', 'below', 'drop%' or 'drop€'
+    name: str  # '+', '-', a flag, '-reposts', 'min', 'max', 'below', 'drop%', 'drop€' or 'deal'
     value: str | Decimal | None
     token: str  # what the user typed, for the error
 
@@ -383,6 +408,10 @@ def _amount_rule(keyword: str, match: re.Match[str], token: str) -> _Rule:
         if not euros:
             raise InvalidFilter(FilterReason.DROP_UNIT, token)
         return _Rule("drop€", _amount(match, token), token)
+    if keyword == "deal":
+        if unit != "%":
+            raise InvalidFilter(FilterReason.DEAL_UNIT, token)
+        return _Rule("deal", _amount(match, token), token)
     if unit == "%":
         raise InvalidFilter(FilterReason.PRICE, token)
     return _Rule(keyword, _amount(match, token), token)
