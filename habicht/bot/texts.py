@@ -23,7 +23,7 @@ from itertools import accumulate
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from habicht.scraper import NO_NOTES, AlertNotes, PriceStats, Repost
+from habicht.scraper import NO_NOTES, NO_PLACE, AlertNotes, Located, Place, PriceStats, Repost
 
 __all__ = [
     "CATALOGS",
@@ -267,6 +267,20 @@ class Catalog:
     listings_one: str
     listings_many: str
     baseline: str
+    # distance: `near` and the chat's shared location (issue 21)
+    near_postcode: str
+    near_here: str
+    """The centre a watch's new `near` rule measures from, said after its filter."""
+    near_no_location: str
+    """`near here` before the chat shared a location: how to share one."""
+    near_unknown_postcode: str
+    """A postcode habicht has not placed yet (it learns them from the adverts it reads)."""
+    location_saved: str
+    location_saved_bare: str
+    """A shared location, confirmed with the place understood (bare: no postcode known yet)."""
+    location_abroad: str
+    list_unplaced: str
+    """In /list: adverts `near` hid because habicht could not place them."""
     # the owner
     queue_usage: str
     queue_stats: str
@@ -335,6 +349,8 @@ GERMAN = Catalog(
         "/watch <i>Begriffe</i> [max <i>Preis</i>] — nach Begriffen suchen\n"
         "/list — deine Suchen\n"
         "/filter <i>n</i> <i>Regeln</i> — Suche n filtern (/filter zeigt die Regeln)\n"
+        "/filter <i>n</i> near <i>1070 5</i> — nur Anzeigen im Umkreis; "
+        "<code>near here 5</code> misst vom Standort, den du teilst (📎 → Standort)\n"
         "/history <i>Link</i> — Preisverlauf einer Anzeige\n"
         "/unwatch <i>n</i> — Suche Nr. n löschen\n"
         "/pause [<i>n</i>] — Suche n (oder alle) pausieren\n"
@@ -437,6 +453,8 @@ GERMAN = Catalog(
         "<code>+wort</code> muss vorkommen · <code>-wort</code> darf nicht vorkommen\n"
         "<code>min 100</code> · <code>max 1.200</code> · <code>priced</code> (nur mit Preis)\n"
         "<code>private</code> (nur privat) · <code>company</code> (nur Händler)\n"
+        "<code>near 1070 5</code> (5 km um PLZ 1070) · <code>near here 12km</code> (um den "
+        "Standort dieses Chats: 📎 → Standort)\n"
         "Preissenkungen nur: <code>drop 10%</code> · <code>drop 50€</code> · "
         "<code>below 300</code> (wenn der Preis darunter fällt) · <code>lowest</code> "
         "(neuer Tiefstpreis)\n"
@@ -463,6 +481,14 @@ GERMAN = Catalog(
         "word_too_long": "„{token}“ ist zu lang (höchstens 40 Zeichen).",
         "too_many_words": "Höchstens {token} Wörter pro Suche.",
         "min_above_max": "„{token}“: min ist größer als max.",
+        "postcode": (
+            "„{token}“: nach <code>near</code> kommt eine Postleitzahl mit vier Ziffern "
+            "(<code>near 1070 5</code>) oder <code>here</code> für den geteilten Standort."
+        ),
+        "radius": (
+            "„{token}“: der Umkreis muss über 0 und höchstens 300 km sein, z. B. "
+            "<code>near 1070 5</code> oder <code>near here 12km</code>."
+        ),
     },
     list_filter="    🔎 {rules}",
     list_hidden="    🙈 ausgeblendet in den letzten 24 h: {hits}",
@@ -501,6 +527,32 @@ GERMAN = Catalog(
     repost="🔁 Neu eingestellt · zuerst gesehen am {date} zu {price}",
     repost_no_price="🔁 Neu eingestellt · zuerst gesehen am {date}",
     repost_compact="🔁 neu eingestellt",
+    # distance: `near` and the chat's shared location (issue 21)
+    near_postcode="📍 Umkreis von {km} km um {place}",
+    near_here="📍 Umkreis von {km} km um den Standort dieses Chats (bei {place})",
+    near_no_location=(
+        "📍 Für <code>near here</code> brauche ich zuerst den Standort dieses Chats: "
+        "📎 → Standort, am besten als Antwort auf diese Nachricht. Oder nimm eine "
+        "Postleitzahl, z. B. <code>/filter {number} near 1070 {km}</code>."
+    ),
+    near_unknown_postcode=(
+        "📍 Die Postleitzahl {postcode} kenne ich noch nicht: ich lerne Postleitzahlen aus "
+        "den Anzeigen, die ich lese. Teile den Standort (📎 → Standort) und nimm "
+        "<code>/filter {number} near here {km}</code>."
+    ),
+    location_saved=(
+        "📍 Standort gespeichert: bei {place}, {km} km entfernt.\n"
+        "<code>near here</code> misst jetzt von hier, z. B. <code>/filter 1 near here 10</code>."
+    ),
+    location_saved_bare=(
+        "📍 Standort gespeichert: {point}. Eine Postleitzahl in der Nähe kenne ich noch nicht.\n"
+        "<code>near here</code> misst jetzt von hier, z. B. <code>/filter 1 near here 10</code>."
+    ),
+    location_abroad=(
+        "🌍 Dieser Ort liegt außerhalb Österreichs. Ich messe trotzdem von hier, aber "
+        "willhaben-Anzeigen sind fast alle in Österreich."
+    ),
+    list_unplaced="{count} ohne Ort",
     months=(
         "Jän.",
         "Feb.",
@@ -632,6 +684,8 @@ ENGLISH = Catalog(
         "/watch <i>keywords</i> [max <i>price</i>] — search by keywords\n"
         "/list — your searches\n"
         "/filter <i>n</i> <i>rules</i> — filter search n (/filter lists the rules)\n"
+        "/filter <i>n</i> near <i>1070 5</i> — only listings nearby; "
+        "<code>near here 5</code> measures from the location you share (📎 → Location)\n"
         "/history <i>link</i> — price history of a listing\n"
         "/unwatch <i>n</i> — delete search no. n\n"
         "/pause [<i>n</i>] — pause search n (or all)\n"
@@ -732,6 +786,8 @@ ENGLISH = Catalog(
         "<code>+word</code> must appear · <code>-word</code> must not appear\n"
         "<code>min 100</code> · <code>max 1.200</code> · <code>priced</code> (with a price only)\n"
         "<code>private</code> (private sellers only) · <code>company</code> (companies only)\n"
+        "<code>near 1070 5</code> (5 km around postcode 1070) · <code>near here 12km</code> "
+        "(around this chat's location: 📎 → Location)\n"
         "Price drops only: <code>drop 10%</code> · <code>drop 50€</code> · "
         "<code>below 300</code> (when the price falls under it) · <code>lowest</code> "
         "(a new lowest price)\n"
@@ -757,6 +813,14 @@ ENGLISH = Catalog(
         "word_too_long": "“{token}” is too long (40 characters at most).",
         "too_many_words": "At most {token} words per search.",
         "min_above_max": "“{token}”: min is above max.",
+        "postcode": (
+            "“{token}”: <code>near</code> takes a four-digit postcode "
+            "(<code>near 1070 5</code>) or <code>here</code> for the shared location."
+        ),
+        "radius": (
+            "“{token}”: the radius must be above 0 and at most 300 km, e.g. "
+            "<code>near 1070 5</code> or <code>near here 12km</code>."
+        ),
     },
     list_filter="    🔎 {rules}",
     list_hidden="    🙈 hidden in the last 24 h: {hits}",
@@ -791,6 +855,32 @@ ENGLISH = Catalog(
     repost="🔁 Reposted · first seen {date} at {price}",
     repost_no_price="🔁 Reposted · first seen {date}",
     repost_compact="🔁 reposted",
+    # distance: `near` and the chat's shared location (issue 21)
+    near_postcode="📍 Within {km} km of {place}",
+    near_here="📍 Within {km} km of this chat's location (near {place})",
+    near_no_location=(
+        "📍 For <code>near here</code> I first need this chat's location: 📎 → Location, "
+        "best as a reply to this message. Or take a postcode, e.g. "
+        "<code>/filter {number} near 1070 {km}</code>."
+    ),
+    near_unknown_postcode=(
+        "📍 I don't know the postcode {postcode} yet: I learn postcodes from the listings I "
+        "read. Share a location (📎 → Location) and use "
+        "<code>/filter {number} near here {km}</code>."
+    ),
+    location_saved=(
+        "📍 Location saved: near {place}, {km} km away.\n"
+        "<code>near here</code> now measures from here, e.g. <code>/filter 1 near here 10</code>."
+    ),
+    location_saved_bare=(
+        "📍 Location saved: {point}. I don't know a postcode near it yet.\n"
+        "<code>near here</code> now measures from here, e.g. <code>/filter 1 near here 10</code>."
+    ),
+    location_abroad=(
+        "🌍 This place is outside Austria. I'll measure from it all the same, but nearly all "
+        "willhaben listings are in Austria."
+    ),
+    list_unplaced="{count} without a place",
     months=("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
     button_open="🔗 Open",
     button_pause="⏸ Pause",
@@ -929,6 +1019,7 @@ class Texts:
         listed_at: float | None = None,
         compact: bool = False,
         notes: AlertNotes = NO_NOTES,
+        postcode: str | None = None,
     ) -> Html:
         """A new listing: title as the link (its preview shows the listing), price, place;
         `compact` puts them on one line.
@@ -945,7 +1036,7 @@ class Texts:
             url=url,
             title=shorten(title, TITLE_BUDGET),
             price=self.price(price, price_display),
-            location=self.place(location, notes.km),
+            location=self.place(location, notes.km, postcode=postcode),
         )
         text = self._with_notes(text, notes, price, compact=compact)
         if not entered:
@@ -969,6 +1060,7 @@ class Texts:
         compact: bool = False,
         location: str | None = None,
         notes: AlertNotes = NO_NOTES,
+        postcode: str | None = None,
     ) -> Html:
         """A price drop: title as the link, old price struck through, new price, percent;
         `compact` puts them on one line.
@@ -988,7 +1080,7 @@ class Texts:
             percent=_percent_drop(old, new),
         )
         if notes.km is not None:
-            place = Html(f"📍 {escape(self.place(location, notes.km))}")
+            place = Html(f"📍 {escape(self.place(location, notes.km, postcode=postcode))}")
             text = Html(f"{text} · {place}" if compact else f"{text}\n{place}")
         text = self._with_notes(text, notes, new, compact=compact)
         if entered:
@@ -997,12 +1089,44 @@ class Texts:
             return text
         return Html(f"{text}\n{self.price_path(path, path_span)}")
 
-    def place(self, location: str | None, km: float | None = None) -> str:
-        """Where an advert is (shortened), with its distance when one is known."""
-        place = shorten(location or "—", LOCATION_BUDGET)
+    def place(
+        self, location: str | None, km: float | None = None, *, postcode: str | None = None
+    ) -> str:
+        """Where an advert is (shortened); with its distance, when one is known, as the town
+        and postcode say it: `Wien 1070 · 3,2 km` (of "Wien, 07. Bezirk, Neubau", 1070)."""
         if km is None:
-            return place
+            return shorten(location or "—", LOCATION_BUDGET)
+        town = (location or "").split(",", 1)[0].strip()
+        if postcode and postcode not in town:
+            town = f"{town} {postcode}".strip()
+        place = shorten(town or "—", LOCATION_BUDGET)
         return self.catalog.place_km.format(place=place, km=self.km(km))
+
+    def where(self, place: Place) -> str:
+        """A postcode's place as people know it: `Wien, 07. Bezirk, Neubau (1070)`."""
+        if place.name is None:
+            return place.postcode
+        return f"{shorten(place.name, LOCATION_BUDGET)} ({place.postcode})"
+
+    def located(self, located: Located) -> Html:
+        """The confirmation of a shared location: the nearest postcode habicht knows (or the
+        coordinates while it knows none), and whether the place is outside Austria."""
+        if located.nearest is None or located.km is None:
+            lat, lon = located.point
+            text = self.fill("location_saved_bare", point=f"{lat:.5f}, {lon:.5f}")
+        else:
+            text = self.fill(
+                "location_saved", place=self.where(located.nearest), km=self.km(located.km)
+            )
+        if located.in_austria:
+            return text
+        return Html(f"{text}\n{self.fill('location_abroad')}")
+
+    def hit(self, rule: str, count: int) -> Html:
+        """How many adverts a filter rule hid (`NO_PLACE`: those `near` could not place)."""
+        if rule == NO_PLACE:
+            return self.fill("list_unplaced", count=count)
+        return self.fill("list_hit", count=count, rule=self.echo(rule))
 
     def km(self, km: float) -> str:
         """A distance as people say it: `3,2` (`3.2`) under 10 km, whole kilometres above."""
