@@ -8,10 +8,12 @@ at the wrong end of the country (a seller's office, a mistyped map pin) must not
 postcode; taken coordinate-wise, which at the size of a postcode is the same thing.
 
 `refresh_places` keeps the table inside the scan's transaction, for the postcodes a read
-touched that are due: a postcode not placed yet, one placed from fewer than `SAMPLE` adverts
-(each new advert still counts), or one placed more than `REFRESH` ago. A read of 200 adverts
-costs one indexed look-up of its postcodes when none is due, and one query of at most
-`SAMPLE` rows per due postcode (`tests/test_scraper_near.py` times the worst case).
+touched that are due: a postcode not placed yet, or one placed more than `REFRESH` ago. So a
+postcode is placed by the first read that shows one of its adverts, and each postcode is
+placed again at most once per `REFRESH`, however many reads show it. A read costs one
+indexed look-up of its postcodes when none is due (the usual case), and one query of at most
+`SAMPLE` rows per due postcode (`tests/test_scraper_near.py` counts the queries; the README
+says what the worst case costs).
 
 Knows nothing of Telegram; never fetches anything.
 """
@@ -59,8 +61,8 @@ EARTH_RADIUS_KM = 6371.0088
 """The mean radius of the earth (IUGG): haversine distances are good to about 0.5 %."""
 SAMPLE = 201
 """Adverts a postcode's place is the median of at most (odd, so the median is one advert's)."""
-REFRESH = 86400.0
-"""Seconds after which a postcode placed from a full sample is placed again when read."""
+REFRESH = 3600.0
+"""Seconds after which a postcode is placed again by the next read that shows it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +146,7 @@ def _place(row: sqlite3.Row) -> Place:
 _DUE = """
 SELECT t.value AS postcode FROM json_each(?) t
 LEFT JOIN postcode_places p ON p.postcode = t.value
-WHERE p.postcode IS NULL OR p.adverts < ? OR p.updated_at < ?
+WHERE p.postcode IS NULL OR p.updated_at <= ?
 """
 _SAMPLE = """
 SELECT lat, lon, location FROM listings
@@ -164,7 +166,7 @@ async def refresh_places(
     if not postcodes:
         return 0
     fetch = reader(conn)
-    due = await fetch(_DUE, (json.dumps(postcodes), SAMPLE, now - REFRESH))
+    due = await fetch(_DUE, (json.dumps(postcodes), now - REFRESH))
     rows = []
     for postcode in (row["postcode"] for row in due):
         sample = await fetch(_SAMPLE, (postcode, SAMPLE))
