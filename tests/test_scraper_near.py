@@ -36,7 +36,7 @@ from habicht.scraper import (
     scan,
 )
 from habicht.scraper.filters import parse_rules
-from habicht.scraper.places import REFRESH, SAMPLE, places_of, reader, refresh_places
+from habicht.scraper.places import PER_READ, REFRESH, SAMPLE, places_of, reader, refresh_places
 
 SOFA = parse_watch_argument("sofa")
 NEUBAU = (48.2019, 16.3494)  # 1070
@@ -245,8 +245,7 @@ async def test_a_read_of_placed_postcodes_costs_one_query(db: Database) -> None:
     """The scan's hot path: when every postcode of a read is placed and fresh, placing costs
     one look-up, whatever the read's size; a due postcode one query more."""
     listings = [
-        _listing(str(i), postcode=str(1010 + 10 * (i % 23)), coordinates=NEUBAU)
-        for i in range(200)
+        _listing(str(i), postcode=str(1010 + 10 * (i % 12)), coordinates=NEUBAU) for i in range(200)
     ]
     await _record(db, listings, now=1000.0)
     statements: list[str] = []
@@ -446,7 +445,8 @@ async def test_migration_015_places_the_postcodes_already_read(tmp_path: Path) -
         assert places["1070"].adverts == 4
         assert places["2000"].point == (48.385, 16.208)
         row = await db.fetchone("SELECT lat, lon, located_at FROM chats WHERE chat_id = 7")
-        assert row is not None and tuple(row) == (None, None, None)
+        assert row is not None
+        assert tuple(row) == (None, None, None)
         async with db.transaction() as conn:  # placed again by the first read of them
             assert await refresh_places(conn, [_listing("9")], now=REFRESH + 1) == 1
             assert (await places_of(reader(conn), ["1070"]))["1070"].point == pytest.approx(
@@ -463,3 +463,20 @@ async def _insert(
         " VALUES (?, 'Sofa', 'https://x.test', ?, ?, ?, 0, 0)",
         (ad_id, postcode, lat, lon),
     )
+
+
+async def test_one_read_places_at_most_per_read_postcodes_unknown_ones_first(
+    db: Database,
+) -> None:
+    """A read of many due postcodes places `PER_READ` of them, the unknown first; the next
+    reads place the rest."""
+    known = [_listing(f"k{i}", postcode=str(9000 + i)) for i in range(PER_READ)]
+    await _record(db, known, now=0.0)
+    unknown = [_listing(f"u{i}", postcode=str(1000 + i)) for i in range(PER_READ + 3)]
+    listings = [*known, *unknown]
+    assert await _record(db, listings, now=REFRESH) == PER_READ
+    placed = await places_of(db.fetchall, [ad.postcode or "" for ad in unknown])
+    assert len(placed) == PER_READ
+    assert await _record(db, listings, now=REFRESH) == 3 + PER_READ - 3
+    assert await _record(db, listings, now=REFRESH) == 3
+    assert await _record(db, listings, now=REFRESH) == 0

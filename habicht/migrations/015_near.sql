@@ -15,8 +15,9 @@ CREATE TABLE postcode_places (
     updated_at  REAL NOT NULL
 ) WITHOUT ROWID;
 
--- A postcode's sample: its latest adverts with coordinates.
-CREATE INDEX listings_placed ON listings (postcode, updated_at) WHERE lat IS NOT NULL;
+-- A postcode's sample: its latest adverts with coordinates (covering: read from the index alone).
+CREATE INDEX listings_placed ON listings (postcode, updated_at, lat, lon, location)
+    WHERE lat IS NOT NULL;
 
 -- The location the chat last shared (Telegram's 📎 → Location): what `near here` means.
 ALTER TABLE chats ADD COLUMN lat REAL;
