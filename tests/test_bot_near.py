@@ -131,7 +131,7 @@ async def test_near_here_needs_a_shared_location_and_then_measures_from_it(bot: 
     )
     assert "außerhalb" not in confirmation
     await bot.say(ALICE, "/filter 1 near here 5")
-    assert "📍 Umkreis von 5 km um den Standort dieses Chats (bei Wien, 07. Bezirk, Neubau" in (
+    assert "📍 Umkreis von 5 km um den Standort dieses Chats, bei Wien, 07. Bezirk, Neubau" in (
         bot.last(ALICE)
     )
 

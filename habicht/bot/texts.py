@@ -529,7 +529,7 @@ GERMAN = Catalog(
     repost_compact="🔁 neu eingestellt",
     # distance: `near` and the chat's shared location (issue 21)
     near_postcode="📍 Umkreis von {km} km um {place}",
-    near_here="📍 Umkreis von {km} km um den Standort dieses Chats (bei {place})",
+    near_here="📍 Umkreis von {km} km um den Standort dieses Chats, bei {place}",
     near_no_location=(
         "📍 Für <code>near here</code> brauche ich zuerst den Standort dieses Chats: "
         "📎 → Standort, am besten als Antwort auf diese Nachricht. Oder nimm eine "
@@ -857,7 +857,7 @@ ENGLISH = Catalog(
     repost_compact="🔁 reposted",
     # distance: `near` and the chat's shared location (issue 21)
     near_postcode="📍 Within {km} km of {place}",
-    near_here="📍 Within {km} km of this chat's location (near {place})",
+    near_here="📍 Within {km} km of this chat's location, near {place}",
     near_no_location=(
         "📍 For <code>near here</code> I first need this chat's location: 📎 → Location, "
         "best as a reply to this message. Or take a postcode, e.g. "
