@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from habicht.scraper import (
     WillhabenClient,
     distance_km,
     in_austria,
+    parse_search_page,
     parse_watch_argument,
     scan,
 )
@@ -163,19 +165,13 @@ def _listing(
     coordinates: tuple[float, float] | None = NEUBAU,
     location: str = "Wien, 07. Bezirk, Neubau",
 ) -> Listing:
-    return Listing(
-        id=ad_id,
-        title=f"Sofa {ad_id}",
-        price=Decimal(100),
-        price_display=None,
-        location=location,
-        postcode=postcode,
-        url=f"https://www.willhaben.at/iad/{ad_id}",
-        image_url=None,
-        published_at=None,
-        bumped=False,
-        coordinates=coordinates,
-    )
+    """An advert as a page of the fake site shows it, parsed."""
+    page = render_search_page(
+        [FakeAdvert(ad_id, f"Sofa {ad_id}", Decimal(100), location, postcode or "1",
+                    coordinates=coordinates)]
+    )  # fmt: skip
+    (listing,) = parse_search_page(page).listings
+    return listing if postcode else replace(listing, postcode=None)
 
 
 async def _record(db: Database, listings: list[Listing], *, now: float) -> int:

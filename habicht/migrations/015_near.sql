@@ -24,31 +24,20 @@ ALTER TABLE chats ADD COLUMN lat REAL;
 ALTER TABLE chats ADD COLUMN lon REAL;
 ALTER TABLE chats ADD COLUMN located_at REAL;
 
--- What is known so far: the adverts read since migration 014 kept their coordinates. Their
--- median is taken at the middle row (or the mean of the two middle rows) of each postcode's
--- adverts in order; `updated_at` 0 makes the first read that touches a postcode take its
--- sample again, the way the scan keeps it.
+-- What is known so far: the adverts read since migration 014 kept their coordinates. Each
+-- coordinate's median is its middle value (or the mean of the two middle ones) among the
+-- postcode's adverts in order of it; `updated_at` 0 makes the first read that shows a
+-- postcode take its sample again, the way the scan keeps it.
 INSERT INTO postcode_places (postcode, lat, lon, adverts, updated_at)
-SELECT lats.postcode, lats.median, lons.median, lats.n, 0
+SELECT postcode,
+       AVG(CASE WHEN by_lat IN ((n + 1) / 2, (n + 2) / 2) THEN lat END),
+       AVG(CASE WHEN by_lon IN ((n + 1) / 2, (n + 2) / 2) THEN lon END),
+       MAX(n), 0
 FROM (
-    SELECT postcode, AVG(lat) AS median, MAX(n) AS n
-    FROM (
-        SELECT postcode, lat,
-               ROW_NUMBER() OVER (PARTITION BY postcode ORDER BY lat) AS r,
-               COUNT(*) OVER (PARTITION BY postcode) AS n
-        FROM listings WHERE postcode IS NOT NULL AND lat IS NOT NULL AND lon IS NOT NULL
-    )
-    WHERE r IN ((n + 1) / 2, (n + 2) / 2)
-    GROUP BY postcode
-) AS lats
-JOIN (
-    SELECT postcode, AVG(lon) AS median
-    FROM (
-        SELECT postcode, lon,
-               ROW_NUMBER() OVER (PARTITION BY postcode ORDER BY lon) AS r,
-               COUNT(*) OVER (PARTITION BY postcode) AS n
-        FROM listings WHERE postcode IS NOT NULL AND lat IS NOT NULL AND lon IS NOT NULL
-    )
-    WHERE r IN ((n + 1) / 2, (n + 2) / 2)
-    GROUP BY postcode
-) AS lons ON lons.postcode = lats.postcode;
+    SELECT postcode, lat, lon,
+           ROW_NUMBER() OVER (PARTITION BY postcode ORDER BY lat) AS by_lat,
+           ROW_NUMBER() OVER (PARTITION BY postcode ORDER BY lon) AS by_lon,
+           COUNT(*) OVER (PARTITION BY postcode) AS n
+    FROM listings WHERE postcode IS NOT NULL AND lat IS NOT NULL AND lon IS NOT NULL
+)
+GROUP BY postcode;
