@@ -23,7 +23,17 @@ from itertools import accumulate
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from habicht.scraper import MIN_PRICES, NO_NOTES, AlertNotes, PriceStats, Repost, WatchFigures
+from habicht.scraper import (
+    MIN_PRICES,
+    NO_NOTES,
+    NO_PLACE,
+    AlertNotes,
+    Located,
+    Place,
+    PriceStats,
+    Repost,
+    WatchFigures,
+)
 
 __all__ = [
     "CATALOGS",
@@ -300,6 +310,20 @@ class Catalog:
     stats_deal_waiting: str
     deal_waiting: str
     """Said when `deal` is set on a search without a going price yet."""
+    # distance: `near` and the chat's shared location (issue 21)
+    near_postcode: str
+    near_here: str
+    """The centre a watch's new `near` rule measures from, said after its filter."""
+    near_no_location: str
+    """`near here` before the chat shared a location: how to share one."""
+    near_unknown_postcode: str
+    """A postcode habicht has not placed yet (it learns them from the adverts it reads)."""
+    location_saved: str
+    location_saved_bare: str
+    """A shared location, confirmed with the place understood (bare: no postcode known yet)."""
+    location_abroad: str
+    list_unplaced: str
+    """In /list: adverts `near` hid because habicht could not place them."""
     # the owner
     queue_usage: str
     queue_stats: str
@@ -371,6 +395,8 @@ GERMAN = Catalog(
         "/list — deine Suchen\n"
         "/filter <i>n</i> <i>Regeln</i> — Suche n filtern (/filter zeigt die Regeln)\n"
         "/preview <i>n</i> — was der Filter von Suche n mit ihrem letzten Abruf machte\n"
+        "/filter <i>n</i> near <i>1070 5</i> — nur Anzeigen im Umkreis; "
+        "<code>near here 5</code> misst vom Standort, den du teilst (📎 → Standort)\n"
         "/history <i>Link</i> — Preisverlauf einer Anzeige\n"
         "/stats <i>n</i> — Marktpreis (Median der 30 Tage) und Zahlen von Suche n\n"
         "/unwatch <i>n</i> — Suche Nr. n löschen\n"
@@ -476,6 +502,8 @@ GERMAN = Catalog(
         "<code>private</code> (nur privat) · <code>company</code> (nur Händler)\n"
         "<code>-reposts</code> keine erneut eingestellten Anzeigen (gleicher Verkäufer, "
         "gleicher Titel)\n"
+        "<code>near 1070 5</code> (5 km um PLZ 1070) · <code>near here 12km</code> (um den "
+        "Standort dieses Chats: 📎 → Standort)\n"
         "Preissenkungen nur: <code>drop 10%</code> · <code>drop 50€</code> · "
         "<code>below 300</code> (wenn der Preis darunter fällt) · <code>lowest</code> "
         "(neuer Tiefstpreis)\n"
@@ -504,6 +532,14 @@ GERMAN = Catalog(
         "too_many_words": "Höchstens {token} Wörter pro Suche.",
         "min_above_max": "„{token}“: min ist größer als max.",
         "deal_unit": "„{token}“: sag <code>deal 20%</code> (Prozent unter dem Median).",
+        "postcode": (
+            "„{token}“: nach <code>near</code> kommt eine Postleitzahl mit vier Ziffern "
+            "(<code>near 1070 5</code>) oder <code>here</code> für den geteilten Standort."
+        ),
+        "radius": (
+            "„{token}“: der Umkreis muss über 0 und höchstens 300 km sein, z. B. "
+            "<code>near 1070 5</code> oder <code>near here 12km</code>."
+        ),
     },
     list_filter="    🔎 {rules}",
     list_hidden="    🙈 ausgeblendet in den letzten 24 h: {hits}",
@@ -597,6 +633,32 @@ GERMAN = Catalog(
         "es keinen Median, und <code>deal</code> blendet jede Anzeige aus. /stats {number} "
         "zeigt den Stand."
     ),
+    # distance: `near` and the chat's shared location (issue 21)
+    near_postcode="📍 Umkreis von {km} km um {place}",
+    near_here="📍 Umkreis von {km} km um den Standort dieses Chats, bei {place}",
+    near_no_location=(
+        "📍 Für <code>near here</code> brauche ich zuerst den Standort dieses Chats: "
+        "📎 → Standort, am besten als Antwort auf diese Nachricht. Oder nimm eine "
+        "Postleitzahl, z. B. <code>/filter {number} near 1070 {km}</code>."
+    ),
+    near_unknown_postcode=(
+        "📍 Die Postleitzahl {postcode} kenne ich noch nicht: ich lerne Postleitzahlen aus "
+        "den Anzeigen, die ich lese. Teile den Standort (📎 → Standort) und nimm "
+        "<code>/filter {number} near here {km}</code>."
+    ),
+    location_saved=(
+        "📍 Standort gespeichert: bei {place}, {km} km entfernt.\n"
+        "<code>near here</code> misst jetzt von hier, z. B. <code>/filter 1 near here 10</code>."
+    ),
+    location_saved_bare=(
+        "📍 Standort gespeichert: {point}. Eine Postleitzahl in der Nähe kenne ich noch nicht.\n"
+        "<code>near here</code> misst jetzt von hier, z. B. <code>/filter 1 near here 10</code>."
+    ),
+    location_abroad=(
+        "🌍 Dieser Ort liegt außerhalb Österreichs. Ich messe trotzdem von hier, aber "
+        "willhaben-Anzeigen sind fast alle in Österreich."
+    ),
+    list_unplaced="{count} ohne Ort",
     months=(
         "Jän.",
         "Feb.",
@@ -731,6 +793,8 @@ ENGLISH = Catalog(
         "/list — your searches\n"
         "/filter <i>n</i> <i>rules</i> — filter search n (/filter lists the rules)\n"
         "/preview <i>n</i> — what search n's filter did with its latest read\n"
+        "/filter <i>n</i> near <i>1070 5</i> — only listings nearby; "
+        "<code>near here 5</code> measures from the location you share (📎 → Location)\n"
         "/history <i>link</i> — price history of a listing\n"
         "/stats <i>n</i> — going price (the median of 30 days) and figures of search n\n"
         "/unwatch <i>n</i> — delete search no. n\n"
@@ -833,6 +897,8 @@ ENGLISH = Catalog(
         "<code>min 100</code> · <code>max 1.200</code> · <code>priced</code> (with a price only)\n"
         "<code>private</code> (private sellers only) · <code>company</code> (companies only)\n"
         "<code>-reposts</code> no reposts (same seller, same title as an advert gone before)\n"
+        "<code>near 1070 5</code> (5 km around postcode 1070) · <code>near here 12km</code> "
+        "(around this chat's location: 📎 → Location)\n"
         "Price drops only: <code>drop 10%</code> · <code>drop 50€</code> · "
         "<code>below 300</code> (when the price falls under it) · <code>lowest</code> "
         "(a new lowest price)\n"
@@ -860,6 +926,14 @@ ENGLISH = Catalog(
         "too_many_words": "At most {token} words per search.",
         "min_above_max": "“{token}”: min is above max.",
         "deal_unit": "“{token}”: say <code>deal 20%</code> (percent under the median).",
+        "postcode": (
+            "“{token}”: <code>near</code> takes a four-digit postcode "
+            "(<code>near 1070 5</code>) or <code>here</code> for the shared location."
+        ),
+        "radius": (
+            "“{token}”: the radius must be above 0 and at most 300 km, e.g. "
+            "<code>near 1070 5</code> or <code>near here 12km</code>."
+        ),
     },
     list_filter="    🔎 {rules}",
     list_hidden="    🙈 hidden in the last 24 h: {hits}",
@@ -946,6 +1020,32 @@ ENGLISH = Catalog(
         "is no median, and <code>deal</code> hides every listing. /stats {number} shows how far "
         "it is."
     ),
+    # distance: `near` and the chat's shared location (issue 21)
+    near_postcode="📍 Within {km} km of {place}",
+    near_here="📍 Within {km} km of this chat's location, near {place}",
+    near_no_location=(
+        "📍 For <code>near here</code> I first need this chat's location: 📎 → Location, "
+        "best as a reply to this message. Or take a postcode, e.g. "
+        "<code>/filter {number} near 1070 {km}</code>."
+    ),
+    near_unknown_postcode=(
+        "📍 I don't know the postcode {postcode} yet: I learn postcodes from the listings I "
+        "read. Share a location (📎 → Location) and use "
+        "<code>/filter {number} near here {km}</code>."
+    ),
+    location_saved=(
+        "📍 Location saved: near {place}, {km} km away.\n"
+        "<code>near here</code> now measures from here, e.g. <code>/filter 1 near here 10</code>."
+    ),
+    location_saved_bare=(
+        "📍 Location saved: {point}. I don't know a postcode near it yet.\n"
+        "<code>near here</code> now measures from here, e.g. <code>/filter 1 near here 10</code>."
+    ),
+    location_abroad=(
+        "🌍 This place is outside Austria. I'll measure from it all the same, but nearly all "
+        "willhaben listings are in Austria."
+    ),
+    list_unplaced="{count} without a place",
     months=("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
     button_open="🔗 Open",
     button_pause="⏸ Pause",
@@ -1084,6 +1184,7 @@ class Texts:
         listed_at: float | None = None,
         compact: bool = False,
         notes: AlertNotes = NO_NOTES,
+        postcode: str | None = None,
     ) -> Html:
         """A new listing: title as the link (its preview shows the listing), price, place;
         `compact` puts them on one line.
@@ -1100,7 +1201,7 @@ class Texts:
             url=url,
             title=shorten(title, TITLE_BUDGET),
             price=self.price(price, price_display),
-            location=self.place(location, notes.km),
+            location=self.place(location, notes.km, postcode=postcode),
         )
         text = self._with_notes(text, notes, price, compact=compact)
         if not entered:
@@ -1124,6 +1225,7 @@ class Texts:
         compact: bool = False,
         location: str | None = None,
         notes: AlertNotes = NO_NOTES,
+        postcode: str | None = None,
     ) -> Html:
         """A price drop: title as the link, old price struck through, new price, percent;
         `compact` puts them on one line.
@@ -1143,7 +1245,7 @@ class Texts:
             percent=_percent_drop(old, new),
         )
         if notes.km is not None:
-            place = Html(f"📍 {escape(self.place(location, notes.km))}")
+            place = Html(f"📍 {escape(self.place(location, notes.km, postcode=postcode))}")
             text = Html(f"{text} · {place}" if compact else f"{text}\n{place}")
         text = self._with_notes(text, notes, new, compact=compact)
         if entered:
@@ -1152,12 +1254,44 @@ class Texts:
             return text
         return Html(f"{text}\n{self.price_path(path, path_span)}")
 
-    def place(self, location: str | None, km: float | None = None) -> str:
-        """Where an advert is (shortened), with its distance when one is known."""
-        place = shorten(location or "—", LOCATION_BUDGET)
+    def place(
+        self, location: str | None, km: float | None = None, *, postcode: str | None = None
+    ) -> str:
+        """Where an advert is (shortened); with its distance, when one is known, as the town
+        and postcode say it: `Wien 1070 · 3,2 km` (of "Wien, 07. Bezirk, Neubau", 1070)."""
         if km is None:
-            return place
+            return shorten(location or "—", LOCATION_BUDGET)
+        town = (location or "").split(",", 1)[0].strip()
+        if postcode and postcode not in town:
+            town = f"{town} {postcode}".strip()
+        place = shorten(town or "—", LOCATION_BUDGET)
         return self.catalog.place_km.format(place=place, km=self.km(km))
+
+    def where(self, place: Place) -> str:
+        """A postcode's place as people know it: `Wien, 07. Bezirk, Neubau (1070)`."""
+        if place.name is None:
+            return place.postcode
+        return f"{shorten(place.name, LOCATION_BUDGET)} ({place.postcode})"
+
+    def located(self, located: Located) -> Html:
+        """The confirmation of a shared location: the nearest postcode habicht knows (or the
+        coordinates while it knows none), and whether the place is outside Austria."""
+        if located.nearest is None or located.km is None:
+            lat, lon = located.point
+            text = self.fill("location_saved_bare", point=f"{lat:.5f}, {lon:.5f}")
+        else:
+            text = self.fill(
+                "location_saved", place=self.where(located.nearest), km=self.km(located.km)
+            )
+        if located.in_austria:
+            return text
+        return Html(f"{text}\n{self.fill('location_abroad')}")
+
+    def hit(self, rule: str, count: int) -> Html:
+        """How many adverts a filter rule hid (`NO_PLACE`: those `near` could not place)."""
+        if rule == NO_PLACE:
+            return self.fill("list_unplaced", count=count)
+        return self.fill("list_hit", count=count, rule=self.echo(rule))
 
     def km(self, km: float) -> str:
         """A distance as people say it: `3,2` (`3.2`) under 10 km, whole kilometres above."""

@@ -7,7 +7,9 @@ has two halves:
 - **Listing rules** decide whether an advert concerns the watch at all, for new listings and
   drops alike, judged on the advert as it is now: words that must (`+word`) or must not
   (`-word`) appear in the title or description snippet, a price range (`min`, `max`), only
-  adverts with a price (`priced`), only private sellers or only companies, no reposts
+  adverts with a price (`priced`), only private sellers or only companies, only adverts
+  within a radius (`near 1070 5`: 5 km around postcode 1070; `near here 12km`: around the
+  location the chat shared), measured by the watch's notes (`AlertNotes.km`), no reposts
   (`-reposts`: a new advert by the seller of one that left the search, `scraper.reposts`).
 - **The deal rule** (`deal 20%`) keeps only adverts at least that many percent under their
   search's going price (`habicht.scraper.going`), read from the advert's notes. While the
@@ -41,10 +43,13 @@ from habicht.scraper.folding import fold
 from habicht.scraper.notes import NO_NOTES, AlertNotes
 
 __all__ = [
+    "MAX_KM",
     "MAX_WORDS",
+    "NO_PLACE",
     "FilterReason",
     "Filterable",
     "InvalidFilter",
+    "Near",
     "WatchFilter",
     "fold",
     "money",
@@ -69,6 +74,16 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _FLAGS = frozenset({"priced", "private", "company", "lowest"})
+MAX_KM = Decimal(300)
+"""The widest `near` radius: about the farthest anyone drives for a pick-up and back in a day
+(Vienna to Salzburg is 250 km); a wider one would hide next to nothing in Austria."""
+NO_PLACE = "without a place"
+"""What `hidden_by` names when `near` hid an advert habicht cannot place (no coordinates, and
+a postcode it has not placed): counted apart from the adverts beyond the radius."""
+HERE = "here"
+_POSTCODE = re.compile(r"[1-9][0-9]{3}")
+# A radius as typed: `5`, `12km`, `2,5`, `2.5 km` (the unit may be a word of its own).
+_RADIUS = re.compile(r"(?P<number>[0-9]{1,6}(?:[.,][0-9]{1,2})?)(?:\s*km\b)?", re.IGNORECASE)
 _WITH_AMOUNT = frozenset({"min", "max", "below", "drop", "deal"})
 _NO_REPOSTS = "-reposts"
 
@@ -85,6 +100,8 @@ class FilterReason(StrEnum):
     WORD_TOO_LONG = "word_too_long"
     TOO_MANY_WORDS = "too_many_words"
     MIN_ABOVE_MAX = "min_above_max"
+    POSTCODE = "postcode"  # `near` without a four-digit postcode or `here`
+    RADIUS = "radius"  # `near` without a radius above 0 and at most `MAX_KM`
 
 
 class InvalidFilter(ValueError):
@@ -142,6 +159,22 @@ def money(value: Decimal) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Near:
+    """Only adverts within `km` of `centre`: a four-digit postcode, or `here` (the location
+    the chat last shared, looked up whenever the watch judges adverts)."""
+
+    centre: str
+    km: Decimal
+
+    @property
+    def here(self) -> bool:
+        return self.centre == HERE
+
+    def rule(self) -> str:
+        return f"near {self.centre} {money(self.km)}"
+
+
+@dataclass(frozen=True, slots=True)
 class WatchFilter:
     """Everything `/filter` set on one watch; the empty filter lets everything through."""
 
@@ -155,6 +188,7 @@ class WatchFilter:
     drop_amount: Decimal | None = None
     below: Decimal | None = None
     lowest: bool = False
+    near: Near | None = None
     no_reposts: bool = False
     deal: Decimal | None = None
     """`deal N%`: only adverts at least N % under their search's going price."""
@@ -179,6 +213,8 @@ class WatchFilter:
             out.append("priced")
         if self.seller is not None:
             out.append(self.seller)
+        if self.near is not None:
+            out.append(self.near.rule())
         if self.no_reposts:
             out.append(_NO_REPOSTS)
         if self.drop_percent is not None:
@@ -215,6 +251,11 @@ class WatchFilter:
         known = listing.is_private is not None
         if self.seller is not None and known and listing.is_private != (self.seller == "private"):
             return self.seller
+        if self.near is not None:
+            if notes.km is None:
+                return NO_PLACE
+            if notes.km > float(self.near.km):
+                return self.near.rule()
         if self.no_reposts and notes.repost is not None:
             return _NO_REPOSTS
         if self.deal is not None and not _a_deal(price, notes, self.deal):
@@ -266,6 +307,8 @@ class WatchFilter:
         for name in ("min_price", "max_price", "drop_percent", "drop_amount", "below", "deal"):
             value: Decimal | None = getattr(self, name)
             data[name] = None if value is None else money(value)
+        if self.near is not None:
+            data["near"] = {"centre": self.near.centre, "km": money(self.near.km)}
         return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
     @classmethod
@@ -290,6 +333,7 @@ class WatchFilter:
             drop_amount=amount("drop_amount"),
             below=amount("below"),
             lowest=bool(data.get("lowest", False)),
+            near=_near(data.get("near")),
             no_reposts=bool(data.get("no_reposts", False)),
             deal=amount("deal"),
         )
@@ -326,6 +370,8 @@ class WatchFilter:
             return replace(self, lowest=True)
         if name == _NO_REPOSTS:
             return replace(self, no_reposts=True)
+        if isinstance(value, Near):
+            return replace(self, near=value)
         assert isinstance(value, Decimal), token
         if name == "drop%":
             if not 0 < value < _HUNDRED:
@@ -351,10 +397,15 @@ def _a_deal(price: Decimal | None, notes: AlertNotes, percent: Decimal) -> bool:
     return price is not None and going is not None and going.under_by(price, percent)
 
 
+def _near(data: dict[str, str] | None) -> Near | None:
+    return None if data is None else Near(data["centre"], Decimal(data["km"]))
+
+
 @dataclass(frozen=True, slots=True)
 class _Rule:
-    name: str  # '+', '-', a flag, '-reposts', 'min', 'max', 'below', 'drop%', 'drop€' or 'deal'
-    value: str | Decimal | None
+    name: str  # '+', '-', a flag, '-reposts', 'min', 'max', 'below', 'drop%', 'drop€', 'deal' or
+    # 'near'
+    value: str | Decimal | Near | None
     token: str  # what the user typed, for the error
 
 
@@ -395,8 +446,33 @@ def _tokens(text: str) -> Iterable[_Rule]:
             token = text[position:end]
             yield _amount_rule(keyword, match, token)
             position = _skip_spaces(text, end)
+        elif keyword == "near":
+            rule, end = _near_rule(text, position, _skip_spaces(text, word_end))
+            yield rule
+            position = _skip_spaces(text, end)
         else:
             raise InvalidFilter(FilterReason.UNKNOWN_RULE, word)
+
+
+def _near_rule(text: str, position: int, start: int) -> tuple[_Rule, int]:
+    """`near <postcode or here> <km>` from `start` (after `near`, which begins at
+    `position`); the rule and where it ends. `hier` is taken for `here`."""
+    centre_end = _word_end(text, start)
+    centre = text[start:centre_end].casefold()
+    if centre == "hier":
+        centre = HERE
+    if centre != HERE and not _POSTCODE.fullmatch(centre):
+        raise InvalidFilter(FilterReason.POSTCODE, text[position:centre_end])
+    radius_start = _skip_spaces(text, centre_end)
+    match = _RADIUS.match(text, radius_start)
+    end = match.end() if match else radius_start
+    token = text[position : _word_end(text, end if match else radius_start)]
+    if match is None or (end < len(text) and not text[end].isspace()):
+        raise InvalidFilter(FilterReason.RADIUS, token)
+    km = Decimal(match["number"].replace(",", "."))
+    if not 0 < km <= MAX_KM:
+        raise InvalidFilter(FilterReason.RADIUS, token)
+    return _Rule("near", Near(centre, km), token), end
 
 
 def _amount_rule(keyword: str, match: re.Match[str], token: str) -> _Rule:
