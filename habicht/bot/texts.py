@@ -288,6 +288,8 @@ class Catalog:
     preview_passed: str
     preview_hidden: str
     """How many adverts the rule `{rule}` hid (the first rule that hid each)."""
+    preview_unplaced: str
+    """How many adverts `near` hid because habicht cannot place them."""
     preview_example: str
     preview_km: str
     preview_price_rules: str
@@ -595,6 +597,7 @@ GERMAN = Catalog(
     preview_all="✅ Kein Filter: alle {count} kommen durch",
     preview_passed="✅ {count} kommen durch",
     preview_hidden="🙈 {count} blendet <code>{rule}</code> aus",
+    preview_unplaced="🙈 {count} ohne Ort: <code>near</code> kann sie nicht verorten",
     preview_example='  • <a href="{url}">{title}</a> · {price}',
     preview_km=" · {km} km",
     preview_price_rules=(
@@ -985,6 +988,7 @@ ENGLISH = Catalog(
     preview_all="✅ No filter: all {count} pass",
     preview_passed="✅ {count} pass",
     preview_hidden="🙈 {count} hidden by <code>{rule}</code>",
+    preview_unplaced="🙈 {count} without a place: <code>near</code> cannot place them",
     preview_example='  • <a href="{url}">{title}</a> · {price}',
     preview_km=" · {km} km",
     preview_price_rules=(
