@@ -209,3 +209,33 @@ async def test_help_and_the_menu_offer_preview_in_both_languages(bot: Bot) -> No
     assert "preview" in {command["command"] for command in bot.api.commands_by_lang["en"]}
     await bot.say(ALICE, "/help")
     assert "/preview" in bot.last(ALICE)
+
+
+async def test_adverts_near_cannot_place_are_said_as_such(bot: Bot) -> None:
+    """Issue 21: `near` hides an advert habicht cannot place (no coordinates, a postcode it
+    has not placed); the preview says "without a place", not the rule's inner name."""
+    await watching(bot)
+    now = int(bot.clock() * 1000)
+    bot.site.adverts = [
+        FakeAdvert(
+            "801", "Sofa am Land", Decimal(80), published_ms=now, coordinates=None, postcode="9991"
+        ),
+        FakeAdvert(
+            "802",
+            "Sofa in Graz",
+            Decimal(90),
+            published_ms=now,
+            coordinates=(47.07, 15.44),
+            postcode="8010",
+        ),
+        *bot.site.adverts,
+    ]
+    await bot.scrape()
+    await bot.say(ALICE, "/filter 1 near 1070 5")
+    await bot.say(ALICE, "/preview 1")
+
+    text = bot.last(ALICE)
+    assert "🙈 1 ohne Ort: <code>near</code> kann sie nicht verorten" in text
+    assert "Sofa am Land</a>" in text
+    assert "🙈 1 blendet <code>near 1070 5</code> aus" in text
+    assert "without a place" not in text

@@ -330,3 +330,23 @@ def test_the_time_column_is_the_vienna_clock_and_the_queue_shows_no_false_retry(
         assert not any("nächste fällig" in line for line in lines)
         assert "wartend: 0 (älteste: —)" in lines
     assert "zurückgehalten bis 07:00: 6" in views[1]
+
+
+def test_the_demo_shows_a_near_watch_and_the_going_price(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 21: the flat share watches sofas within 30 km of its flat (`near 1070 30`):
+    its alerts say how far each sofa is, and the far ones (Bregenz, Krems, Graz …) reach only
+    Ben; the sofa search shows enough prices for its alerts to compare with the median."""
+    assert main(["demo", "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    assert "Dora     /filter 1 near 1070 30" in out
+    flat = re.findall(r"detected #\d+ flat share (.*)", out)
+    assert len(flat) >= 2
+    assert all(re.search(r"📍 Wien 1\d{3} · \d+,\d km", line) for line in flat)
+    ben = re.findall(r"detected #\d+ Ben +(.*)", out)
+    far = [line for line in ben if re.search(r"📍 (Bregenz|Krems|Graz|Villach|Steyr)", line)]
+    assert far
+    assert not any(town in " ".join(flat) for town in ("Bregenz", "Krems", "Graz"))
+    # The lines are cut to the terminal's width; the ones long enough show the median.
+    assert sum("📊 ≈" in line for line in ben) >= 4

@@ -89,6 +89,13 @@ def test_amounts_may_be_split_over_words_or_joined_to_their_unit() -> None:
         ("drop 50", FilterReason.DROP_UNIT, "drop 50"),
         ("drop 100%", FilterReason.PERCENT, "drop 100%"),
         ("drop 0%", FilterReason.PERCENT, "drop 0%"),
+        # issue 21: `deal` takes a percentage within 1..99 (`deal 20` could mean euros)
+        ("deal 20", FilterReason.DEAL_UNIT, "deal 20"),
+        ("deal 20€", FilterReason.DEAL_UNIT, "deal 20€"),
+        ("deal 0%", FilterReason.PERCENT, "deal 0%"),
+        ("deal 100%", FilterReason.PERCENT, "deal 100%"),
+        ("deal", FilterReason.PRICE, "deal"),
+        ("deal viel", FilterReason.PRICE, "deal viel"),
         ("+", FilterReason.EMPTY_WORD, "+"),
         ("-" + "x" * 41, FilterReason.WORD_TOO_LONG, "-" + "x" * 41),
         ("min 500 max 400", FilterReason.MIN_ABOVE_MAX, "min 500 max 400"),

@@ -53,7 +53,7 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from habicht.bot import admin, buttons, commands, filtering, previewing, quiet
+from habicht.bot import admin, buttons, commands, figures, filtering, location, previewing, quiet
 from habicht.bot import settings as chat_settings
 from habicht.bot.alerts import report_error
 from habicht.bot.jobs import DRAIN, RETENTION, SCRAPE, drain_job, retention_job, scrape_job, tick
@@ -199,12 +199,14 @@ def build_application(
             CommandHandler("settings", chat_settings.settings_command, filters=new),
             CommandHandler("quiet", quiet.quiet_command, filters=new),
             CommandHandler("queue", admin.queue_command, filters=new),
-            CommandHandler("stats", admin.stats_command, filters=new),
+            CommandHandler("stats", figures.stats_command, filters=new),
             CallbackQueryHandler(
                 chat_settings.on_settings_button, pattern=f"^{chat_settings.PREFIX}"
             ),
             CallbackQueryHandler(buttons.on_alert_button, pattern=f"^{buttons.PREFIX}"),
             CallbackQueryHandler(commands.on_button),
+            # A shared location (📎 → Location): what `near here` measures from.
+            MessageHandler(new & filters.LOCATION, location.on_location),
             # Hints only in private chats: in a group, other bots' commands and people's
             # chatter are none of habicht's business.
             MessageHandler(

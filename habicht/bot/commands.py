@@ -157,10 +157,7 @@ def _list_entry(watch: WatchInfo, context: Context) -> str:
     if not watch.filter.empty:
         lines.append(texts.fill("list_filter", rules=texts.rules(watch.filter.rules())))
     if watch.hidden:
-        hits = ", ".join(
-            texts.fill("list_hit", count=count, rule=texts.echo(rule))
-            for rule, count in watch.hidden
-        )
+        hits = ", ".join(texts.hit(rule, count) for rule, count in watch.hidden)
         lines.append(texts.fill("list_hidden", hits=Html(hits)))
     return "\n".join(lines)
 

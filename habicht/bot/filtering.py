@@ -2,8 +2,10 @@
 
 `/filter <n> <rule> …` adds rules to watch n, `/filter <n>` shows them, `/filter <n> clear`
 removes them; the rules are `habicht.scraper.filters`'. A change is refused whole when one
-rule is bad, and the answer names the words at fault. In a group only its admins may use
-/filter (it changes what the whole group is told); /history is for everyone.
+rule is bad, and the answer names the words at fault; a new `near` rule also when its centre
+cannot be placed (`habicht.bot.location`), and its answer says where it measures from. In a
+group only its admins may use /filter (it changes what the whole group is told); /history is
+for everyone.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import re
 
 from telegram import Update
 
+from habicht.bot.figures import deal_note
 from habicht.bot.handling import chat_of, reply
+from habicht.bot.location import near_centre
 from habicht.bot.permissions import admins_only
 from habicht.bot.services import Context
 from habicht.bot.texts import Html
@@ -65,12 +69,22 @@ async def filter_command(update: Update, context: Context) -> None:
     except InvalidFilter as exc:
         await reply(update, texts.filter_invalid(exc.reason, exc.token))
         return
+    centre = None
+    if changed.near is not None and changed.near != watch.filter.near:
+        placed, centre = await near_centre(services, texts, chat_of(update), number, changed.near)
+        if not placed:
+            await reply(update, centre)
+            return
     await services.subscriptions.set_filter(chat_of(update), number, changed)
     if changed.empty:
         await reply(update, texts.fill("filter_cleared", number=number, label=label))
     else:
         shown = texts.rules(changed.rules())
-        await reply(update, texts.fill("filter_set", number=number, label=label, rules=shown))
+        answer = texts.fill("filter_set", number=number, label=label, rules=shown)
+        if centre is not None:
+            answer = Html(f"{answer}\n{centre}")
+        note = await deal_note(services, texts, watch, changed)
+        await reply(update, answer if note is None else Html(f"{answer}\n\n{note}"))
 
 
 async def history_command(update: Update, context: Context) -> None:

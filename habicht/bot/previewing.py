@@ -17,7 +17,7 @@ from habicht.bot.handling import chat_of, reply
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import MAX_MESSAGE, Html, Texts, shorten, visible_len
 from habicht.digits import whole_number
-from habicht.scraper import EXAMPLES, Example, Outcome, Preview
+from habicht.scraper import EXAMPLES, NO_PLACE, Example, Outcome, Preview
 
 __all__ = ["EXAMPLE_TITLE", "preview_command", "preview_text"]
 
@@ -84,8 +84,7 @@ def _text(texts: Texts, preview: Preview, *, now: float, examples: int) -> Html:
         lines.append(texts.fill(key, count=preview.alerted.count))
         lines += _examples(texts, preview.alerted, examples)
         for outcome in preview.hidden:
-            rule = texts.echo(outcome.rule or "")
-            lines.append(texts.fill("preview_hidden", count=outcome.count, rule=rule))
+            lines.append(_hidden(texts, outcome))
             lines += _examples(texts, outcome, examples)
     lines.append("")
     if preview.price_rules:
@@ -93,6 +92,14 @@ def _text(texts: Texts, preview: Preview, *, now: float, examples: int) -> Html:
         lines.append(texts.fill("preview_price_rules", rules=rules))
     lines.append(texts.fill("preview_footer"))
     return Html("\n".join(lines))
+
+
+def _hidden(texts: Texts, outcome: Outcome) -> Html:
+    """`🙈 3 hidden by -defekt`; the adverts `near` could not place are said as such."""
+    if outcome.rule == NO_PLACE:
+        return texts.fill("preview_unplaced", count=outcome.count)
+    rule = texts.echo(outcome.rule or "")
+    return texts.fill("preview_hidden", count=outcome.count, rule=rule)
 
 
 def _examples(texts: Texts, outcome: Outcome, most: int) -> list[Html]:

@@ -86,6 +86,7 @@ class MessageRenderer:
             listed_at=None if listing.bumped else listing.published_at,
             compact=compact,
             notes=notes,
+            postcode=listing.postcode,
         )
 
     def price_drop(
@@ -114,6 +115,7 @@ class MessageRenderer:
             compact=self.style == "compact",
             location=listing.location,
             notes=notes,
+            postcode=listing.postcode,
         )
         return self._alert(text, listing, watch_id)
 
@@ -148,6 +150,7 @@ class MessageRenderer:
                 compact=True,
                 location=listing.location,
                 notes=notes,
+                postcode=listing.postcode,
             )
         return self._new_text(listing, bumped=bumped, entered=entered, compact=True, notes=notes)
 

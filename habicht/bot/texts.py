@@ -23,7 +23,17 @@ from itertools import accumulate
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from habicht.scraper import NO_NOTES, AlertNotes, PriceStats, Repost
+from habicht.scraper import (
+    MIN_PRICES,
+    NO_NOTES,
+    NO_PLACE,
+    AlertNotes,
+    Located,
+    Place,
+    PriceStats,
+    Repost,
+    WatchFigures,
+)
 
 __all__ = [
     "CATALOGS",
@@ -278,6 +288,8 @@ class Catalog:
     preview_passed: str
     preview_hidden: str
     """How many adverts the rule `{rule}` hid (the first rule that hid each)."""
+    preview_unplaced: str
+    """How many adverts `near` hid because habicht cannot place them."""
     preview_example: str
     preview_km: str
     preview_price_rules: str
@@ -285,6 +297,35 @@ class Catalog:
     preview_paused: str
     preview_muted: str
     preview_footer: str
+    # the going price, `deal` and `/stats <n>`
+    stats_usage: str
+    stats_watch: str
+    """`/stats <n>`: a watch's figures on one screen (also a chart's caption: ≤ 1,024 units)."""
+    stats_going: str
+    stats_going_few: str
+    """Fewer than `MIN_PRICES` prices: figures, but no alert line and no `deal` yet."""
+    stats_going_none: str
+    stats_shown: str
+    stats_left_out: str
+    stats_alerts_watch: str
+    stats_deal: str
+    stats_deal_waiting: str
+    deal_waiting: str
+    """Said when `deal` is set on a search without a going price yet."""
+    # distance: `near` and the chat's shared location (issue 21)
+    near_postcode: str
+    near_here: str
+    """The centre a watch's new `near` rule measures from, said after its filter."""
+    near_no_location: str
+    """`near here` before the chat shared a location: how to share one."""
+    near_unknown_postcode: str
+    """A postcode habicht has not placed yet (it learns them from the adverts it reads)."""
+    location_saved: str
+    location_saved_bare: str
+    """A shared location, confirmed with the place understood (bare: no postcode known yet)."""
+    location_abroad: str
+    list_unplaced: str
+    """In /list: adverts `near` hid because habicht could not place them."""
     # the owner
     queue_usage: str
     queue_stats: str
@@ -333,6 +374,7 @@ GERMAN = Catalog(
         "filter": "eine Suche filtern",
         "preview": "was der Filter einer Suche durchlässt",
         "history": "Preisverlauf einer Anzeige",
+        "stats": "Marktpreis und Zahlen einer Suche",
         "unwatch": "eine Suche löschen",
         "pause": "pausieren",
         "resume": "fortsetzen",
@@ -355,7 +397,10 @@ GERMAN = Catalog(
         "/list — deine Suchen\n"
         "/filter <i>n</i> <i>Regeln</i> — Suche n filtern (/filter zeigt die Regeln)\n"
         "/preview <i>n</i> — was der Filter von Suche n mit ihrem letzten Abruf machte\n"
+        "/filter <i>n</i> near <i>1070 5</i> — nur Anzeigen im Umkreis; "
+        "<code>near here 5</code> misst vom Standort, den du teilst (📎 → Standort)\n"
         "/history <i>Link</i> — Preisverlauf einer Anzeige\n"
+        "/stats <i>n</i> — Marktpreis (Median der 30 Tage) und Zahlen von Suche n\n"
         "/unwatch <i>n</i> — Suche Nr. n löschen\n"
         "/pause [<i>n</i>] — Suche n (oder alle) pausieren\n"
         "/resume [<i>n</i>] — wieder aufnehmen\n"
@@ -459,9 +504,12 @@ GERMAN = Catalog(
         "<code>private</code> (nur privat) · <code>company</code> (nur Händler)\n"
         "<code>-reposts</code> keine erneut eingestellten Anzeigen (gleicher Verkäufer, "
         "gleicher Titel)\n"
+        "<code>near 1070 5</code> (5 km um PLZ 1070) · <code>near here 12km</code> (um den "
+        "Standort dieses Chats: 📎 → Standort)\n"
         "Preissenkungen nur: <code>drop 10%</code> · <code>drop 50€</code> · "
         "<code>below 300</code> (wenn der Preis darunter fällt) · <code>lowest</code> "
         "(neuer Tiefstpreis)\n"
+        "Nur Schnäppchen: <code>deal 20%</code> (mindestens 20 % unter dem Median der Suche)\n"
         "<code>/filter n</code> zeigt den Filter, <code>/filter n clear</code> löscht ihn."
     ),
     filter_show="🔎 Filter von Suche Nr. {number} (<b>{label}</b>): {rules}",
@@ -485,6 +533,15 @@ GERMAN = Catalog(
         "word_too_long": "„{token}“ ist zu lang (höchstens 40 Zeichen).",
         "too_many_words": "Höchstens {token} Wörter pro Suche.",
         "min_above_max": "„{token}“: min ist größer als max.",
+        "deal_unit": "„{token}“: sag <code>deal 20%</code> (Prozent unter dem Median).",
+        "postcode": (
+            "„{token}“: nach <code>near</code> kommt eine Postleitzahl mit vier Ziffern "
+            "(<code>near 1070 5</code>) oder <code>here</code> für den geteilten Standort."
+        ),
+        "radius": (
+            "„{token}“: der Umkreis muss über 0 und höchstens 300 km sein, z. B. "
+            "<code>near 1070 5</code> oder <code>near here 12km</code>."
+        ),
     },
     list_filter="    🔎 {rules}",
     list_hidden="    🙈 ausgeblendet in den letzten 24 h: {hits}",
@@ -540,6 +597,7 @@ GERMAN = Catalog(
     preview_all="✅ Kein Filter: alle {count} kommen durch",
     preview_passed="✅ {count} kommen durch",
     preview_hidden="🙈 {count} blendet <code>{rule}</code> aus",
+    preview_unplaced="🙈 {count} ohne Ort: <code>near</code> kann sie nicht verorten",
     preview_example='  • <a href="{url}">{title}</a> · {price}',
     preview_km=" · {km} km",
     preview_price_rules=(
@@ -552,6 +610,58 @@ GERMAN = Catalog(
         "<i>Aus dem letzten Abruf, ohne neue Anfrage. Gemeldet wird von dem, was durchkommt, "
         "nur was neu ist.</i>"
     ),
+    stats_usage=(
+        "So geht's: <code>/stats n</code> zeigt den Marktpreis und die Zahlen deiner Suche "
+        "Nr. n. /list zeigt die Nummern."
+    ),
+    stats_watch='📊 <b>Suche Nr. {number}: <a href="{url}">{label}</a></b>\n{lines}',
+    stats_going=(
+        "💶 Median {median} aus {count} Preisen (30 Tage)\n↔️ mittlere Hälfte: {low} bis {high}"
+    ),
+    stats_going_few=(
+        "💶 erst {count} Preise in 30 Tagen (Median {median}): den Vergleich in den Alarmen "
+        "und <code>deal</code> gibt es ab {min}"
+    ),
+    stats_going_none=(
+        "💶 noch keine Preise in 30 Tagen: den Vergleich in den Alarmen und <code>deal</code> "
+        "gibt es ab {min}"
+    ),
+    stats_shown="🔎 gezeigt in 30 Tagen: {shown}, {priced} mit Preis{left_out}",
+    stats_left_out=" ({count} als Platzhalter oder Ausreißer nicht gezählt)",
+    stats_alerts_watch="🔔 Alarme in 30 Tagen: neue Anzeigen {new}, Preissenkungen {drops}",
+    stats_deal="🏷 <code>{rule}</code>: nur Anzeigen bis {threshold}",
+    stats_deal_waiting="🏷 <code>{rule}</code>: blendet alles aus, bis die Suche {min} Preise hat",
+    deal_waiting=(
+        "💡 Suche Nr. {number} hat erst {count} Preise aus 30 Tagen. Bis es {min} sind, gibt "
+        "es keinen Median, und <code>deal</code> blendet jede Anzeige aus. /stats {number} "
+        "zeigt den Stand."
+    ),
+    # distance: `near` and the chat's shared location (issue 21)
+    near_postcode="📍 Umkreis von {km} km um {place}",
+    near_here="📍 Umkreis von {km} km um den Standort dieses Chats, bei {place}",
+    near_no_location=(
+        "📍 Für <code>near here</code> brauche ich zuerst den Standort dieses Chats: "
+        "📎 → Standort, am besten als Antwort auf diese Nachricht. Oder nimm eine "
+        "Postleitzahl, z. B. <code>/filter {number} near 1070 {km}</code>."
+    ),
+    near_unknown_postcode=(
+        "📍 Die Postleitzahl {postcode} kenne ich noch nicht: ich lerne Postleitzahlen aus "
+        "den Anzeigen, die ich lese. Teile den Standort (📎 → Standort) und nimm "
+        "<code>/filter {number} near here {km}</code>."
+    ),
+    location_saved=(
+        "📍 Standort gespeichert: bei {place}, {km} km entfernt.\n"
+        "<code>near here</code> misst jetzt von hier, z. B. <code>/filter 1 near here 10</code>."
+    ),
+    location_saved_bare=(
+        "📍 Standort gespeichert: {point}. Eine Postleitzahl in der Nähe kenne ich noch nicht.\n"
+        "<code>near here</code> misst jetzt von hier, z. B. <code>/filter 1 near here 10</code>."
+    ),
+    location_abroad=(
+        "🌍 Dieser Ort liegt außerhalb Österreichs. Ich messe trotzdem von hier, aber "
+        "willhaben-Anzeigen sind fast alle in Österreich."
+    ),
+    list_unplaced="{count} ohne Ort",
     months=(
         "Jän.",
         "Feb.",
@@ -664,6 +774,7 @@ ENGLISH = Catalog(
         "filter": "filter a search",
         "preview": "what a search's filter lets through",
         "history": "price history of a listing",
+        "stats": "going price and figures of a search",
         "unwatch": "delete a search",
         "pause": "pause",
         "resume": "resume",
@@ -685,7 +796,10 @@ ENGLISH = Catalog(
         "/list — your searches\n"
         "/filter <i>n</i> <i>rules</i> — filter search n (/filter lists the rules)\n"
         "/preview <i>n</i> — what search n's filter did with its latest read\n"
+        "/filter <i>n</i> near <i>1070 5</i> — only listings nearby; "
+        "<code>near here 5</code> measures from the location you share (📎 → Location)\n"
         "/history <i>link</i> — price history of a listing\n"
+        "/stats <i>n</i> — going price (the median of 30 days) and figures of search n\n"
         "/unwatch <i>n</i> — delete search no. n\n"
         "/pause [<i>n</i>] — pause search n (or all)\n"
         "/resume [<i>n</i>] — resume it\n"
@@ -786,9 +900,12 @@ ENGLISH = Catalog(
         "<code>min 100</code> · <code>max 1.200</code> · <code>priced</code> (with a price only)\n"
         "<code>private</code> (private sellers only) · <code>company</code> (companies only)\n"
         "<code>-reposts</code> no reposts (same seller, same title as an advert gone before)\n"
+        "<code>near 1070 5</code> (5 km around postcode 1070) · <code>near here 12km</code> "
+        "(around this chat's location: 📎 → Location)\n"
         "Price drops only: <code>drop 10%</code> · <code>drop 50€</code> · "
         "<code>below 300</code> (when the price falls under it) · <code>lowest</code> "
         "(a new lowest price)\n"
+        "Bargains only: <code>deal 20%</code> (at least 20% under the search's median)\n"
         "<code>/filter n</code> shows the filter, <code>/filter n clear</code> removes it."
     ),
     filter_show="🔎 Filter of search no. {number} (<b>{label}</b>): {rules}",
@@ -811,6 +928,15 @@ ENGLISH = Catalog(
         "word_too_long": "“{token}” is too long (40 characters at most).",
         "too_many_words": "At most {token} words per search.",
         "min_above_max": "“{token}”: min is above max.",
+        "deal_unit": "“{token}”: say <code>deal 20%</code> (percent under the median).",
+        "postcode": (
+            "“{token}”: <code>near</code> takes a four-digit postcode "
+            "(<code>near 1070 5</code>) or <code>here</code> for the shared location."
+        ),
+        "radius": (
+            "“{token}”: the radius must be above 0 and at most 300 km, e.g. "
+            "<code>near 1070 5</code> or <code>near here 12km</code>."
+        ),
     },
     list_filter="    🔎 {rules}",
     list_hidden="    🙈 hidden in the last 24 h: {hits}",
@@ -862,6 +988,7 @@ ENGLISH = Catalog(
     preview_all="✅ No filter: all {count} pass",
     preview_passed="✅ {count} pass",
     preview_hidden="🙈 {count} hidden by <code>{rule}</code>",
+    preview_unplaced="🙈 {count} without a place: <code>near</code> cannot place them",
     preview_example='  • <a href="{url}">{title}</a> · {price}',
     preview_km=" · {km} km",
     preview_price_rules=(
@@ -873,6 +1000,56 @@ ENGLISH = Catalog(
         "<i>From the latest read, without a new request. Of what passes, you are told only "
         "what is new.</i>"
     ),
+    stats_usage=(
+        "Like this: <code>/stats n</code> shows the going price and the figures of your "
+        "search no. n. /list shows the numbers."
+    ),
+    stats_watch='📊 <b>Search no. {number}: <a href="{url}">{label}</a></b>\n{lines}',
+    stats_going="💶 median {median} of {count} prices (30 days)\n↔️ middle half: {low} to {high}",
+    stats_going_few=(
+        "💶 only {count} prices in 30 days (median {median}): alerts compare with the median, "
+        "and <code>deal</code> works, from {min}"
+    ),
+    stats_going_none=(
+        "💶 no prices in 30 days yet: alerts compare with the median, and <code>deal</code> "
+        "works, from {min}"
+    ),
+    stats_shown="🔎 shown in 30 days: {shown}, {priced} with a price{left_out}",
+    stats_left_out=" ({count} placeholders or outliers not counted)",
+    stats_alerts_watch="🔔 alerts in 30 days: new listings {new}, price drops {drops}",
+    stats_deal="🏷 <code>{rule}</code>: only listings at {threshold} or less",
+    stats_deal_waiting="🏷 <code>{rule}</code>: hides everything until the search has {min} prices",
+    deal_waiting=(
+        "💡 Search no. {number} has only {count} prices from 30 days. Until it has {min}, there "
+        "is no median, and <code>deal</code> hides every listing. /stats {number} shows how far "
+        "it is."
+    ),
+    # distance: `near` and the chat's shared location (issue 21)
+    near_postcode="📍 Within {km} km of {place}",
+    near_here="📍 Within {km} km of this chat's location, near {place}",
+    near_no_location=(
+        "📍 For <code>near here</code> I first need this chat's location: 📎 → Location, "
+        "best as a reply to this message. Or take a postcode, e.g. "
+        "<code>/filter {number} near 1070 {km}</code>."
+    ),
+    near_unknown_postcode=(
+        "📍 I don't know the postcode {postcode} yet: I learn postcodes from the listings I "
+        "read. Share a location (📎 → Location) and use "
+        "<code>/filter {number} near here {km}</code>."
+    ),
+    location_saved=(
+        "📍 Location saved: near {place}, {km} km away.\n"
+        "<code>near here</code> now measures from here, e.g. <code>/filter 1 near here 10</code>."
+    ),
+    location_saved_bare=(
+        "📍 Location saved: {point}. I don't know a postcode near it yet.\n"
+        "<code>near here</code> now measures from here, e.g. <code>/filter 1 near here 10</code>."
+    ),
+    location_abroad=(
+        "🌍 This place is outside Austria. I'll measure from it all the same, but nearly all "
+        "willhaben listings are in Austria."
+    ),
+    list_unplaced="{count} without a place",
     months=("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
     button_open="🔗 Open",
     button_pause="⏸ Pause",
@@ -1011,6 +1188,7 @@ class Texts:
         listed_at: float | None = None,
         compact: bool = False,
         notes: AlertNotes = NO_NOTES,
+        postcode: str | None = None,
     ) -> Html:
         """A new listing: title as the link (its preview shows the listing), price, place;
         `compact` puts them on one line.
@@ -1027,7 +1205,7 @@ class Texts:
             url=url,
             title=shorten(title, TITLE_BUDGET),
             price=self.price(price, price_display),
-            location=self.place(location, notes.km),
+            location=self.place(location, notes.km, postcode=postcode),
         )
         text = self._with_notes(text, notes, price, compact=compact)
         if not entered:
@@ -1051,6 +1229,7 @@ class Texts:
         compact: bool = False,
         location: str | None = None,
         notes: AlertNotes = NO_NOTES,
+        postcode: str | None = None,
     ) -> Html:
         """A price drop: title as the link, old price struck through, new price, percent;
         `compact` puts them on one line.
@@ -1070,7 +1249,7 @@ class Texts:
             percent=_percent_drop(old, new),
         )
         if notes.km is not None:
-            place = Html(f"📍 {escape(self.place(location, notes.km))}")
+            place = Html(f"📍 {escape(self.place(location, notes.km, postcode=postcode))}")
             text = Html(f"{text} · {place}" if compact else f"{text}\n{place}")
         text = self._with_notes(text, notes, new, compact=compact)
         if entered:
@@ -1079,12 +1258,44 @@ class Texts:
             return text
         return Html(f"{text}\n{self.price_path(path, path_span)}")
 
-    def place(self, location: str | None, km: float | None = None) -> str:
-        """Where an advert is (shortened), with its distance when one is known."""
-        place = shorten(location or "—", LOCATION_BUDGET)
+    def place(
+        self, location: str | None, km: float | None = None, *, postcode: str | None = None
+    ) -> str:
+        """Where an advert is (shortened); with its distance, when one is known, as the town
+        and postcode say it: `Wien 1070 · 3,2 km` (of "Wien, 07. Bezirk, Neubau", 1070)."""
         if km is None:
-            return place
+            return shorten(location or "—", LOCATION_BUDGET)
+        town = (location or "").split(",", 1)[0].strip()
+        if postcode and postcode not in town:
+            town = f"{town} {postcode}".strip()
+        place = shorten(town or "—", LOCATION_BUDGET)
         return self.catalog.place_km.format(place=place, km=self.km(km))
+
+    def where(self, place: Place) -> str:
+        """A postcode's place as people know it: `Wien, 07. Bezirk, Neubau (1070)`."""
+        if place.name is None:
+            return place.postcode
+        return f"{shorten(place.name, LOCATION_BUDGET)} ({place.postcode})"
+
+    def located(self, located: Located) -> Html:
+        """The confirmation of a shared location: the nearest postcode habicht knows (or the
+        coordinates while it knows none), and whether the place is outside Austria."""
+        if located.nearest is None or located.km is None:
+            lat, lon = located.point
+            text = self.fill("location_saved_bare", point=f"{lat:.5f}, {lon:.5f}")
+        else:
+            text = self.fill(
+                "location_saved", place=self.where(located.nearest), km=self.km(located.km)
+            )
+        if located.in_austria:
+            return text
+        return Html(f"{text}\n{self.fill('location_abroad')}")
+
+    def hit(self, rule: str, count: int) -> Html:
+        """How many adverts a filter rule hid (`NO_PLACE`: those `near` could not place)."""
+        if rule == NO_PLACE:
+            return self.fill("list_unplaced", count=count)
+        return self.fill("list_hit", count=count, rule=self.echo(rule))
 
     def km(self, km: float) -> str:
         """A distance as people say it: `3,2` (`3.2`) under 10 km, whole kilometres above."""
@@ -1094,11 +1305,13 @@ class Texts:
     def _with_notes(
         self, text: Html, notes: AlertNotes, price: Decimal | None, *, compact: bool
     ) -> Html:
-        """`text` with the going price (for an advert with a `price`) and the repost said: on
-        lines of their own, or after `·` when compact."""
+        """`text` with the going price (for an advert with a `price` the going price would
+        count: no placeholder, no outlier) and the repost said: on lines of their own, or after
+        `·` when compact."""
         lines = []
-        if notes.going is not None and price is not None:
-            lines.append(self.going(notes.going, price, compact=compact))
+        going = notes.going
+        if going is not None and price is not None and going.comparable(price):
+            lines.append(self.going(going, price, compact=compact))
         if notes.repost is not None:
             lines.append(self.repost(notes.repost, compact=compact))
         return Html(" · ".join([text, *lines]) if compact else "\n".join([text, *lines]))
@@ -1111,6 +1324,54 @@ class Texts:
         key = "going_at" if percent == 0 else "going_under" if percent > 0 else "going_over"
         median = format_price(going.median, self.lang)
         return self.fill(key, percent=abs(percent), count=going.count, median=median)
+
+    def watch_stats(
+        self, *, number: int, label: str, url: str, figures: WatchFigures, deal: Decimal | None
+    ) -> Html:
+        """`/stats <n>`: the going price of the watch's search (median and quartiles, or why
+        there is none yet), what the search showed and the chat was told in 30 days, and what
+        its `deal` rule (if any) lets through. Within a caption's 1,024 units: the label is
+        shortened, everything else is bounded."""
+        going = figures.going
+        if going is None:
+            lines = [self.fill("stats_going_none", min=MIN_PRICES)]
+        elif not going.enough:
+            median = format_price(going.median, self.lang)
+            lines = [self.fill("stats_going_few", count=going.count, median=median, min=MIN_PRICES)]
+        else:
+            lines = [
+                self.fill(
+                    "stats_going",
+                    median=format_price(going.median, self.lang),
+                    count=going.count,
+                    low=format_price(going.low, self.lang),
+                    high=format_price(going.high, self.lang),
+                )
+            ]
+        left_out = figures.left_out
+        lines.append(
+            self.fill(
+                "stats_shown",
+                shown=self.listings(figures.shown),
+                priced=figures.priced,
+                left_out=self.fill("stats_left_out", count=left_out) if left_out else Html(""),
+            )
+        )
+        lines.append(self.fill("stats_alerts_watch", new=figures.new, drops=figures.drops))
+        if deal is not None:
+            rule = f"deal {deal.normalize():f}%"
+            if going is not None and going.enough:
+                threshold = format_price(going.threshold(deal), self.lang)
+                lines.append(self.fill("stats_deal", rule=rule, threshold=threshold))
+            else:
+                lines.append(self.fill("stats_deal_waiting", rule=rule, min=MIN_PRICES))
+        return self.fill(
+            "stats_watch",
+            number=number,
+            label=shorten(label, LABEL_BUDGET),
+            url=url,
+            lines=Html("\n".join(lines)),
+        )
 
     def repost(self, repost: Repost, *, compact: bool = False) -> Html:
         """`🔁 reposted · first seen 12 Nov 2026 at € 400`."""

@@ -6,6 +6,10 @@ faults are the ones issue 6 asks to see handled: a 429 with `retry_after`, two 5
 success, and a subscriber who blocked the bot — plus one willhaben hiccup the scraper's own
 retry absorbs.
 
+Every advert has a real place (`PLACES`), so the flat share's `near 1070 30` keeps only sofas
+within 30 km of its flat and its alerts say how far; the sofa search shows enough priced
+adverts for its alerts to compare each price with the search's going price (issue 21).
+
 The simulated willhaben is a *world* (issue 20): one catalogue that answers every search by
 filtering it, as willhaben does, so the marketplace's newest adverts — the feed both searches
 share — and the searches themselves agree. Both searches are local (the marketplace with
@@ -86,8 +90,45 @@ class SearchSpec:
         return parse_watch_argument(self.argument).url
 
 
+PLACES: Mapping[str, tuple[str, tuple[float, float]]] = {
+    "Wien, 02. Bezirk": ("1020", (48.2167, 16.3958)),
+    "Wien, 07. Bezirk": ("1070", (48.2011, 16.3496)),
+    "Wien, 10. Bezirk": ("1100", (48.1736, 16.3795)),
+    "Wien, 15. Bezirk": ("1150", (48.1962, 16.3254)),
+    "Wien, 16. Bezirk": ("1160", (48.2125, 16.3095)),
+    "Wien, 21. Bezirk": ("1210", (48.2775, 16.4103)),
+    "Mödling": ("2340", (48.0856, 16.2831)),
+    "Baden": ("2500", (48.0069, 16.2308)),
+    "Wiener Neustadt": ("2700", (47.8151, 16.2465)),
+    "St. Pölten": ("3100", (48.2047, 15.6256)),
+    "Klosterneuburg": ("3400", (48.3053, 16.3256)),
+    "Tulln": ("3430", (48.3320, 16.0587)),
+    "Krems": ("3500", (48.4106, 15.6100)),
+    "Linz": ("4020", (48.3069, 14.2858)),
+    "Steyr": ("4400", (48.0427, 14.4213)),
+    "Wels": ("4600", (48.1575, 14.0289)),
+    "Salzburg": ("5020", (47.8095, 13.0550)),
+    "Innsbruck": ("6020", (47.2692, 11.4041)),
+    "Dornbirn": ("6850", (47.4125, 9.7417)),
+    "Bregenz": ("6900", (47.5031, 9.7471)),
+    "Graz": ("8010", (47.0707, 15.4395)),
+    "Klagenfurt": ("9020", (46.6247, 14.3053)),
+    "Villach": ("9500", (46.6111, 13.8558)),
+}
+"""Where the demo's adverts are: each place's postcode and coordinates, as willhaben gives them."""
+
+
 def _ad(ad_id: int, title: str, price: int, location: str, body: str | None = None) -> FakeAdvert:
-    return FakeAdvert(str(ad_id), title, Decimal(price), location=location, body=body)
+    postcode, coordinates = PLACES[location]
+    return FakeAdvert(
+        str(ad_id),
+        title,
+        Decimal(price),
+        location=location,
+        postcode=postcode,
+        coordinates=coordinates,
+        body=body,
+    )
 
 
 def _sofa(ad_id: int, title: str, price: int, location: str) -> FakeAdvert:
@@ -114,6 +155,14 @@ SOFA = SearchSpec(
         _sofa(918_300_103, "Ledersofa braun, 3-Sitzer", 300, "Salzburg"),
         _sofa(918_300_102, "Schlafsofa mit Bettkasten", 180, "Wien, 10. Bezirk"),
         _sofa(918_300_101, "Ecksofa grau", 250, "St. Pölten"),
+        _sofa(918_300_098, "Couch dreisitzig blau", 230, "Tulln"),
+        _sofa(918_300_097, "Sofa Vintage 60er", 280, "Baden"),
+        _sofa(918_300_096, "Ecksofa Leder schwarz", 380, "Innsbruck"),
+        _sofa(918_300_095, "Zweisitzer Cord", 190, "Klosterneuburg"),
+        _sofa(918_300_094, "Schlafcouch ausziehbar", 130, "Graz"),
+        _sofa(918_300_093, "Sofa Kivik hellgrau", 160, "Wien, 15. Bezirk"),
+        _sofa(918_300_092, "Wohnlandschaft U-Form", 450, "Linz"),
+        _sofa(918_300_091, "Zweisitzer Leinen beige", 210, "Mödling"),
     ),
 )
 SEARCHES = (GPU, SOFA)
@@ -124,7 +173,8 @@ BEN = Person("Ben", 202, ("/start", f"/watch {SOFA.argument}"))
 CARLA = Person("Carla", 203, ("/start", f"/watch {GPU.argument}"))
 FLAT = -100_204
 """The flat share's group: Dora administers it, Emil is a member."""
-DORA = Person("Dora", FLAT, (f"/watch {SOFA.argument}",), user_id=204)
+DORA = Person("Dora", FLAT, (f"/watch {SOFA.argument}", "/filter 1 near 1070 30"), user_id=204)
+"""The flat share is in Vienna's 7th district: its sofa must be within 30 km of it."""
 EMIL = Person("Emil", FLAT, user_id=205)
 PEOPLE = (ANNA, BEN, CARLA, DORA, OWNER)
 
@@ -209,7 +259,7 @@ CYCLES: tuple[tuple[Change, ...], ...] = (
         Appears(GPU, _ad(918_200_111, "Palit RTX 3070 GamingPro", 340, "Innsbruck")),
         Appears(GPU, _ad(918_200_112, "Zotac RTX 3070 Twin Edge", 320, "Wien, 15. Bezirk")),
         Repriced("918200101", Decimal(349)),
-        Appears(SOFA, _ad(918_300_111, "Sofa & Sessel <Set>", 220, "Wels")),
+        Appears(SOFA, _ad(918_300_111, "Sofa & Sessel <Set>", 220, "Wien, 16. Bezirk")),
         BlocksBot(CARLA),
         TelegramTrouble(ANNA, (Fault.flood(30),)),
         TelegramTrouble(BEN, (Fault.server_error(502), Fault.server_error(503))),

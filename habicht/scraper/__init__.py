@@ -27,11 +27,21 @@ from habicht.scraper.errors import (
     WatchError,
 )
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.filters import FilterReason, InvalidFilter, WatchFilter, parse_price
+from habicht.scraper.figures import WatchFigures, watch_figures
+from habicht.scraper.filters import (
+    MAX_KM,
+    NO_PLACE,
+    FilterReason,
+    InvalidFilter,
+    Near,
+    WatchFilter,
+    parse_price,
+)
 from habicht.scraper.going import MIN_PRICES, PriceStats, going_price, summarize
 from habicht.scraper.history import PricePoint
 from habicht.scraper.notes import NO_NOTES, AlertNotes, Repost, SearchFacts
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
+from habicht.scraper.places import Located, Place, distance_km, in_austria
 from habicht.scraper.preview import EXAMPLES, Example, Outcome, Preview
 from habicht.scraper.scan import (
     FAILING_AFTER,
@@ -73,9 +83,11 @@ __all__ = [
     "BEHIND_FACTOR",
     "EXAMPLES",
     "FAILING_AFTER",
+    "MAX_KM",
     "MAX_PAGES",
     "MIN_PRICES",
     "NO_NOTES",
+    "NO_PLACE",
     "PAGE_ROWS",
     "PUBLISHED_SLACK",
     "AdvertHistory",
@@ -99,9 +111,12 @@ __all__ = [
     "Latency",
     "LayoutError",
     "Listing",
+    "Located",
+    "Near",
     "NewListing",
     "Outcome",
     "Overview",
+    "Place",
     "Preview",
     "PriceDrop",
     "PricePoint",
@@ -120,14 +135,17 @@ __all__ = [
     "Subscriptions",
     "TooManyWatches",
     "WatchError",
+    "WatchFigures",
     "WatchFilter",
     "WatchInfo",
     "WillhabenClient",
     "Workload",
     "capacity",
     "diff",
+    "distance_km",
     "freshness",
     "going_price",
+    "in_austria",
     "keyword_search",
     "latency",
     "normalise_search_url",
@@ -139,5 +157,6 @@ __all__ = [
     "samples",
     "scan",
     "summarize",
+    "watch_figures",
     "workload",
 ]

@@ -7,8 +7,16 @@ has two halves:
 - **Listing rules** decide whether an advert concerns the watch at all, for new listings and
   drops alike, judged on the advert as it is now: words that must (`+word`) or must not
   (`-word`) appear in the title or description snippet, a price range (`min`, `max`), only
-  adverts with a price (`priced`), only private sellers or only companies, no reposts
+  adverts with a price (`priced`), only private sellers or only companies, only adverts
+  within a radius (`near 1070 5`: 5 km around postcode 1070; `near here 12km`: around the
+  location the chat shared), measured by the watch's notes (`AlertNotes.km`), no reposts
   (`-reposts`: a new advert by the seller of one that left the search, `scraper.reposts`).
+- **The deal rule** (`deal 20%`) keeps only adverts at least that many percent under their
+  search's going price (`habicht.scraper.going`), read from the advert's notes. While the
+  search has fewer than `MIN_PRICES` prices there is no going price, and `deal` hides every
+  advert: its watch asked for bargains only, and nothing can be called one yet (the advert
+  still counts as seen, as with every rule). A price-less advert, a placeholder (€ 0, € 1)
+  and a price the going price itself leaves out as an outlier are never a deal.
 - **Price rules** decide which drops are worth a message: at least N % (`drop 10%`) or N euros
   (`drop 50€`), crossing a target price (`below 300`: once, when the price falls under it), a
   new lowest price (`lowest`). Several price rules must all hold.
@@ -35,10 +43,13 @@ from habicht.scraper.folding import fold
 from habicht.scraper.notes import NO_NOTES, AlertNotes
 
 __all__ = [
+    "MAX_KM",
     "MAX_WORDS",
+    "NO_PLACE",
     "FilterReason",
     "Filterable",
     "InvalidFilter",
+    "Near",
     "WatchFilter",
     "fold",
     "money",
@@ -55,7 +66,7 @@ _HUNDRED = Decimal(100)
 Seller = Literal["private", "company"]
 
 # A price as typed: `400`, `1.200`, `1.200,50`, `99,90`, `99.90`, with an optional € sign or
-# `eur`/`euro` before or after; a trailing `%` makes it a percentage (only `drop` takes one).
+# `eur`/`euro` before or after; a trailing `%` makes it a percentage (`drop` and `deal`).
 # Digits are ASCII (`habicht.digits`): `\d` would take Arabic-Indic digits too.
 _AMOUNT = re.compile(
     r"(?:€\s*)?(?P<number>[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]{1,2})?|[0-9]{1,9}(?:[.,][0-9]{1,2})?)"
@@ -63,7 +74,17 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _FLAGS = frozenset({"priced", "private", "company", "lowest"})
-_WITH_AMOUNT = frozenset({"min", "max", "below", "drop"})
+MAX_KM = Decimal(300)
+"""The widest `near` radius: about the farthest anyone drives for a pick-up and back in a day
+(Vienna to Salzburg is 250 km); a wider one would hide next to nothing in Austria."""
+NO_PLACE = "without a place"
+"""What `hidden_by` names when `near` hid an advert habicht cannot place (no coordinates, and
+a postcode it has not placed): counted apart from the adverts beyond the radius."""
+HERE = "here"
+_POSTCODE = re.compile(r"[1-9][0-9]{3}")
+# A radius as typed: `5`, `12km`, `2,5`, `2.5 km` (the unit may be a word of its own).
+_RADIUS = re.compile(r"(?P<number>[0-9]{1,6}(?:[.,][0-9]{1,2})?)(?:\s*km\b)?", re.IGNORECASE)
+_WITH_AMOUNT = frozenset({"min", "max", "below", "drop", "deal"})
 _NO_REPOSTS = "-reposts"
 
 
@@ -74,10 +95,13 @@ class FilterReason(StrEnum):
     PRICE = "price"  # a rule that needs an amount got none, or not a sensible one
     DROP_UNIT = "drop_unit"  # `drop 50`: say `drop 10%` or `drop 50€`
     PERCENT = "percent"  # a percentage outside 1..99
+    DEAL_UNIT = "deal_unit"  # `deal 20`: say `deal 20%`
     EMPTY_WORD = "empty_word"  # `+` or `-` with nothing after it
     WORD_TOO_LONG = "word_too_long"
     TOO_MANY_WORDS = "too_many_words"
     MIN_ABOVE_MAX = "min_above_max"
+    POSTCODE = "postcode"  # `near` without a four-digit postcode or `here`
+    RADIUS = "radius"  # `near` without a radius above 0 and at most `MAX_KM`
 
 
 class InvalidFilter(ValueError):
@@ -135,6 +159,22 @@ def money(value: Decimal) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Near:
+    """Only adverts within `km` of `centre`: a four-digit postcode, or `here` (the location
+    the chat last shared, looked up whenever the watch judges adverts)."""
+
+    centre: str
+    km: Decimal
+
+    @property
+    def here(self) -> bool:
+        return self.centre == HERE
+
+    def rule(self) -> str:
+        return f"near {self.centre} {money(self.km)}"
+
+
+@dataclass(frozen=True, slots=True)
 class WatchFilter:
     """Everything `/filter` set on one watch; the empty filter lets everything through."""
 
@@ -148,7 +188,10 @@ class WatchFilter:
     drop_amount: Decimal | None = None
     below: Decimal | None = None
     lowest: bool = False
+    near: Near | None = None
     no_reposts: bool = False
+    deal: Decimal | None = None
+    """`deal N%`: only adverts at least N % under their search's going price."""
     _folded: tuple[tuple[str, ...], tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -170,6 +213,8 @@ class WatchFilter:
             out.append("priced")
         if self.seller is not None:
             out.append(self.seller)
+        if self.near is not None:
+            out.append(self.near.rule())
         if self.no_reposts:
             out.append(_NO_REPOSTS)
         if self.drop_percent is not None:
@@ -180,6 +225,8 @@ class WatchFilter:
             out.append(f"below {money(self.below)}")
         if self.lowest:
             out.append("lowest")
+        if self.deal is not None:
+            out.append(f"deal {money(self.deal)}%")
         return out
 
     def hidden_by(self, listing: Filterable, notes: AlertNotes = NO_NOTES) -> str | None:
@@ -204,8 +251,15 @@ class WatchFilter:
         known = listing.is_private is not None
         if self.seller is not None and known and listing.is_private != (self.seller == "private"):
             return self.seller
+        if self.near is not None:
+            if notes.km is None:
+                return NO_PLACE
+            if notes.km > float(self.near.km):
+                return self.near.rule()
         if self.no_reposts and notes.repost is not None:
             return _NO_REPOSTS
+        if self.deal is not None and not _a_deal(price, notes, self.deal):
+            return f"deal {money(self.deal)}%"
         return None
 
     def drop_held_by(
@@ -250,9 +304,11 @@ class WatchFilter:
         }
         if self.no_reposts:  # only when set: filters stored before it read the same
             data["no_reposts"] = True
-        for name in ("min_price", "max_price", "drop_percent", "drop_amount", "below"):
+        for name in ("min_price", "max_price", "drop_percent", "drop_amount", "below", "deal"):
             value: Decimal | None = getattr(self, name)
             data[name] = None if value is None else money(value)
+        if self.near is not None:
+            data["near"] = {"centre": self.near.centre, "km": money(self.near.km)}
         return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
     @classmethod
@@ -277,7 +333,9 @@ class WatchFilter:
             drop_amount=amount("drop_amount"),
             below=amount("below"),
             lowest=bool(data.get("lowest", False)),
+            near=_near(data.get("near")),
             no_reposts=bool(data.get("no_reposts", False)),
+            deal=amount("deal"),
         )
 
     def with_rules(self, rules: Iterable[str]) -> WatchFilter:
@@ -312,6 +370,8 @@ class WatchFilter:
             return replace(self, lowest=True)
         if name == _NO_REPOSTS:
             return replace(self, no_reposts=True)
+        if isinstance(value, Near):
+            return replace(self, near=value)
         assert isinstance(value, Decimal), token
         if name == "drop%":
             if not 0 < value < _HUNDRED:
@@ -319,6 +379,10 @@ class WatchFilter:
             return replace(self, drop_percent=value)
         if name == "drop€":
             return replace(self, drop_amount=value)
+        if name == "deal":
+            if not 0 < value < _HUNDRED:
+                raise InvalidFilter(FilterReason.PERCENT, token)
+            return replace(self, deal=value)
         if name == "min":
             return replace(self, min_price=value)
         if name == "max":
@@ -326,10 +390,22 @@ class WatchFilter:
         return replace(self, below=value)
 
 
+def _a_deal(price: Decimal | None, notes: AlertNotes, percent: Decimal) -> bool:
+    """Whether an advert at `price` is at least `percent` % under the going price in its
+    `notes` (none there: the search has too few prices to tell, and nothing is a deal)."""
+    going = notes.going
+    return price is not None and going is not None and going.under_by(price, percent)
+
+
+def _near(data: dict[str, str] | None) -> Near | None:
+    return None if data is None else Near(data["centre"], Decimal(data["km"]))
+
+
 @dataclass(frozen=True, slots=True)
 class _Rule:
-    name: str  # '+', '-', a flag, '-reposts', 'min', 'max', 'below', 'drop%' or 'drop€'
-    value: str | Decimal | None
+    name: str  # '+', '-', a flag, '-reposts', 'min', 'max', 'below', 'drop%', 'drop€', 'deal' or
+    # 'near'
+    value: str | Decimal | Near | None
     token: str  # what the user typed, for the error
 
 
@@ -370,8 +446,33 @@ def _tokens(text: str) -> Iterable[_Rule]:
             token = text[position:end]
             yield _amount_rule(keyword, match, token)
             position = _skip_spaces(text, end)
+        elif keyword == "near":
+            rule, end = _near_rule(text, position, _skip_spaces(text, word_end))
+            yield rule
+            position = _skip_spaces(text, end)
         else:
             raise InvalidFilter(FilterReason.UNKNOWN_RULE, word)
+
+
+def _near_rule(text: str, position: int, start: int) -> tuple[_Rule, int]:
+    """`near <postcode or here> <km>` from `start` (after `near`, which begins at
+    `position`); the rule and where it ends. `hier` is taken for `here`."""
+    centre_end = _word_end(text, start)
+    centre = text[start:centre_end].casefold()
+    if centre == "hier":
+        centre = HERE
+    if centre != HERE and not _POSTCODE.fullmatch(centre):
+        raise InvalidFilter(FilterReason.POSTCODE, text[position:centre_end])
+    radius_start = _skip_spaces(text, centre_end)
+    match = _RADIUS.match(text, radius_start)
+    end = match.end() if match else radius_start
+    token = text[position : _word_end(text, end if match else radius_start)]
+    if match is None or (end < len(text) and not text[end].isspace()):
+        raise InvalidFilter(FilterReason.RADIUS, token)
+    km = Decimal(match["number"].replace(",", "."))
+    if not 0 < km <= MAX_KM:
+        raise InvalidFilter(FilterReason.RADIUS, token)
+    return _Rule("near", Near(centre, km), token), end
 
 
 def _amount_rule(keyword: str, match: re.Match[str], token: str) -> _Rule:
@@ -383,6 +484,10 @@ def _amount_rule(keyword: str, match: re.Match[str], token: str) -> _Rule:
         if not euros:
             raise InvalidFilter(FilterReason.DROP_UNIT, token)
         return _Rule("drop€", _amount(match, token), token)
+    if keyword == "deal":
+        if unit != "%":
+            raise InvalidFilter(FilterReason.DEAL_UNIT, token)
+        return _Rule("deal", _amount(match, token), token)
     if unit == "%":
         raise InvalidFilter(FilterReason.PRICE, token)
     return _Rule(keyword, _amount(match, token), token)

@@ -12,6 +12,11 @@ then the rest is summed up by its median and quartiles, which a few wild prices 
 (up to a quarter of them could be absurd and the quartiles would still be real prices).
 Means and standard deviations are never used: one € 99,999 advert would shift them for a
 month.
+
+An advert is compared with the going price (`PriceStats.comparable`) only when its price is
+one the going price would have counted: above the placeholders and within `SPREAD` of the
+median. A € 1 "make an offer" is not "100 % under the median", and a € 5 "Tausch" in a
+€ 450 search is no deal: such an advert gets no line in its alert, and `deal` passes it over.
 """
 
 from __future__ import annotations
@@ -19,13 +24,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 
 import aiosqlite
 
 __all__ = [
     "MIN_PRICES",
     "PLACEHOLDER_MAX",
+    "SHOWN_PRICES",
     "SPREAD",
     "WINDOW",
     "PriceStats",
@@ -42,6 +48,13 @@ PLACEHOLDER_MAX = Decimal(1)
 SPREAD = Decimal(10)
 """A price this many times above or below the median of all is an outlier."""
 _HUNDRED = Decimal(100)
+
+SHOWN_PRICES = (
+    "SELECT l.price FROM search_listings s JOIN listings l ON l.ad_id = s.ad_id"
+    " WHERE s.search_id = ? AND s.last_seen_at >= ?"
+)
+"""The latest price (NULL: none) of each advert a search showed since a time: one row an
+advert, however often it was shown or repriced."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +76,20 @@ class PriceStats:
         share = (self.median - price) * _HUNDRED / self.median
         return int(share.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
+    def comparable(self, price: Decimal) -> bool:
+        """Whether `price` is one the going price would count: no placeholder, and within
+        `SPREAD` of the median (module docstring)."""
+        return price > PLACEHOLDER_MAX and self.median / SPREAD <= price <= self.median * SPREAD
+
+    def under_by(self, price: Decimal, percent: Decimal) -> bool:
+        """Whether `price` is comparable and at least `percent` % under the median, exactly
+        (not the rounded percent `percent_under` says): `price <= median * (1 - percent / 100)`."""
+        return self.comparable(price) and price * _HUNDRED <= self.median * (_HUNDRED - percent)
+
+    def threshold(self, percent: Decimal) -> Decimal:
+        """The highest price that is at least `percent` % under the median, to the cent."""
+        return _cents(self.median * (_HUNDRED - percent) / _HUNDRED, rounding=ROUND_DOWN)
+
 
 def summarize(prices: Iterable[Decimal]) -> PriceStats | None:
     """The median and quartiles of `prices` without placeholders and outliers (module
@@ -73,14 +100,15 @@ def summarize(prices: Iterable[Decimal]) -> PriceStats | None:
     middle = statistics.median(real)
     kept = [price for price in real if middle / SPREAD <= price <= middle * SPREAD]
     if len(kept) < 2:
-        return PriceStats(len(kept), kept[0], kept[0], kept[0])
+        only = _cents(kept[0])
+        return PriceStats(1, only, only, only)
     low, median, high = statistics.quantiles(kept, n=4, method="inclusive")
     return PriceStats(len(kept), _cents(median), _cents(low), _cents(high))
 
 
-def _cents(value: Decimal) -> Decimal:
+def _cents(value: Decimal, *, rounding: str = ROUND_HALF_UP) -> Decimal:
     """`value` to the cent, and whole euros without cents (`350`, not `350.00` or `3.5E+2`)."""
-    cents = value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    cents = value.quantize(Decimal("0.01"), rounding=rounding)
     return cents.quantize(Decimal(1)) if cents == cents.to_integral_value() else cents
 
 
@@ -88,9 +116,6 @@ async def going_price(
     conn: aiosqlite.Connection, search_id: int, *, now: float, window: float = WINDOW
 ) -> PriceStats | None:
     """The going price of the adverts search `search_id` showed within `window` before `now`."""
-    async with conn.execute(
-        "SELECT l.price FROM search_listings s JOIN listings l ON l.ad_id = s.ad_id"
-        " WHERE s.search_id = ? AND s.last_seen_at >= ? AND l.price IS NOT NULL",
-        (search_id, now - window),
-    ) as cursor:
-        return summarize(Decimal(row[0]) for row in await cursor.fetchall())
+    async with conn.execute(SHOWN_PRICES, (search_id, now - window)) as cursor:
+        rows = await cursor.fetchall()
+    return summarize(Decimal(row[0]) for row in rows if row[0] is not None)

@@ -10,13 +10,14 @@ notes the same way, so a preview says what an alert would.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import aiosqlite
 
 from habicht.scraper.going import PriceStats, going_price
 from habicht.scraper.parse import Listing
+from habicht.scraper.places import Point, chat_location, distance_km, places_of, reader
 from habicht.scraper.reposts import Repost, find_reposts
 
 if TYPE_CHECKING:  # the filter reads notes (`hidden_by`): imported for its type alone
@@ -74,5 +75,37 @@ async def watch_notes(
     facts: SearchFacts,
 ) -> dict[str, AlertNotes]:
     """The notes of each of `listings` for one watch (its filter, its chat): the search's
-    facts, and what is the watch's own."""
-    return {listing.id: facts.notes(listing) for listing in listings}
+    facts, and what is the watch's own: with a `near` rule, each advert's distance from the
+    rule's centre (None when it cannot be placed)."""
+    notes = {listing.id: facts.notes(listing) for listing in listings}
+    if watch_filter.near is None or not listings:
+        return notes
+    centre = await _centre(conn, watch_filter.near.centre, chat_id)
+    if centre is None:  # not placed (any more): nothing is measured, `near` hides all
+        return notes
+    km = await distances(conn, centre, listings)
+    return {ad_id: replace(note, km=km[ad_id]) for ad_id, note in notes.items()}
+
+
+async def _centre(conn: aiosqlite.Connection, centre: str, chat_id: int) -> Point | None:
+    """Where a `near` rule measures from: the chat's shared location, or a postcode's place."""
+    fetch = reader(conn)
+    if centre == "here":
+        return await chat_location(fetch, chat_id)
+    place = (await places_of(fetch, [centre])).get(centre)
+    return None if place is None else place.point
+
+
+async def distances(
+    conn: aiosqlite.Connection, centre: Point, listings: list[Listing]
+) -> dict[str, float | None]:
+    """How far each advert is from `centre` in km: at its coordinates, else at its postcode's
+    place; None when it has neither."""
+    unplaced = [ad.postcode for ad in listings if ad.coordinates is None and ad.postcode]
+    places = await places_of(reader(conn), unplaced) if unplaced else {}
+    out: dict[str, float | None] = {}
+    for listing in listings:
+        place = places.get(listing.postcode or "")
+        point = listing.coordinates or (None if place is None else place.point)
+        out[listing.id] = None if point is None else distance_km(centre, point)
+    return out

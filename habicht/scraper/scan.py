@@ -74,6 +74,7 @@ from habicht.scraper.history import (
 )
 from habicht.scraper.notes import NO_NOTES, AlertNotes, SearchFacts, search_facts, watch_notes
 from habicht.scraper.parse import Listing, SearchPage
+from habicht.scraper.places import refresh_places
 from habicht.scraper.reposts import repost_drop
 from habicht.scraper.urls import PAGE_ROWS
 
@@ -571,9 +572,10 @@ async def _record_page(
 async def record_listings(
     conn: aiosqlite.Connection, listings: list[Listing], *, now: float
 ) -> list[Listing]:
-    """The latest state and price of every advert read; the ones not reserved (those that
-    are on the page for a watch)."""
+    """The latest state and price of every advert read, and the places of their postcodes
+    that are due; the ones not reserved (those that are on the page for a watch)."""
     await _upsert_listings(conn, listings, now)
+    await refresh_places(conn, listings, now=now)
     active = [listing for listing in listings if not listing.reserved]
     priced = [(listing.id, _money(listing.price)) for listing in active]
     await record_prices(conn, [(ad_id, price) for ad_id, price in priced if price], now=now)

@@ -31,6 +31,15 @@ from habicht.queue import disown_within
 from habicht.scraper.errors import DuplicateWatch, ErrorKind, TooManyWatches
 from habicht.scraper.filters import WatchFilter
 from habicht.scraper.history import HIT_WINDOW, PricePoint
+from habicht.scraper.places import (
+    Located,
+    Place,
+    Point,
+    chat_location,
+    locate,
+    places_of,
+    set_chat_location,
+)
 from habicht.scraper.preview import Preview, preview
 from habicht.scraper.urls import Search
 
@@ -461,3 +470,21 @@ class Subscriptions:
             """
         )
         return Overview(**dict(counts), failing=[SearchHealth(**dict(row)) for row in failing])
+
+    # distance (`near`, issue 21)
+
+    async def share_location(self, chat_id: int, point: Point) -> Located:
+        """Keep `point` as the chat's location (what `near here` measures from), and say how
+        habicht understands it."""
+        async with self._db.transaction() as conn:
+            await set_chat_location(conn, chat_id, point, now=self._clock())
+        return await locate(self._db.fetchall, point)
+
+    async def location(self, chat_id: int) -> Located | None:
+        """The location the chat last shared, as habicht understands it now; None if none."""
+        point = await chat_location(self._db.fetchall, chat_id)
+        return None if point is None else await locate(self._db.fetchall, point)
+
+    async def place(self, postcode: str) -> Place | None:
+        """Where habicht places `postcode`, None while it has read no advert of it."""
+        return (await places_of(self._db.fetchall, [postcode])).get(postcode)

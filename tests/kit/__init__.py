@@ -5,6 +5,7 @@ helpers are imported from here.
 """
 
 from kit.clients import willhaben_client
+from kit.listings import sofa
 from kit.waits import within
 
-__all__ = ["willhaben_client", "within"]
+__all__ = ["sofa", "willhaben_client", "within"]
