@@ -216,20 +216,28 @@ async def test_adverts_near_cannot_place_are_said_as_such(bot: Bot) -> None:
     has not placed); the preview says "without a place", not the rule's inner name."""
     await watching(bot)
     now = int(bot.clock() * 1000)
-    bot.site.adverts = [
-        FakeAdvert(
-            "801", "Sofa am Land", Decimal(80), published_ms=now, coordinates=None, postcode="9991"
-        ),
-        FakeAdvert(
-            "802",
-            "Sofa in Graz",
-            Decimal(90),
-            published_ms=now,
-            coordinates=(47.07, 15.44),
-            postcode="8010",
-        ),
-        *bot.site.adverts,
-    ]
+    bot.site.set_listings(
+        MARKET,
+        [
+            FakeAdvert(
+                "801",
+                "Sofa am Land",
+                Decimal(80),
+                published_ms=now,
+                coordinates=None,
+                postcode="9991",
+            ),
+            FakeAdvert(
+                "802",
+                "Sofa in Graz",
+                Decimal(90),
+                published_ms=now,
+                coordinates=(47.07, 15.44),
+                postcode="8010",
+            ),
+            *bot.site.listings(MARKET),
+        ],
+    )
     await bot.scrape()
     await bot.say(ALICE, "/filter 1 near 1070 5")
     await bot.say(ALICE, "/preview 1")
