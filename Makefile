@@ -19,8 +19,12 @@ demo: $(STAMP)        ## the whole pipeline offline, no token needed
 run: $(STAMP)         ## the bot itself (needs HABICHT_BOT_TOKEN)
 	$(BIN)/habicht run
 
-test: $(STAMP)        ## the test suite
-	$(BIN)/python -m pytest
+# Four workers on two cores: the end-to-end tests spend most of their time waiting on real
+# time (Telegram's pacing, a restart), and the other workers' unit tests use it. Tests are
+# handed out two at a time, so the slow end-to-end tests, collected first, start at once on
+# every worker instead of queueing behind each other on the first.
+test: $(STAMP)        ## the test suite, in parallel (pytest-xdist)
+	$(BIN)/python -m pytest -n 4 --maxschedchunk 2
 
 lint: $(STAMP)        ## ruff (lint + format) and mypy, as CI runs them
 	$(BIN)/ruff check .

@@ -1,5 +1,6 @@
-"""The conversation harness: the real Application with a real Bot over a fake Bot API and a
-fake willhaben, driven by updates built the way Telegram sends them. Shared by the bot tests."""
+"""The conversation harness: the real Application with a real Bot over a fake Bot API and the
+fake willhaben site, driven by updates built the way Telegram sends them. Shared by the bot
+tests."""
 
 from __future__ import annotations
 
@@ -7,19 +8,19 @@ import itertools
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import httpx
 from fakes import FakeClock
 from telegram import Update
 
 from habicht.bot import BASELINE, SCRAPE, BotApplication, build_application, run_jobs_now
 from habicht.config import Settings
-from habicht.fakes import FakeAdvert, render_search_page
+from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import FakeBotAPI
+from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
 
 OWNER = 1001
 ALICE = 2002
@@ -29,19 +30,17 @@ ids = itertools.count(1)
 """Message and update ids, unique across the test run."""
 
 
-@dataclass
-class Site:
-    """A fake willhaben: every search answers with the current `adverts`."""
+MARKET = MARKETPLACE
+"""The kit site's one registered search: every marketplace search lists its adverts —
+"Altes Sofa" (1001, € 100) to begin with: `bot.site.add(MARKET, advert)` puts a new one on
+top, `bot.site.set_price` drops a price."""
 
-    adverts: list[FakeAdvert] = field(default_factory=list)
-    status: int = 200
-    requests: list[httpx.URL] = field(default_factory=list)
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request.url)
-        if self.status != 200:
-            return httpx.Response(self.status, text="kaputt")
-        return httpx.Response(200, text=render_search_page(self.adverts))
+def market_site() -> FakeWillhabenSite:
+    """The kit's fake willhaben: every marketplace search lists "Altes Sofa" (MARKET)."""
+    site = FakeWillhabenSite()
+    site.set_listings(MARKET, [FakeAdvert("1001", "Altes Sofa", Decimal(100))])
+    return site
 
 
 def _chat(chat_id: int, *, group: bool, forum: bool = False) -> dict[str, Any]:
@@ -54,7 +53,7 @@ def _chat(chat_id: int, *, group: bool, forum: bool = False) -> dict[str, Any]:
 class Bot:
     app: BotApplication
     api: FakeBotAPI
-    site: Site
+    site: FakeWillhabenSite
     clock: FakeClock
 
     async def say(
@@ -143,9 +142,9 @@ def settings_for(tmp_path: Path, token: str, **changes: Any) -> Settings:
         "telegram_api": "http://telegram.test/bot",
         "willhaben_url": "http://willhaben.test",
         "fetch_gap": 0.0,
-        # Every search of this fake answers with the same adverts: it is no world a feed
-        # could be matched against (tests/test_scraper_feeds.py has one), so each search is
-        # polled on its own.
+        # Every search of the kit's site answers with the same adverts (MARKET): it is no world
+        # a feed could be matched against (`running(site=FakeWillhabenSite(world=True))` is),
+        # so each search is polled on its own.
         "feed_interval": 0.0,
     }
     values.update(changes)
@@ -157,15 +156,15 @@ async def running(
     tmp_path: Path,
     *,
     clock: FakeClock | None = None,
-    willhaben: httpx.MockTransport | None = None,
+    site: FakeWillhabenSite | None = None,
     **changes: Any,
 ) -> AsyncIterator[Bot]:
     """The Application started as `post_init` starts it (no updater), and shut down after;
-    a restart passes the clock of the run before, so time goes on. `willhaben` replaces the
-    kit's fake site (`bot.site` then sees no request): a `FakeWillhabenSite(world=True)`'s
-    transport, for tests with feeds (`feed_interval=60`)."""
+    a restart passes the clock of the run before, so time goes on. `site` replaces the kit's
+    (MARKET) — e.g. a `FakeWillhabenSite(world=True)`, for tests with feeds
+    (`feed_interval=60`)."""
     clock = clock or FakeClock()
-    site = Site([FakeAdvert("1001", "Altes Sofa", Decimal(100))])
+    site = site or market_site()
     with FakeBotAPI(clock=clock) as api:
         app = build_application(
             settings_for(tmp_path, api.token, **changes),
@@ -173,7 +172,7 @@ async def running(
             sleep=clock.sleep,
             rand=random.Random(7),
             telegram_transport=api.transport(),
-            willhaben_transport=willhaben or httpx.MockTransport(site),
+            willhaben_transport=site.transport(),
         )
         async with app:
             assert app.post_init is not None

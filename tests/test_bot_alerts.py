@@ -8,7 +8,7 @@ import logging
 from decimal import Decimal
 
 import pytest
-from botkit import ALICE, BOB, OWNER, SEARCH, Bot
+from botkit import ALICE, BOB, MARKET, OWNER, SEARCH, Bot
 from kit.buttons import buttons
 
 from habicht.bot import deliver
@@ -27,7 +27,7 @@ async def _alert(bot: Bot, chat_id: int, advert: FakeAdvert, **say: object) -> S
     the alert the chat received."""
     await bot.say(chat_id, f"/watch {SEARCH}", **say)  # type: ignore[arg-type]
     await bot.baseline()
-    bot.site.adverts.insert(0, advert)
+    bot.site.add(MARKET, advert)
     await bot.scrape()
     return bot.api.messages(chat_id)[-1]
 
@@ -108,11 +108,11 @@ async def test_mute_holds_alerts_back_24_h_and_what_it_saw_stays_seen(bot: Bot) 
     await bot.press(ALICE, alert.message_id, mute)
     assert all("24 h stumm" in answer["text"] for answer in bot.api.callback_answers[-2:])
     sent = len(bot.api.messages(ALICE))
-    bot.site.adverts.insert(0, FakeAdvert("1003", "Sofa im Stummen", Decimal(70)))
+    bot.site.add(MARKET, FakeAdvert("1003", "Sofa im Stummen", Decimal(70)))
     await bot.scrape()
     assert len(bot.api.messages(ALICE)) == sent
     bot.clock.advance(MUTE_SECONDS)
-    bot.site.adverts.insert(0, FakeAdvert("1004", "Sofa danach", Decimal(60)))
+    bot.site.add(MARKET, FakeAdvert("1004", "Sofa danach", Decimal(60)))
     await bot.scrape()
     assert [m.text for m in bot.api.messages(ALICE)[sent:] if "Sofa" in m.text] == [
         bot.api.messages(ALICE)[-1].text
@@ -186,13 +186,13 @@ async def test_a_deleted_topic_pauses_only_its_watch(bot: Bot) -> None:
     await bot.say(FORUM, f"/watch {other}", user_id=ALICE, topic=43)
     await bot.baseline()
     bot.api.delete_topic(FORUM, 42)
-    bot.site.adverts.insert(0, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
+    bot.site.add(MARKET, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
     await bot.scrape()
     subscriptions = bot.app.bot_data.subscriptions
     in_42, in_43 = await subscriptions.watches(FORUM)
     assert (in_42.paused, in_43.paused) == (True, False)
     assert not await subscriptions.is_blocked(FORUM)
-    bot.site.adverts.insert(0, FakeAdvert("1003", "Neuer Tisch", Decimal(50)))
+    bot.site.add(MARKET, FakeAdvert("1003", "Neuer Tisch", Decimal(50)))
     await bot.scrape()
     rows = await bot.app.bot_data.db.fetchall(
         "SELECT ad_id, thread_id, status, dead_reason FROM notifications WHERE kind = 'new'"

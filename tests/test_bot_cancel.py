@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from botkit import ALICE, OWNER, Bot
+from botkit import ALICE, MARKET, OWNER, Bot
 from kit.buttons import buttons
 from test_bot_alerts import _alert
 
@@ -28,7 +28,7 @@ async def _held_overnight(bot: Bot) -> SentMessage:
     alert = await _alert(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
     await bot.say(ALICE, "/quiet 22-7")
     for i in range(HELD):
-        bot.site.adverts.insert(0, FakeAdvert(f"40{i:02}", f"Tisch {i}", Decimal(50)))
+        bot.site.add(MARKET, FakeAdvert(f"40{i:02}", f"Tisch {i}", Decimal(50)))
     await bot.scrape()
     await bot.say(OWNER, "/queue")
     assert f"zurückgehalten bis 07:00: {HELD}" in bot.last(OWNER)
@@ -104,7 +104,7 @@ async def test_an_alert_another_watch_of_the_chat_owes_too_still_arrives(bot: Bo
     assert digest.startswith(f"📬 <b>{HELD} Alarme auf einmal</b>")
 
     await bot.say(ALICE, "/quiet 22-7")
-    bot.site.adverts.insert(0, FakeAdvert("5001", "Stuhl", Decimal(20)))
+    bot.site.add(MARKET, FakeAdvert("5001", "Stuhl", Decimal(20)))
     await bot.scrape()
     await bot.say(ALICE, "/unwatch 1")
     assert await _cancelled(bot) == 1

@@ -7,7 +7,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from botkit import ALICE, BOB, OWNER, SEARCH, Bot, running
+from botkit import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, running
 from kit.buttons import button_data
 
 from habicht.bot import (
@@ -19,6 +19,7 @@ from habicht.bot.commands import OFFERS_KEPT
 from habicht.bot.texts import MAX_MESSAGE, Html, utf16_len
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import Fault
+from habicht.fakes.willhaben_site import SiteFault
 from habicht.queue import Outgoing
 from habicht.scraper import normalise_search_url
 
@@ -35,7 +36,7 @@ async def test_start_watch_baseline_then_a_new_listing(bot: Bot) -> None:
     await bot.baseline()
     assert "ich beobachte jetzt 1 Anzeige und" in bot.last(ALICE)
 
-    bot.site.adverts.insert(0, FakeAdvert("1002", "<b>Sofa & Tisch</b>", Decimal(250)))
+    bot.site.add(MARKET, FakeAdvert("1002", "<b>Sofa & Tisch</b>", Decimal(250)))
     bot.clock.advance(300)
     await bot.scrape()
     alert = bot.api.messages(ALICE)[-1]
@@ -49,7 +50,7 @@ async def test_a_price_drop_is_announced_once(bot: Bot) -> None:
     """A drop from 100 to 80 is one message with both prices; another scrape sends nothing."""
     await bot.say(ALICE, f"/watch {SEARCH}")
     await bot.baseline()
-    bot.site.adverts[0] = FakeAdvert("1001", "Altes Sofa", Decimal(80))
+    bot.site.set_price("1001", Decimal(80))
     await bot.scrape()
     sent = len(bot.api.messages(ALICE))
     assert "<s>€ 100</s> → <b>€ 80</b> (-20 %)" in bot.last(ALICE)
@@ -300,13 +301,13 @@ async def test_a_blocked_chat_pauses_and_start_resumes_it(bot: Bot) -> None:
     await bot.baseline()
     subscriptions = bot.app.bot_data.subscriptions
     bot.api.block(ALICE)
-    bot.site.adverts.insert(0, FakeAdvert("1003", "Neues Sofa", Decimal(90)))
+    bot.site.add(MARKET, FakeAdvert("1003", "Neues Sofa", Decimal(90)))
     await bot.scrape()
     assert await subscriptions.is_blocked(ALICE)
     assert "Neues Sofa" in bot.last(BOB)
     attempts = bot.api.attempts[ALICE]
 
-    bot.site.adverts.insert(0, FakeAdvert("1004", "Noch ein Sofa", Decimal(95)))
+    bot.site.add(MARKET, FakeAdvert("1004", "Noch ein Sofa", Decimal(95)))
     await bot.scrape()
     assert bot.api.attempts[ALICE] == attempts  # nothing more was even tried
     assert "Noch ein Sofa" in bot.last(BOB)
@@ -332,7 +333,7 @@ async def test_a_migrated_group_is_followed_to_its_new_id(bot: Bot) -> None:
     await bot.say(group, f"/watch {SEARCH}", user_id=ALICE)
     await bot.baseline()
     bot.api.fail_next(group, Fault.migrated(supergroup))
-    bot.site.adverts.insert(0, FakeAdvert("1005", "Gruppensofa", Decimal(80)))
+    bot.site.add(MARKET, FakeAdvert("1005", "Gruppensofa", Decimal(80)))
     await bot.scrape()
     assert "Gruppensofa" in bot.last(supergroup)
     subscriptions = bot.app.bot_data.subscriptions
@@ -385,14 +386,14 @@ async def test_a_search_failing_three_cycles_is_reported_once(bot: Bot) -> None:
     and again when it works once more."""
     await bot.say(ALICE, f"/watch {SEARCH}")
     await bot.baseline()
-    bot.site.status = 500
+    bot.site.intercept(SiteFault.server_error())
     for _ in range(4):
         bot.clock.advance(300)
         await bot.scrape()
     alerts = [m.text for m in bot.api.messages(OWNER)]
     assert len(alerts) == 1
     assert "seit 3 Durchläufen fehl (fetch)" in alerts[0]
-    bot.site.status = 200
+    bot.site.intercept(None)
     bot.clock.advance(300)
     await bot.scrape()
     await deliver(bot.app.bot_data)
@@ -442,7 +443,7 @@ async def test_a_chat_back_from_a_block_hears_what_was_resumed(bot: Bot) -> None
     await bot.say(ALICE, "/pause 3")
     await bot.baseline()
     bot.api.block(ALICE)
-    bot.site.adverts.insert(0, FakeAdvert("1003", "Neues Sofa", Decimal(90)))
+    bot.site.add(MARKET, FakeAdvert("1003", "Neues Sofa", Decimal(90)))
     await bot.scrape()
     assert await bot.app.bot_data.subscriptions.is_blocked(ALICE)
     bot.api.unblock(ALICE)

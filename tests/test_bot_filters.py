@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from botkit import ALICE, BOB, SEARCH, Bot, running
+from botkit import ALICE, BOB, MARKET, SEARCH, Bot, running
 
 from habicht.bot.filtering import advert_id
 from habicht.fakes import FakeAdvert
@@ -124,12 +124,13 @@ async def alerts_after_scrape(bot: Bot) -> list[str]:
 
 async def test_a_filtered_advert_is_not_alerted_is_counted_and_stays_seen(bot: Bot) -> None:
     await watching(bot, "-defekt", "+sofa")
-    bot.site.adverts[:0] = [
+    bot.site.add(
+        MARKET,
         sofa("2001", 50, "Sofa, DEFEKT"),
         sofa("2002", 60, "Ledersofa", body="Leider defekte Feder"),
         sofa("2003", 70, "Tisch"),
         sofa("2004", 80, "Schönes Sofa"),
-    ]
+    )
     alerts = await alerts_after_scrape(bot)
     assert len(alerts) == 1
     assert "Schönes Sofa" in alerts[0]
@@ -146,29 +147,30 @@ async def test_a_filtered_advert_is_not_alerted_is_counted_and_stays_seen(bot: B
 async def test_the_listing_rules_judge_a_drop_by_the_advert_as_it_is_now(bot: Bot) -> None:
     """Hidden at € 500 by `max 400`, announced when it drops to € 380."""
     await watching(bot, "max", "400")
-    bot.site.adverts.insert(0, sofa("2001", 500))
+    bot.site.add(MARKET, sofa("2001", 500))
     assert await alerts_after_scrape(bot) == []
-    bot.site.adverts[0] = sofa("2001", 380)
+    bot.site.set_price("2001", Decimal(380))
     [alert] = await alerts_after_scrape(bot)
     assert "<s>€ 500</s> → <b>€ 380</b>" in alert
 
 
 async def test_seller_and_price_presence_rules(bot: Bot) -> None:
     await watching(bot, "private", "priced")
-    bot.site.adverts[:0] = [
+    bot.site.add(
+        MARKET,
         sofa("2001", 90, private=False),
         sofa("2002", None, "Sofa zu verschenken"),
         sofa("2003", 95, "Privatsofa"),
-    ]
+    )
     [alert] = await alerts_after_scrape(bot)
     assert "Privatsofa" in alert
 
 
 async def test_a_drop_smaller_than_the_rule_is_held_back_and_a_bigger_one_sent(bot: Bot) -> None:
     await watching(bot, "drop", "10%")  # the baseline holds Altes Sofa at € 100
-    bot.site.adverts[0] = sofa("1001", 95, "Altes Sofa")
+    bot.site.set_price("1001", Decimal(95))
     assert await alerts_after_scrape(bot) == []
-    bot.site.adverts[0] = sofa("1001", 80, "Altes Sofa")
+    bot.site.set_price("1001", Decimal(80))
     [alert] = await alerts_after_scrape(bot)
     assert "<s>€ 100</s> → <b>€ 80</b>" in alert  # from the price the chat knows (issue 18)
     await bot.say(ALICE, "/list")
@@ -180,7 +182,7 @@ async def test_a_target_price_fires_once_when_it_is_crossed(bot: Bot) -> None:
     prices = [90, 69, 60]
     sent = []
     for price in prices:
-        bot.site.adverts[0] = sofa("1001", price, "Altes Sofa")
+        bot.site.set_price("1001", Decimal(price))
         sent.append(await alerts_after_scrape(bot))
     assert [len(alerts) for alerts in sent] == [0, 1, 0]
     assert "<s>€ 100</s> → <b>€ 69</b>" in sent[1][0]  # the chat was never told of € 90
@@ -190,7 +192,7 @@ async def test_lowest_sends_only_new_lowest_prices(bot: Bot) -> None:
     await watching(bot, "lowest")
     sent = []
     for price in (80, 120, 90, 70):
-        bot.site.adverts[0] = sofa("1001", price, "Altes Sofa")
+        bot.site.set_price("1001", Decimal(price))
         sent.append(len(await alerts_after_scrape(bot)))
     assert sent == [1, 0, 0, 1]  # 120 → 90 is a drop, but not below 80
 
@@ -198,10 +200,10 @@ async def test_lowest_sends_only_new_lowest_prices(bot: Bot) -> None:
 async def test_a_drop_alert_shows_the_way_the_price_went(bot: Bot) -> None:
     await watching(bot)
     for price in (90, 95):
-        bot.site.adverts[0] = sofa("1001", price, "Altes Sofa")
+        bot.site.set_price("1001", Decimal(price))
         await alerts_after_scrape(bot)
     bot.clock.advance(2 * 86400)
-    bot.site.adverts[0] = sofa("1001", 75, "Altes Sofa")
+    bot.site.set_price("1001", Decimal(75))
     [alert] = await alerts_after_scrape(bot)
     assert "📈 € 100 → € 90 → € 95 → € 75 in 2 Tg" in alert
 
@@ -217,9 +219,9 @@ async def test_two_watches_of_one_search_with_different_filters_share_one_fetch(
     await bot.say(BOB, f"/watch {SEARCH}")
     await bot.baseline()
     await bot.say(BOB, "/filter 1 +sofa")
-    bot.site.adverts.insert(0, sofa("2001", 40, "Sofa blau"))
-    bot.site.requests.clear()
+    bot.site.add(MARKET, sofa("2001", 40, "Sofa blau"))
+    bot.site.log.clear()
     alice = await alerts_after_scrape(bot)
-    assert len(bot.site.requests) == 1
+    assert len(bot.site.log) == 1
     assert alice == []
     assert "Sofa blau" in bot.last(BOB)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from botkit import ALICE, SEARCH, Bot
+from botkit import ALICE, MARKET, SEARCH, Bot
 from kit import sofa
 
 from habicht.bot.buttons import Signer
@@ -92,16 +92,16 @@ async def test_a_real_alert_carries_the_line(bot: Bot) -> None:
         FakeAdvert(str(1_500_000_000 + 7919 * n), f"Sofa {n}", Decimal(400 + 5 * n))
         for n in range(21)
     ]
-    bot.site.adverts = around
+    bot.site.set_listings(MARKET, around)
     await bot.say(ALICE, f"/watch {SEARCH}")
     await bot.baseline()
     fresh = FakeAdvert("1622906706", "Sofa neu", Decimal(369))
-    bot.site.adverts = [fresh, *around]
+    bot.site.set_listings(MARKET, [fresh, *around])
     await bot.scrape()
     alert = bot.api.messages(ALICE)[-1]
     assert alert.photo is not None
     assert alert.text.splitlines()[-1] == "📊 ≈ 18 % unter dem Median von 22 (€ 447,50, 30 Tage)"
-    bot.site.adverts = [fresh, FakeAdvert(around[0].id, "Sofa 0", Decimal(300)), *around[1:]]
+    bot.site.set_price(around[0].id, Decimal(300))
     await bot.scrape()
     drop = bot.api.messages(ALICE)[-1]
     assert "<b>€ 300</b>" in drop.text

@@ -8,7 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from botkit import ALICE, BOB, OWNER, SEARCH, Bot, running
+from botkit import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, running
 from kit.buttons import button_data
 
 from habicht.bot.permissions import ADMIN_TTL
@@ -139,10 +139,10 @@ async def test_a_group_that_became_a_supergroup_keeps_its_settings(bot: Bot) -> 
     assert "Search no. 1" in bot.last(group)
     await bot.baseline()
     bot.api.fail_next(group, Fault.migrated(supergroup))
-    bot.site.adverts.insert(0, FakeAdvert("1005", "Gruppensofa", Decimal(80)))
+    bot.site.add(MARKET, FakeAdvert("1005", "Gruppensofa", Decimal(80)))
     await bot.scrape()  # the alert is rewritten to the new id, rendered before the move
     assert bot.app.bot_data.preferences.lang(supergroup) == "en"
-    bot.site.adverts.insert(0, FakeAdvert("1006", "Zweites Sofa", Decimal(70)))
+    bot.site.add(MARKET, FakeAdvert("1006", "Zweites Sofa", Decimal(70)))
     await bot.scrape()
     assert "Zweites Sofa" in bot.last(supergroup)
     assert "💶 €70" in bot.last(supergroup)
@@ -169,7 +169,7 @@ async def test_a_supergroup_keeps_every_setting_of_its_group_after_a_restart(
         row = "SELECT * FROM chats WHERE chat_id = ?"
         before = dict(await db.fetchone(row, (group,)) or {})
         bot.api.fail_next(group, Fault.migrated(supergroup))
-        bot.site.adverts.insert(0, FakeAdvert("1005", "Gruppensofa", Decimal(80)))
+        bot.site.add(MARKET, FakeAdvert("1005", "Gruppensofa", Decimal(80)))
         await bot.scrape()
         assert "Gruppensofa" in bot.last(supergroup)
         after = dict(await db.fetchone(row, (supergroup,)) or {})
@@ -193,7 +193,7 @@ async def test_a_supergroup_keeps_every_setting_of_its_group_after_a_restart(
         assert "22:00-07:00 (Europe/London)" in shown
         assert "more than 10 alerts" in shown
         assert "Compact" in shown
-        bot.site.adverts.insert(0, FakeAdvert("1006", "Zweites Sofa", Decimal(70)))
+        bot.site.add(MARKET, FakeAdvert("1006", "Zweites Sofa", Decimal(70)))
         await bot.scrape()  # 22:13 in London: inside the supergroup's silent window
         [alert] = [m for m in bot.api.messages(supergroup) if "Zweites Sofa" in m.text]
         assert alert.params["disable_notification"] == "true"

@@ -9,21 +9,20 @@ import json
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 from urllib.parse import parse_qs
 
 import httpx
 import pytest
-from botkit import ALICE, BOB, OWNER, SEARCH, Bot, ids, settings_for
+from botkit import ALICE, BOB, OWNER, SEARCH, Bot, ids, market_site, settings_for
 from fakes import FakeClock
 from kit import within
 from telegram import Update
 from telegram.ext import CommandHandler
 
 from habicht.bot import DRAIN, SCRAPE, BotApplication, build_application, deliver
-from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.telegram import FakeBotAPI
+from habicht.fakes.willhaben_site import SiteFault
 from habicht.health import check_health
 from habicht.queue import Outgoing
 from habicht.scraper import parse_watch_argument
@@ -80,7 +79,6 @@ class Slow:
 async def slow(tmp_path: Path) -> AsyncIterator[Slow]:
     """The bot over a Bot API that sends only when the test lets it."""
     clock = FakeClock()
-    page = render_search_page([FakeAdvert("1001", "Altes Sofa", Decimal(100))])
     with FakeBotAPI(clock=clock) as api:
         gate = Gate(api.transport())
         app = build_application(
@@ -89,7 +87,7 @@ async def slow(tmp_path: Path) -> AsyncIterator[Slow]:
             sleep=clock.sleep,
             rand=random.Random(7),
             telegram_transport=gate,
-            willhaben_transport=httpx.MockTransport(lambda _: httpx.Response(200, text=page)),
+            willhaben_transport=market_site().transport(),
         )
         async with app:
             assert app.post_init is not None
@@ -175,7 +173,7 @@ async def test_a_baseline_scan_tells_the_owner_of_a_streak_it_completes(bot: Bot
     is reported to the owner once, and not again by the cycles after it."""
     await bot.say(ALICE, f"/watch {SEARCH}")
     await bot.baseline()
-    bot.site.status = 500
+    bot.site.intercept(SiteFault.server_error())
     for _ in range(2):
         bot.clock.advance(300)
         await bot.scrape()

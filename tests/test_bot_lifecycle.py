@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from botkit import ALICE, settings_for
 from kit import within
@@ -22,31 +21,24 @@ from habicht.bot.services import NotReady
 from habicht.cli import main
 from habicht.db import Database, DatabaseError
 from habicht.fakes.telegram import FakeBotAPI
+from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.queue import Outgoing, enqueue_within
 
 CHATS = 200
 FAST_DRAINS = {"queue_interval": 0.1, "scrape_interval": 3600.0}
 
 
-class Nowhere:
-    """A willhaben transport that records each request and answers 503. Raising instead
-    would prove nothing: the scan's catch-all counts any exception as a layout failure and
-    goes on, so the `off_site` fixture checks the record after the test."""
-
-    def __init__(self) -> None:
-        self.urls: list[str] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.urls.append(str(request.url))
-        return httpx.Response(503, text="no willhaben in these tests")
-
-
 @pytest.fixture
-def off_site() -> Iterator[Nowhere]:
-    """The willhaben these bots must never call (they have no watches): checked at teardown."""
-    site = Nowhere()
+def off_site() -> Iterator[FakeWillhabenSite]:
+    """The willhaben these bots must never call (they have no watches): it knows no search
+    and answers 503 to anything, and its log is checked at teardown. Failing the request
+    instead would prove nothing: the scan's catch-all counts any exception as a layout
+    failure and goes on."""
+    site = FakeWillhabenSite()
+    site.intercept(SiteFault.server_error(503))
     yield site
-    assert site.urls == [], f"no willhaben request expected, got {site.urls}"
+    urls = [str(request.url) for request in site.log]
+    assert urls == [], f"no willhaben request expected, got {urls}"
 
 
 async def arrived(api: FakeBotAPI, count: int) -> None:
@@ -76,16 +68,18 @@ async def counts(path: Path) -> dict[str, int]:
     return {row[0]: row[1] for row in rows}
 
 
-def app_for(tmp_path: Path, api: FakeBotAPI, off_site: Nowhere, **changes: Any) -> BotApplication:
+def app_for(
+    tmp_path: Path, api: FakeBotAPI, off_site: FakeWillhabenSite, **changes: Any
+) -> BotApplication:
     return build_application(
         settings_for(tmp_path, api.token, **FAST_DRAINS, **changes),
         telegram_transport=api.transport(),
-        willhaben_transport=httpx.MockTransport(off_site),
+        willhaben_transport=off_site.transport(),
     )
 
 
 async def test_a_stop_during_a_drain_loses_nothing_and_sends_nothing_twice(
-    tmp_path: Path, off_site: Nowhere
+    tmp_path: Path, off_site: FakeWillhabenSite
 ) -> None:
     """Asked to stop mid-drain, `serve` returns 0; every row is sent or pending again, none
     is left `sending`, and each delivered message is recorded as sent exactly once."""
@@ -105,7 +99,7 @@ async def test_a_stop_during_a_drain_loses_nothing_and_sends_nothing_twice(
     assert len({m.chat_id for m in api.messages()}) == delivered
 
 
-async def test_sigterm_stops_the_bot_cleanly(tmp_path: Path, off_site: Nowhere) -> None:
+async def test_sigterm_stops_the_bot_cleanly(tmp_path: Path, off_site: FakeWillhabenSite) -> None:
     """SIGTERM to the process reaches `serve`'s handler mid-drain: exit code 0, nothing left
     leased, every row sent or pending."""
     await enqueue(tmp_path / "habicht.sqlite3", CHATS)
@@ -123,7 +117,7 @@ async def test_sigterm_stops_the_bot_cleanly(tmp_path: Path, off_site: Nowhere) 
     assert after["sent"] + after["pending"] == CHATS
 
 
-async def test_a_restart_delivers_the_rest(tmp_path: Path, off_site: Nowhere) -> None:
+async def test_a_restart_delivers_the_rest(tmp_path: Path, off_site: FakeWillhabenSite) -> None:
     """After a stop mid-drain, the next run delivers what was left, each message once."""
     await enqueue(tmp_path / "habicht.sqlite3", 60)
     with FakeBotAPI(delay=0.05) as api:
@@ -142,7 +136,7 @@ async def test_a_restart_delivers_the_rest(tmp_path: Path, off_site: Nowhere) ->
 
 
 async def test_a_revoked_token_stops_delivery_with_a_failure(
-    tmp_path: Path, off_site: Nowhere
+    tmp_path: Path, off_site: FakeWillhabenSite
 ) -> None:
     """A token rejected while delivering stops the bot with exit code 1; no row is lost or
     spent, and the owners' alert waits in the outbox."""
@@ -189,7 +183,9 @@ async def test_a_bad_token_fails_at_startup(tmp_path: Path) -> None:
     assert closed(app)
 
 
-async def test_a_token_revoked_while_idle_stops_the_bot(tmp_path: Path, off_site: Nowhere) -> None:
+async def test_a_token_revoked_while_idle_stops_the_bot(
+    tmp_path: Path, off_site: FakeWillhabenSite
+) -> None:
     """Issue 4: Telegram rejecting the token of an idle bot's long poll (no send to notice
     it) stops the bot with exit code 1 and says why; the shutdown runs every step."""
     with FakeBotAPI() as api:
@@ -206,7 +202,7 @@ async def test_a_token_revoked_while_idle_stops_the_bot(tmp_path: Path, off_site
     assert closed(app)
 
 
-async def test_only_one_bot_serves_a_database(tmp_path: Path, off_site: Nowhere) -> None:
+async def test_only_one_bot_serves_a_database(tmp_path: Path, off_site: FakeWillhabenSite) -> None:
     """Issue 4: a second `serve` of the same database is refused with a sentence naming it,
     and leaves the first one running; once the first stops, the database is free again."""
     with FakeBotAPI() as api:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from botkit import ALICE, BOB, SEARCH, Bot, ids, running
+from botkit import ALICE, BOB, MARKET, SEARCH, Bot, ids, running
 from telegram import Update
 
 from habicht.bot.texts import Lang, Texts
@@ -61,7 +61,7 @@ def _page(rand: random.Random) -> list[FakeAdvert]:
 async def watching(bot: Bot, chat_id: int = ALICE, **say: Any) -> random.Random:
     """`chat_id` watches SEARCH; the baseline reads 30 adverts of 1070, placing it."""
     rand = random.Random(chat_id)
-    bot.site.adverts = _page(rand)
+    bot.site.set_listings(MARKET, _page(rand))
     await bot.say(chat_id, f"/watch {SEARCH}", **say)
     await bot.baseline()
     return rand
@@ -183,13 +183,16 @@ async def test_alerts_show_the_distance_and_list_counts_what_near_hid(bot: Bot) 
     await bot.say(ALICE, "/filter 1 near 1070 5")
     before = len(bot.api.messages(ALICE))
     near, far, nowhere = (str(rand.randrange(10**9, 10**10)) for _ in range(3))
-    bot.site.adverts[3:3] = [
+    shown = bot.site.listings(MARKET)
+    bot.site.set_listings(MARKET, [
+        *shown[:3],
         FakeAdvert(near, "Sofa City", Decimal(90), "Wien, 01. Bezirk, Innere Stadt", "1010",
                    coordinates=INNERE_STADT),
         FakeAdvert(far, "Sofa Stockerau", Decimal(80), "Stockerau", "2000",
                    coordinates=STOCKERAU),
         FakeAdvert(nowhere, "Sofa ohne Ort", Decimal(70), "Irgendwo", "9999", coordinates=None),
-    ]  # fmt: skip
+        *shown[3:],
+    ])  # fmt: skip
     await bot.scrape()
     [alert] = [message.text for message in bot.api.messages(ALICE)[before:]]
     assert "Sofa City" in alert
@@ -213,10 +216,11 @@ async def test_near_speaks_english_too(tmp_path: Path) -> None:
         assert "🌍 This place is outside Austria" in bot.last(ALICE)
         before = len(bot.api.messages(ALICE))
         near, nowhere = (str(rand.randrange(10**9, 10**10)) for _ in range(2))
-        bot.site.adverts[:0] = [
+        bot.site.add(
+            MARKET,
             FakeAdvert(near, "Sofa", Decimal(50), coordinates=INNERE_STADT),
             FakeAdvert(nowhere, "Sofa", Decimal(50), "Nowhere", "9999", coordinates=None),
-        ]
+        )
         await bot.scrape()
         [alert] = [message.text for message in bot.api.messages(ALICE)[before:]]
         assert "📍 Wien 1070 · 1.8 km" in alert

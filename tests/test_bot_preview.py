@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from botkit import ALICE, BOB, SEARCH, Bot, running
+from botkit import ALICE, BOB, MARKET, SEARCH, Bot, running
 
 from habicht.bot.texts import ENGLISH, GERMAN, MAX_MESSAGE, visible_len
 from habicht.fakes import FakeAdvert
+from habicht.fakes.willhaben_site import SiteFault
 
 GROUP = -1005021
 HTML_TITLE = 'Sofa <b>"Luxus"</b> & Sessel ' + "sehr bequem " * 20  # over 200 characters
@@ -44,7 +45,7 @@ def adverts(rand: random.Random, now: float) -> list[FakeAdvert]:
 
 async def watching(bot: Bot, chat: int = ALICE, **say: Any) -> None:
     """`chat` watches SEARCH, scanned once (the baseline) with the page of `adverts`."""
-    bot.site.adverts = adverts(random.Random(21), bot.clock())
+    bot.site.set_listings(MARKET, adverts(random.Random(21), bot.clock()))
     await bot.say(chat, f"/watch {SEARCH}", **say)
     await bot.baseline()
 
@@ -111,15 +112,18 @@ async def test_many_rules_and_long_titles_still_make_one_message_with_every_coun
     HTML characters: the examples thin out, every count stays, and Telegram takes it."""
     rand = random.Random(99)
     words = [f"{chr(ord('a') + n)}" * 40 for n in range(20)]
-    bot.site.adverts = [
-        FakeAdvert(
-            str(rand.randrange(10**9, 10**10)),
-            f"{word} <&> " + "🛋️ Sofa & <i>Couch</i> " * 12,
-            Decimal(100 + n),
-        )
-        for word in ["passt", *words]
-        for n in range(3)
-    ]
+    bot.site.set_listings(
+        MARKET,
+        [
+            FakeAdvert(
+                str(rand.randrange(10**9, 10**10)),
+                f"{word} <&> " + "🛋️ Sofa & <i>Couch</i> " * 12,
+                Decimal(100 + n),
+            )
+            for word in ["passt", *words]
+            for n in range(3)
+        ],
+    )
     await bot.say(ALICE, f"/watch {SEARCH}")
     await bot.baseline()
     await bot.say(ALICE, "/filter 1 " + " ".join(f"-{word}" for word in words))
@@ -157,15 +161,15 @@ async def test_bad_input_gets_a_clear_answer(bot: Bot, command: str, answer: str
 async def test_a_watch_that_never_scanned_says_so(bot: Bot) -> None:
     """The watch's search has never been read (its first scan failed): nothing to preview,
     and the preview asks willhaben for nothing."""
-    bot.site.status = 500
+    bot.site.intercept(SiteFault.server_error())
     await bot.say(ALICE, f"/watch {SEARCH}")
     await bot.baseline()
-    requests = len(bot.site.requests)
+    requests = len(bot.site.log)
     await bot.say(ALICE, "/preview 1")
     assert bot.last(ALICE).startswith(
         "Suche Nr. 1 (<b>sofa</b>) wurde noch nie abgerufen, es gibt noch nichts zu zeigen."
     )
-    assert len(bot.site.requests) == requests
+    assert len(bot.site.log) == requests
 
 
 async def test_a_paused_or_muted_watch_previews_and_says_so(bot: Bot) -> None:
@@ -212,20 +216,28 @@ async def test_adverts_near_cannot_place_are_said_as_such(bot: Bot) -> None:
     has not placed); the preview says "without a place", not the rule's inner name."""
     await watching(bot)
     now = int(bot.clock() * 1000)
-    bot.site.adverts = [
-        FakeAdvert(
-            "801", "Sofa am Land", Decimal(80), published_ms=now, coordinates=None, postcode="9991"
-        ),
-        FakeAdvert(
-            "802",
-            "Sofa in Graz",
-            Decimal(90),
-            published_ms=now,
-            coordinates=(47.07, 15.44),
-            postcode="8010",
-        ),
-        *bot.site.adverts,
-    ]
+    bot.site.set_listings(
+        MARKET,
+        [
+            FakeAdvert(
+                "801",
+                "Sofa am Land",
+                Decimal(80),
+                published_ms=now,
+                coordinates=None,
+                postcode="9991",
+            ),
+            FakeAdvert(
+                "802",
+                "Sofa in Graz",
+                Decimal(90),
+                published_ms=now,
+                coordinates=(47.07, 15.44),
+                postcode="8010",
+            ),
+            *bot.site.listings(MARKET),
+        ],
+    )
     await bot.scrape()
     await bot.say(ALICE, "/filter 1 near 1070 5")
     await bot.say(ALICE, "/preview 1")

@@ -13,7 +13,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from botkit import ALICE, BOB, OWNER, SEARCH, Bot
+from botkit import ALICE, BOB, MARKET, OWNER, SEARCH, Bot
 from kit.buttons import buttons
 from kit.migrations import before_migration
 from test_bot_settings import settings_message
@@ -40,7 +40,7 @@ async def test_alerts_in_quiet_hours_wait_and_quiet_off_releases_them(bot: Bot) 
     await bot.say(ALICE, "/quiet 22-7")
     assert "22:00-07:00 (Europe/Vienna), Alarme warten bis zum Ende" in bot.last(ALICE)
     sent = len(bot.api.messages(ALICE))
-    bot.site.adverts.insert(0, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
+    bot.site.add(MARKET, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
     await bot.scrape()
     assert "Neues Sofa" in bot.last(BOB)
     assert len(bot.api.messages(ALICE)) == sent
@@ -57,7 +57,7 @@ async def test_silent_quiet_hours_send_at_once_without_a_sound(bot: Bot) -> None
     await watching(bot)
     await bot.say(ALICE, "/quiet 22:30-6:45 silent")
     assert "22:30-06:45 (Europe/Vienna), Alarme kommen ohne Ton" in bot.last(ALICE)
-    bot.site.adverts.insert(0, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
+    bot.site.add(MARKET, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
     await bot.scrape()
     [alice] = [m for m in bot.api.messages(ALICE) if "Neues Sofa" in m.text]
     [bob] = [m for m in bot.api.messages(BOB) if "Neues Sofa" in m.text]
@@ -124,7 +124,7 @@ async def test_a_burst_of_12_new_listings_is_one_digest(bot: Bot) -> None:
     await bot.press(BOB, message.message_id, buttons(message)["📬 über 20"])
     before = len(bot.api.messages(ALICE))
     for i in range(12):
-        bot.site.adverts.insert(0, FakeAdvert(f"20{i:02}", f"Sofa <{i}>", Decimal(100 + i)))
+        bot.site.add(MARKET, FakeAdvert(f"20{i:02}", f"Sofa <{i}>", Decimal(100 + i)))
     await bot.scrape()
     [digest] = bot.api.messages(ALICE)[before:]
     lines = digest.text.splitlines()
@@ -146,7 +146,7 @@ async def test_alerts_held_overnight_arrive_as_one_digest(bot: Bot) -> None:
     await watching(bot)
     await bot.say(ALICE, "/quiet 22-7")
     for i in range(8):
-        bot.site.adverts.insert(0, FakeAdvert(f"30{i:02}", f"Tisch {i}", Decimal(50)))
+        bot.site.add(MARKET, FakeAdvert(f"30{i:02}", f"Tisch {i}", Decimal(50)))
     await bot.scrape()
     before = len(bot.api.messages(ALICE))
     await bot.say(ALICE, "/quiet off")
@@ -163,7 +163,7 @@ async def test_the_queue_view_shows_a_next_retry_only_when_a_retry_waits(bot: Bo
     await watching(bot)
     await bot.say(ALICE, "/quiet 22-7")
     bot.api.fail_next(BOB, Fault.server_error(502))
-    bot.site.adverts.insert(0, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
+    bot.site.add(MARKET, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
     await bot.scrape()  # held for Alice; Bob's send fails once
     await bot.say(OWNER, "/queue")
     view = bot.last(OWNER)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
-from botkit import ALICE, BOB, SEARCH, Bot, running
+from botkit import ALICE, BOB, MARKET, SEARCH, Bot, running
 
 from habicht.fakes import FakeAdvert
 
@@ -22,10 +22,10 @@ def kivik(ad_id: str, price: int) -> FakeAdvert:
 async def gone(bot: Bot) -> None:
     """Alice watches SEARCH, whose baseline holds the seller's sofa at € 400; then the sofa
     leaves the pages."""
-    bot.site.adverts.insert(0, kivik("1622906706", 400))
+    bot.site.add(MARKET, kivik("1622906706", 400))
     await bot.say(ALICE, f"/watch {SEARCH}")
     await bot.baseline()
-    del bot.site.adverts[0]
+    bot.site.remove(MARKET, "1622906706")
     await bot.scrape()
 
 
@@ -38,10 +38,11 @@ async def reposted(bot: Bot, *, price: int) -> list[str]:
 async def back(bot: Bot, *, price: int) -> list[str]:
     """The sofa as a new advert at `price` beside another seller's new sofa: the alerts."""
     before = len(bot.api.messages(ALICE))
-    bot.site.adverts[:0] = [
+    bot.site.add(
+        MARKET,
         kivik("1898765432", price),
         FakeAdvert("1712345678", "Ledersofa braun", Decimal(300), seller="555"),
-    ]
+    )
     await bot.scrape()
     return [message.text for message in bot.api.messages(ALICE)[before:]]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from botkit import ALICE, BOB, OWNER, SEARCH, Bot, running
+from botkit import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, running
 from telegram.error import Forbidden, RetryAfter
 
 from habicht.bot import RETENTION, SCRAPE, run_jobs_now
@@ -35,15 +35,15 @@ async def test_resume_ten_times_queues_one_scan(bot: Bot) -> None:
     await bot.say(ALICE, f"/watch {SEARCH}")
     await bot.baseline()
     await bot.say(ALICE, "/pause")
-    before = len(bot.site.requests)
+    before = len(bot.site.log)
     for _ in range(10):
         await bot.say(ALICE, "/resume")
         await bot.baseline()
-    assert len(bot.site.requests) - before == 1
+    assert len(bot.site.log) - before == 1
     for _ in range(3):
         await bot.say(ALICE, f"/watch {SEARCH}")
         await bot.baseline()
-    assert len(bot.site.requests) - before == 1
+    assert len(bot.site.log) - before == 1
     assert "beobachtest du schon: Nr. 1" in bot.last(ALICE)
 
 
@@ -101,7 +101,7 @@ async def test_retention_purges_old_notifications_and_keeps_their_keys(bot: Bot)
     await store.enqueue(Outgoing(ALICE, "new", "old alert", "new:42:2002"))
     await run_jobs_now(bot.app, "drain")
     bot.clock.advance((LISTING_DAYS + 1) * DAY)
-    bot.site.adverts = [FakeAdvert("2001", "Neueres Sofa", Decimal(50))]
+    bot.site.set_listings(MARKET, [FakeAdvert("2001", "Neueres Sofa", Decimal(50))])
     await bot.scrape()  # 2001 seen now, 1001 not for 91 days
     await run_jobs_now(bot.app, RETENTION)
     db = services.db
@@ -126,7 +126,7 @@ async def test_a_tombstone_goes_once_its_advert_is_off_every_page_for_the_retent
     await bot.say(ALICE, f"/watch {SEARCH}")
     await bot.baseline()
     sofa = FakeAdvert("1002", "Neues Sofa", Decimal(90))
-    bot.site.adverts.insert(0, sofa)
+    bot.site.add(MARKET, sofa)
     await bot.scrape()
     await services.store.enqueue(Outgoing(OWNER, "admin", "note", "admin:note:1001"))
     await run_jobs_now(bot.app, "drain")
@@ -142,7 +142,7 @@ async def test_a_tombstone_goes_once_its_advert_is_off_every_page_for_the_retent
     assert f"new:1002:{ALICE}" in await tombstones()
     assert "admin:note:1001" in await tombstones()
 
-    bot.site.adverts.remove(sofa)
+    bot.site.remove(MARKET, sofa.id)
     bot.clock.advance((days + 1) * DAY)
     await bot.scrape()
     await run_jobs_now(bot.app, RETENTION)
@@ -150,7 +150,7 @@ async def test_a_tombstone_goes_once_its_advert_is_off_every_page_for_the_retent
     assert "admin:note:1001" not in await tombstones()
 
     sent = len(bot.api.messages(ALICE))
-    bot.site.adverts.insert(0, sofa)
+    bot.site.add(MARKET, sofa)
     await bot.scrape()
     assert len(bot.api.messages(ALICE)) == sent
 
@@ -185,7 +185,7 @@ async def test_the_metrics_endpoint_answers_over_http(tmp_path: Path) -> None:
     async with running(tmp_path, metrics_port=port) as bot:
         await bot.say(ALICE, f"/watch {SEARCH}")
         await bot.baseline()
-        bot.site.adverts.insert(0, FakeAdvert("1002", "Neues Sofa", Decimal(70)))
+        bot.site.add(MARKET, FakeAdvert("1002", "Neues Sofa", Decimal(70)))
         await bot.scrape()
         await run_jobs_now(bot.app, SCRAPE)  # refreshes the gauges after that drain
         async with httpx.AsyncClient() as http:
@@ -277,10 +277,10 @@ async def test_a_pass_with_nothing_due_still_beats(bot: Bot) -> None:
     bot stays healthy and only a stalled scheduler goes stale."""
     await bot.say(ALICE, f"/watch {SEARCH}")
     await bot.baseline()
-    requests = len(bot.site.requests)
+    requests = len(bot.site.log)
     bot.clock.advance(60)  # nothing is due for another 240 s
     await run_jobs_now(bot.app, SCRAPE)
-    assert len(bot.site.requests) == requests
+    assert len(bot.site.log) == requests
     services = bot.app.bot_data
     report = await check_health(services.db, services.settings, now=bot.clock())
     assert report.jobs["scrape"].finished_at == bot.clock()

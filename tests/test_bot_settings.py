@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
-from botkit import ALICE, BOB, OWNER, SEARCH, Bot, running
+from botkit import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, running
 from kit.buttons import buttons
 from kit.migrations import before_migration
 
@@ -42,7 +42,7 @@ async def test_settings_switch_the_language_of_replies_and_alerts(bot: Bot) -> N
 
     await bot.say(ALICE, "/list")
     assert "Your searches" in bot.last(ALICE)
-    bot.site.adverts.insert(0, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
+    bot.site.add(MARKET, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
     await bot.scrape()
     assert "💶 €90" in bot.last(ALICE)
     assert "💶 € 90" in bot.last(BOB)
@@ -58,8 +58,10 @@ async def test_compact_alerts_are_one_line_without_a_preview(bot: Bot) -> None:
     await bot.press(ALICE, message.message_id, buttons(message)["📝 Kompakt"])
     assert "Alarme: 📝 Kompakt" in bot.api.edits[-1].text
 
-    bot.site.adverts[0] = FakeAdvert("1001", "Altes Sofa", Decimal(80))
-    bot.site.adverts.append(FakeAdvert("1002", "Neues Sofa", Decimal(90)))
+    bot.site.set_price("1001", Decimal(80))
+    bot.site.set_listings(
+        MARKET, [*bot.site.listings(MARKET), FakeAdvert("1002", "Neues Sofa", Decimal(90))]
+    )
     await bot.scrape()
     alerts = bot.api.messages(ALICE)[-2:]
     assert all("\n" not in alert.text for alert in alerts)
@@ -117,11 +119,11 @@ async def test_a_blocked_chat_writing_hallo_is_active_again(bot: Bot) -> None:
     await bot.baseline()
     subscriptions = bot.app.bot_data.subscriptions
     bot.api.block(ALICE)
-    bot.site.adverts.insert(0, FakeAdvert("1003", "Neues Sofa", Decimal(90)))
+    bot.site.add(MARKET, FakeAdvert("1003", "Neues Sofa", Decimal(90)))
     await bot.scrape()
     assert await subscriptions.is_blocked(ALICE)
     bot.api.unblock(ALICE)
-    bot.site.adverts.insert(0, FakeAdvert("1004", "Noch ein Sofa", Decimal(95)))
+    bot.site.add(MARKET, FakeAdvert("1004", "Noch ein Sofa", Decimal(95)))
 
     await bot.say(ALICE, "hallo")
     assert not await subscriptions.is_blocked(ALICE)

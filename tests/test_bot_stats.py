@@ -11,7 +11,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from botkit import ALICE, BOB, OWNER, SEARCH, Bot, running
+from botkit import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, running
 
 from habicht.bot.texts import MAX_CAPTION, Lang, Texts, visible_len
 from habicht.fakes import FakeAdvert
@@ -45,13 +45,13 @@ async def test_a_subscriber_sees_the_going_price_and_figures_of_a_watch(bot: Bot
     """`/stats 1` after a baseline of 30 adverts, a `deal 20%` and one alert: the median and
     quartiles of the 25 real prices, what the search showed (30, 28 of them priced, 3 left
     out), the alert sent, and the price `deal` lets through."""
-    bot.site.adverts = page_of_30()
+    bot.site.set_listings(MARKET, page_of_30())
     await bot.say(ALICE, f"/watch {SEARCH}")
     await bot.baseline()
     await bot.say(ALICE, "/filter 1 deal 20%")
     assert "💡" not in bot.last(ALICE)  # 24 prices: nothing to warn of
     bargain = FakeAdvert("1622906706", "Sofa Schnäppchen", Decimal(300))
-    bot.site.adverts.insert(0, bargain)
+    bot.site.add(MARKET, bargain)
     await bot.scrape()
     assert "Sofa Schnäppchen" in bot.last(ALICE)
 
@@ -72,10 +72,13 @@ async def test_in_english_with_too_few_prices_deal_waits_and_says_so(tmp_path: P
     """Three prices: `/filter 1 deal 15%` warns that `deal` hides everything until there are
     10, and `/stats 1` says how many there are and what `deal` does meanwhile."""
     async with running(tmp_path, lang="en") as bot:
-        bot.site.adverts = [
-            FakeAdvert(str(1_300_000_000 + 7 * n), f"Sofa {n}", Decimal(p))
-            for n, p in enumerate((200, 250, 320))
-        ]
+        bot.site.set_listings(
+            MARKET,
+            [
+                FakeAdvert(str(1_300_000_000 + 7 * n), f"Sofa {n}", Decimal(p))
+                for n, p in enumerate((200, 250, 320))
+            ],
+        )
         await bot.say(ALICE, f"/watch {SEARCH}")
         await bot.baseline()
         await bot.say(ALICE, "/filter 1 deal 15%")
@@ -151,7 +154,7 @@ async def test_in_a_group_everyone_reads_the_figures_and_only_admins_set_deal(bo
     """A member may read `/stats 1` of the group's watch; a member's `deal` is refused and
     changes nothing, an admin's is set (and a new one replaces it)."""
     bot.api.set_member(GROUP, ALICE, "administrator")
-    bot.site.adverts = page_of_30()
+    bot.site.set_listings(MARKET, page_of_30())
     await bot.say(GROUP, f"/watch {SEARCH}", user_id=ALICE, group=True)
     await bot.baseline()
     await bot.say(GROUP, "/stats 1", user_id=BOB, group=True)

@@ -128,6 +128,76 @@ async def test_fault_for_one_search_leaves_others_alone(
         await client.search(FETCHED)
 
 
+async def test_an_intercepted_fault_answers_every_request_until_lifted(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """`intercept(fault)` answers every request with it, a search's or not, until
+    `intercept(None)`; the log keeps each request in order."""
+    client, site = scraper_and_site
+    site.intercept(SiteFault.server_error(503))
+    for _ in range(2):
+        with pytest.raises(FetchError, match=r"^willhaben answered 503$"):
+            await client.search(FETCHED)
+    with pytest.raises(FetchError, match=r"^willhaben answered 503$"):
+        await client.search("https://www.willhaben.at/iad/nowhere?keyword=x")
+    site.intercept(None)
+    assert [listing.id for listing in (await client.search(FETCHED)).listings] == ["1001"]
+    assert [(r.url.path, r.url.params.get("keyword")) for r in site.log] == [
+        ("/iad/kaufen-und-verkaufen/marktplatz", "grafikkarte"),
+        ("/iad/kaufen-und-verkaufen/marktplatz", "grafikkarte"),
+        ("/iad/nowhere", "x"),
+        ("/iad/kaufen-und-verkaufen/marktplatz", "grafikkarte"),
+    ]
+    assert site.hits == {SEARCH: 3}
+
+
+async def test_a_hook_sees_each_request_and_answers_raises_or_lets_it_through(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """A hook function answers with a response or a fault, raises an httpx error (the
+    scraper's fetch error), or returns None for the site's own page; it runs before the
+    page is read, so what it changes on the site shows in that very answer."""
+    client, site = scraper_and_site
+    answers: list[httpx.Response | SiteFault | Exception | None] = [
+        httpx.Response(404, text="weg"),
+        SiteFault.server_error(502),
+        httpx.ConnectError("refused"),
+        None,
+    ]
+    seen: list[str | None] = []
+
+    def hook(request: httpx.Request) -> httpx.Response | SiteFault | None:
+        seen.append(request.url.params.get("keyword"))
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        if answer is None:
+            site.set_price("1001", Decimal(299))
+        return answer
+
+    site.intercept(hook)
+    with pytest.raises(FetchError, match=r"^willhaben answered 404$"):
+        await client.search(FETCHED)
+    with pytest.raises(FetchError, match=r"^willhaben answered 502$"):
+        await client.search(FETCHED)
+    with pytest.raises(FetchError, match=r"^cannot reach willhaben: "):
+        await client.search(FETCHED)
+    page = await client.search(FETCHED)
+    assert [(listing.id, listing.price) for listing in page.listings] == [("1001", Decimal(299))]
+    assert seen == ["grafikkarte"] * 4
+    assert len(site.log) == 4
+
+
+def test_a_redirect_fault_names_its_location() -> None:
+    """`SiteFault.redirect` answers 302 (or the status given) with a Location header."""
+    site = FakeWillhabenSite()
+    site.set_listings(SEARCH, [GPU])
+    site.fail_next(SiteFault.redirect("/elsewhere"), SiteFault.redirect("/moved", 301))
+    first, second = (site.handle(httpx.Request("GET", FETCHED)) for _ in range(2))
+    assert (first.status_code, first.headers["Location"]) == (302, "/elsewhere")
+    assert (second.status_code, second.headers["Location"]) == (301, "/moved")
+
+
 def test_unknown_search_is_not_found() -> None:
     """A path nobody registered gets a 404 and is still counted."""
     site = FakeWillhabenSite()

@@ -64,7 +64,7 @@ async def feeding(tmp_path: Path, **changes: Any) -> AsyncIterator[World]:
     """A bot with feeds on (a feed every minute, the safety net every 30 min) over a world."""
     site = FakeWillhabenSite(world=True)
     settings = {"feed_interval": 60.0, "safety_interval": 1800.0} | changes
-    async with running(tmp_path, willhaben=site.transport(), **settings) as bot:
+    async with running(tmp_path, site=site, **settings) as bot:
         yield World(bot, site)
 
 

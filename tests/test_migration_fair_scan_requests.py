@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
 from fakes import FakeClock, TextRenderer
 from kit.migrations import before_migration
 
 from habicht.db import Database
-from habicht.fakes import render_search_page
+from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.scraper import WillhabenClient, run_pass
 
 
@@ -32,11 +31,7 @@ async def test_an_old_files_pending_request_is_served_first(tmp_path: Path) -> N
             )
     await old.close()
 
-    fetched: list[str] = []
-
-    def site(request: httpx.Request) -> httpx.Response:
-        fetched.append(request.url.params["keyword"])
-        return httpx.Response(200, text=render_search_page([]))
+    site = FakeWillhabenSite(world=True)  # nothing published: every search lists nothing
 
     async with (
         Database(path) as db,
@@ -45,13 +40,13 @@ async def test_an_old_files_pending_request_is_served_first(tmp_path: Path) -> N
             fetch_gap=0.0,
             clock=clock,
             sleep=clock.sleep,
-            transport=httpx.MockTransport(site),
+            transport=site.transport(),
         ) as client,
     ):
         rows = await db.fetchall("SELECT scan_requested_by FROM searches ORDER BY id")
         assert [tuple(row) for row in rows] == [(None,), (None,)]
         await run_pass(db, client, TextRenderer(), clock=clock, max_attempts=5, interval=100.0)
-        assert fetched == ["neu", "alt"]
+        assert [request.url.params["keyword"] for request in site.log] == ["neu", "alt"]
         assert (
             await db.single_value(
                 "SELECT count(*) FROM searches WHERE scan_requested_at IS NOT NULL"

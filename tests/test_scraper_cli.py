@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from typing import ClassVar
 
+import httpx
 import pytest
 
 from habicht.cli import main
 from habicht.fakes import FakeAdvert, render_search_page
+from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
 
+# Page 1 of a search that found more than it shows.
 PAGE = render_search_page(
     [FakeAdvert("101", "RTX 3070", Decimal(400)), FakeAdvert("102", "Sofa", None, bumped=True)],
     rows_found=57,
@@ -23,45 +22,29 @@ PAGE = render_search_page(
 pytestmark = pytest.mark.usefixtures("restore_logging")
 
 
-class _Willhaben(BaseHTTPRequestHandler):
-    paths: ClassVar[list[str]] = []
-    page: ClassVar[str] = PAGE
-
-    def do_GET(self) -> None:  # the name http.server dispatches GET to
-        self.paths.append(self.path)
-        body = self.page.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        """Keep the test output quiet."""
-
-
 @pytest.fixture
-def willhaben(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[str]]:
-    """A willhaben stand-in on 127.0.0.1 that HABICHT_WILLHABEN_URL points to."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Willhaben)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    monkeypatch.setenv("HABICHT_WILLHABEN_URL", f"http://127.0.0.1:{server.server_port}")
-    _Willhaben.paths.clear()
-    _Willhaben.page = PAGE
-    yield _Willhaben.paths
-    server.shutdown()
-    server.server_close()
-    thread.join()
+def willhaben(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeWillhabenSite]:
+    """The fake willhaben on 127.0.0.1, where HABICHT_WILLHABEN_URL points; it answers PAGE
+    until a test lists adverts of its own (`intercept(None)`, then `set_listings`)."""
+    site = FakeWillhabenSite()
+    site.intercept(lambda request: httpx.Response(200, text=PAGE))
+    with site.serve() as server:
+        monkeypatch.setenv("HABICHT_WILLHABEN_URL", server.base_url)
+        yield site
+
+
+def paths(site: FakeWillhabenSite) -> list[str]:
+    """Each request's path and query, as sent."""
+    return [request.url.raw_path.decode() for request in site.log]
 
 
 def test_scrape_prints_the_listings(
-    willhaben: list[str], capsys: pytest.CaptureFixture[str]
+    willhaben: FakeWillhabenSite, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The normalised search is fetched from HABICHT_WILLHABEN_URL and its listings printed."""
     url = "https://willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&utm_source=x"
     assert main(["scrape", url]) == 0
-    assert willhaben == ["/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1&rows=200"]
+    assert paths(willhaben) == ["/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1&rows=200"]
     out = capsys.readouterr().out
     assert "2 listings shown of 57 found" in out
     assert "RTX 3070" in out
@@ -75,22 +58,24 @@ def test_scrape_prints_the_listings(
     ["https://evil.example/iad/kaufen-und-verkaufen/marktplatz", "ftp://willhaben.at/iad/x/y"],
 )
 def test_scrape_refuses_what_is_not_a_search(
-    willhaben: list[str], capsys: pytest.CaptureFixture[str], argument: str
+    willhaben: FakeWillhabenSite, capsys: pytest.CaptureFixture[str], argument: str
 ) -> None:
     """An invalid URL is one clear line on stderr and exit code 2, with no request made."""
     assert main(["scrape", argument]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith("habicht: error: not a willhaben search")
-    assert willhaben == []
+    assert paths(willhaben) == []
 
 
 def test_a_malformed_page_is_one_line_and_exit_1(
-    willhaben: list[str], capsys: pytest.CaptureFixture[str]
+    willhaben: FakeWillhabenSite, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An advert of an unknown shape is reported in one line, no traceback (review of issue 3)."""
     odd = '"attributes":{"attribute":5,"x":'
-    _Willhaben.page = PAGE.replace('"attributes":{"attribute":', odd, 1)
+    willhaben.intercept(
+        lambda request: httpx.Response(200, text=PAGE.replace('"attributes":{"attribute":', odd, 1))
+    )
     assert main(["scrape", "rtx"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1
@@ -99,10 +84,11 @@ def test_a_malformed_page_is_one_line_and_exit_1(
 
 
 def test_a_listing_without_location_prints_no_placeholder(
-    willhaben: list[str], capsys: pytest.CaptureFixture[str]
+    willhaben: FakeWillhabenSite, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A listing with no location prints nothing for it, never "[None]"."""
-    _Willhaben.page = render_search_page([FakeAdvert("7", "Lampe", Decimal(5), location="")])
+    willhaben.intercept(None)
+    willhaben.set_listings(MARKETPLACE, [FakeAdvert("7", "Lampe", Decimal(5), location="")])
     assert main(["scrape", "lampe"]) == 0
     out = capsys.readouterr().out
     assert "Lampe" in out
@@ -110,15 +96,17 @@ def test_a_listing_without_location_prints_no_placeholder(
 
 
 def test_reserved_and_bumped_listings_are_marked_as_such(
-    willhaben: list[str], capsys: pytest.CaptureFixture[str]
+    willhaben: FakeWillhabenSite, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A reserved advert prints as reserved under its plain title, a bumped one as bumped."""
-    _Willhaben.page = render_search_page(
+    willhaben.intercept(None)
+    willhaben.set_listings(
+        MARKETPLACE,
         [
             FakeAdvert("7", "Lampe", Decimal(5), reserved=True),
             FakeAdvert("8", "Bett", Decimal(9), reserved=True, bumped=True),
             FakeAdvert("9", "Tisch", Decimal(7)),
-        ]
+        ],
     )
     assert main(["scrape", "lampe"]) == 0
     out = capsys.readouterr().out

@@ -18,7 +18,8 @@ from kit.migrations import before_migration
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
-from habicht.fakes.willhaben_site import FakeWillhabenSite
+from habicht.fakes.willhaben_site import FakeWillhabenSite as Site  # short for the signatures
+from habicht.fakes.willhaben_site import SiteFault
 from habicht.scraper import (
     FAILING_AFTER,
     MAX_PAGES,
@@ -35,30 +36,36 @@ FLATS = parse_watch_argument("https://www.willhaben.at/iad/immobilien/mietwohnun
 DAY_MS = 86_400_000
 
 
-class Site:
-    """The fake willhaben, and one request → response function in front of it that can fail
-    chosen pages (a plain function as transport, as the style guide has it)."""
+def page_number(request: httpx.Request) -> str:
+    return request.url.params.get("page", "1")
 
-    def __init__(self) -> None:
-        self.willhaben = FakeWillhabenSite()
-        self.failing_pages: set[str] = set()
-        self.odd_pages: set[str] = set()
-        """Pages answered without their data, every time (an advert of unknown shape)."""
-        self.before_page: dict[str, Callable[[], None]] = {}
-        """Run once, just before the page is answered: the site changing between two pages."""
-        self.pages_asked: list[str] = []
 
-    def handle(self, request: httpx.Request) -> httpx.Response:
-        page = request.url.params.get("page", "1")
-        self.pages_asked.append(page)
-        if page in self.before_page:
-            self.before_page.pop(page)()
-        if page in self.failing_pages:
-            self.failing_pages.discard(page)
-            return httpx.Response(503, text="<html><body>Fehler</body></html>")
-        if page in self.odd_pages:
-            return httpx.Response(200, text="<html><body><main>Anzeigen</main></body></html>")
-        return self.willhaben.handle(request)
+def pages_asked(site: Site) -> list[str]:
+    """The page number of each request the site received, in order."""
+    return [page_number(request) for request in site.log]
+
+
+def on_page(
+    site: Site,
+    page: str,
+    *,
+    fault: SiteFault | None = None,
+    change: Callable[[], None] | None = None,
+    every_time: bool = False,
+) -> None:
+    """When `page` is asked for next: `change` the site just before answering it (the site
+    changing between two pages), or answer `fault` instead — once, or `every_time`."""
+
+    def hook(request: httpx.Request) -> SiteFault | None:
+        if page_number(request) != page:
+            return None
+        if not every_time:
+            site.intercept(None)
+        if change is not None:
+            change()
+        return fault
+
+    site.intercept(hook)
 
 
 @pytest.fixture
@@ -68,7 +75,7 @@ def site() -> Site:
 
 @pytest.fixture
 async def client(site: Site, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with willhaben_client(httpx.MockTransport(site.handle), clock) as willhaben:
+    async with willhaben_client(site.transport(), clock) as willhaben:
         yield willhaben
 
 
@@ -109,7 +116,7 @@ async def baseline(
     subs: Subscriptions, site: Site, run: Callable[[], Any], adverts: list[FakeAdvert]
 ) -> ScanSummary:
     """Chat 1 watches FLATS, which holds `adverts` (newest first); its baseline is taken."""
-    site.willhaben.set_listings(FLATS.url, adverts)
+    site.set_listings(FLATS.url, adverts)
     await subs.add_watch(1, FLATS, max_watches=5)
     summary: ScanSummary = await run()
     assert summary.baselines == 1
@@ -127,9 +134,9 @@ async def test_75_new_adverts_in_one_interval_are_all_alerted_exactly_once(
     shuffled = random.Random(1).sample(new + old[:20], 95)
     for advert in shuffled:
         if advert in old:
-            site.willhaben.bump(FLATS.url, advert.id)
+            site.bump(FLATS.url, advert.id)
         else:
-            site.willhaben.add(FLATS.url, advert)
+            site.add(FLATS.url, advert)
     assert (await run()).new == 75
     assert (await run()).new == 0
     keys = [key for _, key in await alerts(db)]
@@ -143,11 +150,11 @@ async def test_more_new_adverts_than_a_page_holds_are_read_from_the_next_pages(
     the fetch gap — until one holds an advert the watch has seen; all 450 are alerted."""
     await baseline(subs, site, run, make(100, age=86400))
     new = make(450)
-    site.willhaben.add(FLATS.url, *new)
-    site.pages_asked.clear()
+    site.add(FLATS.url, *new)
+    site.log.clear()
     clock.slept.clear()
     summary = await run()
-    assert (summary.new, site.pages_asked) == (450, ["1", "2", "3"])
+    assert (summary.new, pages_asked(site)) == (450, ["1", "2", "3"])
     assert clock.slept == [2.0, 2.0]
     assert len(await alerts(db)) == 450
 
@@ -163,10 +170,10 @@ async def test_beyond_the_page_cap_new_adverts_are_missed_and_the_log_says_so(
     """The documented limit: more new adverts in one interval than MAX_PAGES pages hold —
     the newest MAX_PAGES · PAGE_ROWS are alerted, the scan warns, and the rest stay unseen."""
     await baseline(subs, site, run, make(100, age=86400))
-    site.willhaben.add(FLATS.url, *make(MAX_PAGES * PAGE_ROWS + 50))
-    site.pages_asked.clear()
+    site.add(FLATS.url, *make(MAX_PAGES * PAGE_ROWS + 50))
+    site.log.clear()
     assert (await run()).new == MAX_PAGES * PAGE_ROWS
-    assert site.pages_asked == [str(n) for n in range(1, MAX_PAGES + 1)]
+    assert pages_asked(site) == [str(n) for n in range(1, MAX_PAGES + 1)]
     assert "may still hide unseen adverts" in caplog.text
 
 
@@ -176,8 +183,8 @@ async def test_a_failed_later_page_records_nothing_and_loses_nothing(
     """When page 2 fails, the whole search fails this cycle: no alerts from page 1, nothing
     recorded (no advert "gone"); the next cycle alerts every one of them."""
     await baseline(subs, site, run, make(100, age=86400))
-    site.willhaben.add(FLATS.url, *make(300))
-    site.failing_pages.add("2")
+    site.add(FLATS.url, *make(300))
+    on_page(site, "2", fault=SiteFault(503, "<html><body>Fehler</body></html>"))
     failed = await run()
     assert ([f.kind for f in failed.failed], failed.new) == (["fetch"], 0)
     (watch,) = await subs.watches(1)
@@ -193,15 +200,15 @@ async def test_a_search_of_260_adverts_bumped_after_the_baseline_announces_none_
     later — even from the second page — are known; a new advert with an id lower than every
     id seen is still alerted."""
     old = make(260, age=90 * 86400)
-    site.pages_asked.clear()
+    site.log.clear()
     await baseline(subs, site, run, old)
-    assert site.pages_asked == ["1", "2"]
+    assert pages_asked(site) == ["1", "2"]
     assert await db.single_value("SELECT baseline_complete FROM watches") == 1
     for advert in random.Random(2).sample(old, 80) + old[-5:]:
-        site.willhaben.bump(FLATS.url, advert.id, published_ms=int(clock() * 1000))
+        site.bump(FLATS.url, advert.id, published_ms=int(clock() * 1000))
     lowest = min(int(advert.id) for advert in old)
     low_id = FakeAdvert(str(lowest - 1), "Neu, kleine id", Decimal(650))
-    site.willhaben.add(FLATS.url, low_id)
+    site.add(FLATS.url, low_id)
     assert (await run()).new == 1
     assert await alerts(db) == [(f"new {low_id.id}", f"new:{low_id.id}:1")]
 
@@ -220,10 +227,10 @@ async def test_beyond_a_baseline_that_could_not_read_the_search_a_bump_is_said_h
     deep, seen = old[-50], old[10]
     new = make(1)[0]
     for _ in range(2):
-        site.willhaben.bump(FLATS.url, deep.id, published_ms=int(clock() * 1000))
-        site.willhaben.bump(FLATS.url, seen.id, published_ms=int(clock() * 1000))
+        site.bump(FLATS.url, deep.id, published_ms=int(clock() * 1000))
+        site.bump(FLATS.url, seen.id, published_ms=int(clock() * 1000))
         await run()
-    site.willhaben.add(FLATS.url, new)
+    site.add(FLATS.url, new)
     await run()
     assert await alerts(db) == [
         (f"bumped {deep.id}", f"new:{deep.id}:1"),
@@ -242,13 +249,13 @@ async def test_a_reserved_advert_is_silent_and_judged_again_when_active(
     summary = await baseline(subs, site, run, [reserved, flat])
     assert summary.baselines == 1
     assert [text for text, _ in await alerts(db, "info")] == [f"watching {FLATS.label}: 1"]
-    site.willhaben.set_reserved(flat.id, True)
-    site.willhaben.set_price(flat.id, Decimal(3000))
+    site.set_reserved(flat.id, True)
+    site.set_price(flat.id, Decimal(3000))
     late = FakeAdvert("1032170049", "Neu, gleich reserviert", Decimal(745), reserved=True)
-    site.willhaben.add(FLATS.url, late)
+    site.add(FLATS.url, late)
     assert ((await run()).new, await alerts(db, "drop")) == (0, [])
     for advert in (reserved, flat, late):
-        site.willhaben.set_reserved(advert.id, False)
+        site.set_reserved(advert.id, False)
     summary = await run()
     assert (summary.new, summary.drops) == (2, 1)
     assert await alerts(db) == [
@@ -266,9 +273,9 @@ async def test_a_price_less_spell_keeps_the_last_known_price(
     """500 → no price → 300 is a drop from 500: a spell without a price erases nothing."""
     flat = FakeAdvert("1339479305", "Balkon", Decimal(500))
     await baseline(subs, site, run, [flat])
-    site.willhaben.set_price(flat.id, None)
+    site.set_price(flat.id, None)
     assert (await run()).drops == 0
-    site.willhaben.set_price(flat.id, Decimal(300))
+    site.set_price(flat.id, Decimal(300))
     assert (await run()).drops == 1
     assert await alerts(db, "drop") == [(f"drop {flat.id} 500->300", f"drop:{flat.id}:1:500:300")]
 
@@ -282,7 +289,7 @@ async def test_each_distinct_drop_is_alerted_once_and_only_queued_ones_count(
     await baseline(subs, site, run, [flat])
     drops = []
     for price in (400, 450, 400, 500, 400):
-        site.willhaben.set_price(flat.id, Decimal(price))
+        site.set_price(flat.id, Decimal(price))
         drops.append((await run()).drops)
     assert drops == [1, 0, 1, 0, 0]
     assert [key for _, key in await alerts(db, "drop")] == [
@@ -296,14 +303,14 @@ async def test_keywords_in_any_case_are_one_search_and_one_fetch(
 ) -> None:
     """ "RTX  3070" and "rtx 3070" are one search row, fetched once for both chats."""
     upper, lower = parse_watch_argument("RTX  3070"), parse_watch_argument("rtx 3070")
-    site.willhaben.set_listings(lower.url, [FakeAdvert("1000000001", "RTX 3070", Decimal(300))])
+    site.set_listings(lower.url, [FakeAdvert("1000000001", "RTX 3070", Decimal(300))])
     first = await subs.add_watch(1, upper, max_watches=5)
     second = await subs.add_watch(2, lower, max_watches=5)
     assert first.search_id == second.search_id
     assert (first.label, second.label) == ("RTX 3070", "rtx 3070")
     summary = await run()
     assert (summary.scanned, summary.baselines) == (1, 2)
-    assert sum(site.willhaben.hits.values()) == 1
+    assert sum(site.hits.values()) == 1
 
 
 async def test_a_watch_from_before_the_deep_baseline_is_upgraded_keeping_what_it_saw(
@@ -338,7 +345,7 @@ async def test_a_watch_from_before_the_deep_baseline_is_upgraded_keeping_what_it
         )
     seen = FakeAdvert("1871129324", "U1 Oberlaa", Decimal(900))
     beyond = FakeAdvert("826611808", "Klimatisiert", Decimal(1290), bumped=True)
-    site.willhaben.set_listings(FLATS.url, [beyond, seen])
+    site.set_listings(FLATS.url, [beyond, seen])
     async with Database(path) as db:
         assert await db.single_value("SELECT baseline_complete FROM watches") == 0
         clock.advance(300)
@@ -367,13 +374,13 @@ async def test_an_old_advert_that_drops_into_a_capped_search_is_a_drop_now_withi
     within its search; chat 2, which saw it all along, as a plain drop."""
     cheap = make(40, age=40 * 86400, price=400)
     card = make(1, age=20 * 86400, price=600)[0]
-    site.willhaben.set_listings(RTX.url, [card, *cheap])
-    site.willhaben.set_listings(CAPPED.url, cheap)
+    site.set_listings(RTX.url, [card, *cheap])
+    site.set_listings(CAPPED.url, cheap)
     await subs.add_watch(2, RTX, max_watches=5)
     await subs.add_watch(1, CAPPED, max_watches=5)
     assert (await run()).baselines == 2
-    cheaper = site.willhaben.set_price(card.id, Decimal(480))
-    site.willhaben.set_listings(CAPPED.url, [cheaper, *cheap])
+    cheaper = site.set_price(card.id, Decimal(480))
+    site.set_listings(CAPPED.url, [cheaper, *cheap])
     assert (await run()).drops == 2
     assert sorted(await alerts(db, "drop"), key=lambda alert: alert[1]) == [
         (f"drop {card.id} 600->480 entered", f"drop:{card.id}:1:600:480"),
@@ -389,13 +396,13 @@ async def test_an_old_advert_that_starts_to_match_is_news_once_listed_earlier(
     keyword, moved into the category) is a new listing that says it was listed earlier —
     once; bumped old adverts the watch has seen stay silent, reserved ones unsent."""
     old = make(30, age=40 * 86400, price=300)
-    site.willhaben.set_listings(CAPPED.url, old)
+    site.set_listings(CAPPED.url, old)
     await subs.add_watch(1, CAPPED, max_watches=5)
     await run()
     edited = make(1, age=10 * 86400, price=450)[0]
     reserved = replace(make(1, age=10 * 86400, price=420)[0], reserved=True)
-    site.willhaben.set_listings(CAPPED.url, [*old[:10], edited, reserved, *old[10:]])
-    site.willhaben.bump(CAPPED.url, old[20].id)
+    site.set_listings(CAPPED.url, [*old[:10], edited, reserved, *old[10:]])
+    site.bump(CAPPED.url, old[20].id)
     summary = await run()
     assert (summary.new, summary.drops) == (1, 0)
     assert await alerts(db) == [(f"entered {edited.id}", f"new:{edited.id}:1")]
@@ -413,9 +420,14 @@ async def test_a_failed_deep_page_fails_only_the_baseline_that_needed_it(
     old = make(450, age=30 * 86400)
     await baseline(subs, site, run, old)
     await subs.add_watch(2, FLATS, max_watches=5)
-    site.odd_pages.add("3")
+    on_page(  # an advert of unknown shape: every time
+        site,
+        "3",
+        fault=SiteFault(200, "<html><body><main>Anzeigen</main></body></html>"),
+        every_time=True,
+    )
     new = make(1)[0]
-    site.willhaben.add(FLATS.url, new)
+    site.add(FLATS.url, new)
     first = await run()
     assert (first.new, first.baselines, first.failed) == (1, 0, [])
     assert await alerts(db) == [(f"new {new.id}", f"new:{new.id}:1")]
@@ -445,9 +457,9 @@ async def test_a_resume_whose_deep_page_fails_silences_no_one_else(
     await run()
     await subs.set_paused(2, 1, paused=True)
     await subs.set_paused(2, 1, paused=False)
-    site.failing_pages.add("2")
+    on_page(site, "2", fault=SiteFault(503, "<html><body>Fehler</body></html>"))
     new = make(1)[0]
-    site.willhaben.add(FLATS.url, new)
+    site.add(FLATS.url, new)
     summary = await run()
     assert (summary.new, summary.baselines, summary.failed) == (1, 0, [])
     assert await alerts(db) == [(f"new {new.id}", f"new:{new.id}:1")]
@@ -461,18 +473,18 @@ async def test_adverts_deleted_between_two_pages_make_the_baseline_incomplete(
     move up onto page 1 and are on neither page read. The baseline must not count itself
     complete; when one of them is bumped later, it is "bumped, not seen", never "new"."""
     old = make(260, age=30 * 86400)
-    site.willhaben.set_listings(FLATS.url, old)
+    site.set_listings(FLATS.url, old)
 
     def sold() -> None:
         for advert in old[100:105]:
-            site.willhaben.remove(FLATS.url, advert.id)
+            site.remove(FLATS.url, advert.id)
 
-    site.before_page["2"] = sold
+    on_page(site, "2", change=sold)
     await subs.add_watch(1, FLATS, max_watches=5)
     assert (await run()).baselines == 1
     assert await db.single_value("SELECT baseline_complete FROM watches") == 0
     skipped = old[PAGE_ROWS + 2]
-    site.willhaben.bump(FLATS.url, skipped.id, published_ms=int(clock() * 1000))
+    site.bump(FLATS.url, skipped.id, published_ms=int(clock() * 1000))
     await run()
     assert await alerts(db) == [(f"bumped {skipped.id}", f"new:{skipped.id}:1")]
 
@@ -483,8 +495,8 @@ async def test_adverts_added_between_two_pages_keep_the_baseline_complete(
     """New adverts on top between two page fetches push the rest down: page 2 repeats the end
     of page 1, nothing is skipped, and the baseline stays complete."""
     old = make(260, age=30 * 86400)
-    site.willhaben.set_listings(FLATS.url, old)
-    site.before_page["2"] = lambda: site.willhaben.add(FLATS.url, *make(3))
+    site.set_listings(FLATS.url, old)
+    on_page(site, "2", change=lambda: site.add(FLATS.url, *make(3)))
     await subs.add_watch(1, FLATS, max_watches=5)
     await run()
     assert await db.single_value("SELECT baseline_complete FROM watches") == 1
@@ -501,7 +513,7 @@ async def drop_alerts_on_a_slide(
     await baseline(subs, site, run, [flat])
     await subs.set_filter(1, 1, WatchFilter().with_rules(rules.split()))
     for price in prices[1:]:
-        site.willhaben.set_price(flat.id, Decimal(price))
+        site.set_price(flat.id, Decimal(price))
         await run()
     return [key for _, key in await alerts(db, "drop")]
 

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator, Callable
-from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-import httpx
 import pytest
 from fakes import FakeClock, TextRenderer
 from kit import willhaben_client
 
 from habicht.db import Database
-from habicht.fakes import FakeAdvert, render_search_page
+from habicht.fakes import FakeAdvert
+from habicht.fakes.willhaben_site import MARKETPLACE
+from habicht.fakes.willhaben_site import FakeWillhabenSite as Site  # short for the signatures
 from habicht.scraper import (
     MIN_PRICES,
     PriceStats,
@@ -108,19 +108,6 @@ def test_percent_under_the_median_and_what_deal_takes(
 # ---- through scans -----------------------------------------------------------------------
 
 
-class Site:
-    """A fake willhaben whose search shows `adverts` (a page of them)."""
-
-    def __init__(self) -> None:
-        self.adverts: list[FakeAdvert] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, text=render_search_page(self.adverts))
-
-    def reprice(self, ad_id: str, price: Decimal | None) -> None:
-        self.adverts = [replace(a, price=price) if a.id == ad_id else a for a in self.adverts]
-
-
 class Ids:
     """Random advert ids as willhaben's look (nine or ten digits), never the same twice."""
 
@@ -137,7 +124,10 @@ class Ids:
 
 @pytest.fixture
 def site() -> Site:
-    return Site()
+    """willhaben, every search listing the same adverts (none yet)."""
+    site = Site()
+    site.set_listings(MARKETPLACE, [])
+    return site
 
 
 @pytest.fixture
@@ -147,7 +137,7 @@ def new_id() -> Ids:
 
 @pytest.fixture
 async def client(site: Site, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with willhaben_client(httpx.MockTransport(site), clock, fetch_gap=0.0) as willhaben:
+    async with willhaben_client(site.transport(), clock, fetch_gap=0.0) as willhaben:
         yield willhaben
 
 
@@ -202,7 +192,7 @@ async def test_a_page_of_30_counts_each_real_price_once(
     however often they are read; the price-less advert, the placeholder, the outlier and
     the reserved advert (which counts as not on the page) are left out."""
     await subs.add_watch(CHAT, SOFA, max_watches=5)
-    site.adverts = page_of_30(new_id)
+    site.set_listings(MARKETPLACE, page_of_30(new_id))
     await run()
     await run()
     shown = await figures(db, clock)
@@ -216,17 +206,17 @@ async def test_a_price_change_replaces_the_adverts_price(
     """An advert counts once, at its latest price: a repriced advert moves the median, it
     does not add a price; one that goes price-less drops out."""
     await subs.add_watch(CHAT, SOFA, max_watches=5)
-    site.adverts = sofas(new_id, ["100", "200", "300", "400", "500"])
+    site.set_listings(MARKETPLACE, sofas(new_id, ["100", "200", "300", "400", "500"]))
     await run()
     assert (await figures(db, clock)).going == PriceStats(
         5, Decimal(300), Decimal(200), Decimal(400)
     )
-    site.reprice(site.adverts[2].id, Decimal(450))
+    site.set_price(site.listings(MARKETPLACE)[2].id, Decimal(450))
     await run()
     assert (await figures(db, clock)).going == PriceStats(
         5, Decimal(400), Decimal(200), Decimal(450)
     )
-    site.reprice(site.adverts[0].id, None)
+    site.set_price(site.listings(MARKETPLACE)[0].id, None)
     await run()
     shown = await figures(db, clock)
     assert (shown.shown, shown.priced) == (5, 4)
@@ -248,13 +238,13 @@ async def test_adverts_count_for_30_days_after_they_were_last_shown(
     """Ten adverts last shown 29 days ago still count; 31 days ago they do not, and the nine
     of today are too few for the alert's line."""
     await subs.add_watch(CHAT, SOFA, max_watches=5)
-    site.adverts = sofas(new_id, ["450"] * 10)
+    site.set_listings(MARKETPLACE, sofas(new_id, ["450"] * 10))
     await run()
     clock.advance(days * DAY)
-    site.adverts = sofas(new_id, ["400"] * 8)
+    site.set_listings(MARKETPLACE, sofas(new_id, ["400"] * 8))
     await run()  # the old ten are gone: seen as gone, not counted from now on
     fresh = sofas(new_id, ["300"])
-    site.adverts = fresh + site.adverts
+    site.set_listings(MARKETPLACE, fresh + site.listings(MARKETPLACE))
     await run()
     shown = await figures(db, clock)
     assert shown.going is not None
@@ -276,10 +266,12 @@ async def test_an_alert_carries_the_going_price_from_10_prices(
     help) a new advert's alert has no going price; with 10 (the new advert's own counts) it
     has, and it is the search's median."""
     await subs.add_watch(CHAT, SOFA, max_watches=5)
-    site.adverts = sofas(new_id, ["450"] * (count - 1) + [None, None, "0", "1", "9", "9999"])
+    site.set_listings(
+        MARKETPLACE, sofas(new_id, ["450"] * (count - 1) + [None, None, "0", "1", "9", "9999"])
+    )
     await run()
     fresh = sofas(new_id, ["380"])
-    site.adverts = fresh + site.adverts
+    site.set_listings(MARKETPLACE, fresh + site.listings(MARKETPLACE))
     await run()
     going = renderer.notes[fresh[0].id].going
     if count < MIN_PRICES:
@@ -294,10 +286,12 @@ async def test_a_drop_alerts_going_price_counts_the_new_price(
     """A drop's notes carry the going price with the advert at its new price (its old one no
     longer counts)."""
     await subs.add_watch(CHAT, SOFA, max_watches=5)
-    site.adverts = sofas(new_id, [str(400 + 10 * n) for n in range(11)])  # median € 450
+    site.set_listings(
+        MARKETPLACE, sofas(new_id, [str(400 + 10 * n) for n in range(11)])
+    )  # median € 450
     await run()
-    dropping = site.adverts[-1]  # € 500
-    site.reprice(dropping.id, Decimal(100))
+    dropping = site.listings(MARKETPLACE)[-1]  # € 500
+    site.set_price(dropping.id, Decimal(100))
     await run()
     going = renderer.notes[dropping.id].going
     assert going is not None
@@ -322,13 +316,16 @@ async def test_deal_keeps_only_adverts_far_enough_under_the_median(
     and counted as its hits."""
     await subs.add_watch(CHAT, SOFA, max_watches=5)
     await subs.set_filter(CHAT, 1, WatchFilter().with_rules(["deal", "20%"]))
-    site.adverts = page_of_30(new_id)
+    site.set_listings(MARKETPLACE, page_of_30(new_id))
     await run()
     cheap, edge, near, free, placeholder, swap = sofas(
         new_id, ["300", "366", "400", None, "1", "9"]
     )
     dear = sofas(new_id, ["600", "700", "800"])
-    site.adverts = [cheap, edge, near, free, placeholder, swap, *dear, *site.adverts[:24]]
+    site.set_listings(
+        MARKETPLACE,
+        [cheap, edge, near, free, placeholder, swap, *dear, *site.listings(MARKETPLACE)[:24]],
+    )
     await run()
     alerted, hits = await _alerted_and_hidden(db)
     assert alerted == {cheap.id, edge.id}
@@ -344,13 +341,13 @@ async def test_deal_hides_everything_while_the_search_has_too_few_prices(
     tenth price is judged against the median."""
     await subs.add_watch(CHAT, SOFA, max_watches=5)
     await subs.set_filter(CHAT, 1, WatchFilter(deal=Decimal(20)))
-    site.adverts = sofas(new_id, ["450"] * 8)
+    site.set_listings(MARKETPLACE, sofas(new_id, ["450"] * 8))
     await run()
     early = sofas(new_id, ["100"])
-    site.adverts = early + site.adverts
+    site.set_listings(MARKETPLACE, early + site.listings(MARKETPLACE))
     await run()  # nine prices now
     late = sofas(new_id, ["200"])
-    site.adverts = late + site.adverts
+    site.set_listings(MARKETPLACE, late + site.listings(MARKETPLACE))
     await run()  # ten, its own included
     alerted, hits = await _alerted_and_hidden(db)
     assert alerted == {late[0].id}
@@ -364,11 +361,11 @@ async def test_a_drop_into_deal_range_is_alerted(
     drops to € 300; a drop that stays above the deal price is not."""
     await subs.add_watch(CHAT, SOFA, max_watches=5)
     await subs.set_filter(CHAT, 1, WatchFilter(deal=Decimal(20)))
-    site.adverts = sofas(new_id, ["450"] * 12)
+    site.set_listings(MARKETPLACE, sofas(new_id, ["450"] * 12))
     await run()
-    slow, fast = site.adverts[:2]
-    site.reprice(slow.id, Decimal(400))
-    site.reprice(fast.id, Decimal(300))
+    slow, fast = site.listings(MARKETPLACE)[:2]
+    site.set_price(slow.id, Decimal(400))
+    site.set_price(fast.id, Decimal(300))
     await run()
     rows = await db.fetchall("SELECT ad_id, kind FROM notifications WHERE kind = 'drop'")
     assert [(row[0], row[1]) for row in rows] == [(fast.id, "drop")]

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import aiosqlite
-import httpx
 import pytest
 from fakes import FakeClock, TextRenderer
 from kit import willhaben_client
@@ -20,6 +19,8 @@ from kit.migrations import before_migration
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
+from habicht.fakes.willhaben_site import MARKETPLACE
+from habicht.fakes.willhaben_site import FakeWillhabenSite as Site  # short for the signatures
 from habicht.scraper import (
     MAX_KM,
     NO_PLACE,
@@ -269,24 +270,17 @@ async def test_a_read_of_placed_postcodes_costs_one_query(db: Database) -> None:
 BASE = "http://127.0.0.1:8099"
 
 
-class Site:
-    """The sofa search's page: the current `adverts`."""
-
-    def __init__(self) -> None:
-        self.adverts: list[FakeAdvert] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, text=render_search_page(self.adverts))
-
-
 @pytest.fixture
 def site() -> Site:
-    return Site()
+    """willhaben, every search listing the same adverts (none yet)."""
+    site = Site()
+    site.set_listings(MARKETPLACE, [])
+    return site
 
 
 @pytest.fixture
 async def client(site: Site, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with willhaben_client(httpx.MockTransport(site), clock, base_url=BASE) as willhaben:
+    async with willhaben_client(site.transport(), clock, base_url=BASE) as willhaben:
         yield willhaben
 
 
@@ -338,19 +332,25 @@ async def test_a_near_watch_alerts_within_its_radius_with_the_distance(
     hidden by the rule, one habicht cannot place as without a place — all four seen."""
     rand = random.Random(2101)
     await subs.add_watch(1, SOFA, max_watches=5)
-    site.adverts = _page(rand)
+    site.set_listings(MARKETPLACE, _page(rand))
     await run()
     await subs.set_filter(1, 1, parse_rules(["near", "1070", "5"]))
     near, unplaced_known, far, nowhere = _ids(rand, 4)
-    site.adverts[2:2] = [
-        FakeAdvert(near, "Sofa Innere Stadt", Decimal(90), "Wien, 01. Bezirk", "1010",
-                   coordinates=INNERE_STADT),
-        FakeAdvert(unplaced_known, "Sofa ohne Pin", Decimal(80), coordinates=None),
-        FakeAdvert(far, "Sofa Stockerau", Decimal(70), "Stockerau", "2000",
-                   coordinates=STOCKERAU),
-        FakeAdvert(nowhere, "Sofa irgendwo", Decimal(60), "Irgendwo", "9999",
-                   coordinates=None),
-    ]  # fmt: skip
+    shown = site.listings(MARKETPLACE)
+    site.set_listings(
+        MARKETPLACE,
+        [
+            *shown[:2],
+            FakeAdvert(near, "Sofa Innere Stadt", Decimal(90), "Wien, 01. Bezirk", "1010",
+                       coordinates=INNERE_STADT),
+            FakeAdvert(unplaced_known, "Sofa ohne Pin", Decimal(80), coordinates=None),
+            FakeAdvert(far, "Sofa Stockerau", Decimal(70), "Stockerau", "2000",
+                       coordinates=STOCKERAU),
+            FakeAdvert(nowhere, "Sofa irgendwo", Decimal(60), "Irgendwo", "9999",
+                       coordinates=None),
+            *shown[2:],
+        ],
+    )  # fmt: skip
     renderer = await run()
     assert await _alerts(db) == [f"new {near}", f"new {unplaced_known}"]
     assert renderer.notes[near].km == pytest.approx(1.8, abs=0.1)
@@ -370,18 +370,18 @@ async def test_near_here_measures_from_the_chats_latest_location(
     """`near here` follows the location the chat shared last, for each read."""
     rand = random.Random(2102)
     await subs.add_watch(1, SOFA, max_watches=5)
-    site.adverts = _page(rand)
+    site.set_listings(MARKETPLACE, _page(rand))
     await run()
     await subs.share_location(1, STOCKERAU)
     await subs.set_filter(1, 1, parse_rules(["near", "here", "3"]))
     first, second = _ids(rand, 2)
-    site.adverts.insert(0, FakeAdvert(first, "Sofa Wien", Decimal(50)))
+    site.add(MARKETPLACE, FakeAdvert(first, "Sofa Wien", Decimal(50)))
     await run()
     assert await _alerts(db) == []
     assert await _hits(db) == {first: "near here 3"}  # 22 km from Stockerau
 
     await subs.share_location(1, INNERE_STADT)
-    site.adverts.insert(0, FakeAdvert(second, "Sofa Wien", Decimal(50)))
+    site.add(MARKETPLACE, FakeAdvert(second, "Sofa Wien", Decimal(50)))
     renderer = await run()
     assert await _alerts(db) == [f"new {second}"]
     assert renderer.notes[second].km == pytest.approx(1.8, abs=0.3)
@@ -405,11 +405,11 @@ async def test_only_a_near_watch_gets_a_distance(
     rand = random.Random(2103)
     await subs.add_watch(1, SOFA, max_watches=5)
     await subs.add_watch(2, SOFA, max_watches=5)
-    site.adverts = _page(rand)
+    site.set_listings(MARKETPLACE, _page(rand))
     await scan(db, client, TextRenderer(), clock=clock, max_attempts=5)
     await subs.set_filter(1, 1, parse_rules(["near", "1070", "50"]))
     (new,) = _ids(rand, 1)
-    site.adverts.insert(0, FakeAdvert(new, "Sofa", Decimal(50), coordinates=STOCKERAU))
+    site.add(MARKETPLACE, FakeAdvert(new, "Sofa", Decimal(50), coordinates=STOCKERAU))
     clock.advance(300)
     renderer = PerChat()
     await scan(db, client, renderer, clock=clock, max_attempts=5)

@@ -8,13 +8,14 @@ from collections.abc import AsyncIterator
 from decimal import Decimal
 from typing import Any
 
-import httpx
 import pytest
 from fakes import FakeClock, TextRenderer
 from kit import willhaben_client
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
+from habicht.fakes.willhaben_site import MARKETPLACE
+from habicht.fakes.willhaben_site import FakeWillhabenSite as Site  # short for the signatures
 from habicht.scraper import (
     EXAMPLES,
     Subscriptions,
@@ -31,26 +32,17 @@ CHAT = 4242
 RULES = ("+sofa", "-defekt", "max 500", "priced", "private", "drop 10%", "lowest")
 
 
-class Site:
-    """A fake willhaben answering every search with `adverts` (30 a page, like the real one)."""
-
-    def __init__(self) -> None:
-        self.adverts: list[FakeAdvert] = []
-        self.requests = 0
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests += 1
-        return httpx.Response(200, text=render_search_page(self.adverts))
-
-
 @pytest.fixture
 def site() -> Site:
-    return Site()
+    """willhaben, every search listing the same adverts (none yet)."""
+    site = Site()
+    site.set_listings(MARKETPLACE, [])
+    return site
 
 
 @pytest.fixture
 async def client(site: Site, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with willhaben_client(httpx.MockTransport(site), clock) as willhaben:
+    async with willhaben_client(site.transport(), clock) as willhaben:
         yield willhaben
 
 
@@ -104,7 +96,7 @@ async def test_a_preview_counts_what_the_scan_would_alert_and_what_each_rule_hid
     await subs.add_watch(CHAT, SOFA, max_watches=5)
     await run()  # the baseline, of an empty search
     await subs.set_filter(CHAT, 1, WatchFilter().with_rules(RULES))
-    site.adverts = page(random.Random(21))
+    site.set_listings(MARKETPLACE, page(random.Random(21)))
     await run()
     alerted = {row[0] for row in await db.fetchall("SELECT ad_id FROM notifications")}
     alerted.discard(None)
@@ -139,10 +131,10 @@ async def test_the_adverts_come_back_as_the_scan_read_them(
 ) -> None:
     """Every field a rule may judge is rebuilt from the database as the page had it: title,
     price, description, seller type, place, coordinates and seller."""
-    site.adverts = page(random.Random(3))
+    site.set_listings(MARKETPLACE, page(random.Random(3)))
     await subs.add_watch(CHAT, SOFA, max_watches=5)
     await run()
-    read = parse_search_page(render_search_page(site.adverts).encode())
+    read = parse_search_page(render_search_page(site.listings(MARKETPLACE)).encode())
     expected = {listing.id: listing for listing in read.listings if not listing.reserved}
 
     preview = await subs.preview(CHAT, 1)
@@ -174,7 +166,7 @@ async def test_a_watch_whose_search_was_never_scanned_has_nothing_to_preview(
     assert preview is not None
     assert (preview.scanned_at, preview.adverts, preview.alerted.count) == (None, 0, 0)
     assert preview.hidden == ()
-    assert site.requests == 0
+    assert len(site.log) == 0
 
 
 async def test_no_such_watch_is_none(subs: Subscriptions) -> None:
@@ -191,12 +183,12 @@ async def test_only_the_latest_read_counts_and_what_the_feed_matched_since(
     request is made for the preview."""
     rand = random.Random(5)
     old, kept, fed = (FakeAdvert(str(rand.randrange(10**9, 10**10)), t) for t in "ABC")
-    site.adverts = [old, kept]
+    site.set_listings(MARKETPLACE, [old, kept])
     await subs.add_watch(CHAT, SOFA, max_watches=5)
     await run()
-    site.adverts = [kept]
+    site.set_listings(MARKETPLACE, [kept])
     await run()
-    requests = site.requests
+    requests = len(site.log)
     clock.advance(60)
     async with db.transaction() as conn:  # the feed's local match, as `feeds._record` notes it
         (listing,) = parse_search_page(render_search_page([fed]).encode()).listings
@@ -211,7 +203,7 @@ async def test_only_the_latest_read_counts_and_what_the_feed_matched_since(
 
     assert preview is not None
     assert [example.listing.id for example in preview.alerted.examples] == [fed.id, kept.id]
-    assert site.requests == requests
+    assert len(site.log) == requests
 
 
 async def test_examples_are_the_newest_in_the_search_and_carry_the_alerts_notes(
@@ -221,10 +213,10 @@ async def test_examples_are_the_newest_in_the_search_and_carry_the_alerts_notes(
     without a filter, which lets all through); their notes are the ones an alert would carry
     (here the going price of a search with 27 prices)."""
     adverts = page(random.Random(8))
-    site.adverts = adverts[16:]
+    site.set_listings(MARKETPLACE, adverts[16:])
     await subs.add_watch(CHAT, SOFA, max_watches=5)
     await run()
-    site.adverts = adverts  # the first 16 come new, after the others
+    site.set_listings(MARKETPLACE, adverts)  # the first 16 come new, after the others
     await run()
 
     preview = await subs.preview(CHAT, 1)
@@ -242,7 +234,7 @@ async def test_examples_are_the_newest_in_the_search_and_carry_the_alerts_notes(
 async def test_a_paused_or_muted_watch_previews_too(
     run: Any, subs: Subscriptions, site: Site, clock: FakeClock
 ) -> None:
-    site.adverts = page(random.Random(13))
+    site.set_listings(MARKETPLACE, page(random.Random(13)))
     await subs.add_watch(CHAT, SOFA, max_watches=5)
     await run()
     (watch,) = await subs.watches(CHAT)

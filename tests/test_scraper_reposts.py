@@ -10,13 +10,13 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-import httpx
 import pytest
 from fakes import FakeClock, TextRenderer
 from kit import willhaben_client
 
 from habicht.db import Database
-from habicht.fakes import FakeAdvert, render_search_page
+from habicht.fakes import FakeAdvert
+from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
 from habicht.scraper import (
     AlertNotes,
     Listing,
@@ -36,21 +36,11 @@ SELLER = "27149817"
 
 
 @dataclass
-class Site:
-    """willhaben answering every search with `adverts` (in the page's order)."""
-
-    adverts: list[FakeAdvert] = field(default_factory=list)
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, text=render_search_page(self.adverts))
-
-
-@dataclass
 class Scanner:
     """Scans on the test's clock; `renderer` keeps each alert's notes."""
 
     db: Database
-    site: Site
+    site: FakeWillhabenSite
     clock: FakeClock
     client: WillhabenClient
     renderer: TextRenderer = field(default_factory=TextRenderer)
@@ -71,9 +61,10 @@ class Scanner:
 @pytest.fixture
 async def scanner(db: Database, clock: FakeClock, subs: Subscriptions) -> AsyncIterator[Scanner]:
     """Chat 7 watches "sofa"; its baseline is the test's first scan."""
-    site = Site()
+    site = FakeWillhabenSite()
+    site.set_listings(MARKETPLACE, [])  # every search lists the same adverts
     await subs.add_watch(7, SOFA, max_watches=5)
-    async with willhaben_client(httpx.MockTransport(site), clock, fetch_gap=0) as client:
+    async with willhaben_client(site.transport(), clock, fetch_gap=0) as client:
         yield Scanner(db, site, clock, client)
 
 
@@ -105,11 +96,11 @@ async def gone_then_back(
     and, `gone_for` later, `new` comes: the old advert and the alerts of that scan."""
     old = old or kivik()
     others = page()
-    scanner.site.adverts = [*others[:3], old, *others[3:]]
+    scanner.site.set_listings(MARKETPLACE, [*others[:3], old, *others[3:]])
     await scanner.after()  # the baseline
-    scanner.site.adverts = others
+    scanner.site.set_listings(MARKETPLACE, others)
     assert await scanner.after() == []
-    scanner.site.adverts = [new, *others]
+    scanner.site.set_listings(MARKETPLACE, [new, *others])
     return old, await scanner.after(gone_for)
 
 
@@ -195,10 +186,10 @@ async def test_an_advert_gone_for_just_under_60_days_is(scanner: Scanner) -> Non
 async def test_an_old_advert_still_on_the_pages_is_not_reposted(scanner: Scanner) -> None:
     """The seller has the same sofa up twice: the second is no repost of the first."""
     old, others = kivik(), page()
-    scanner.site.adverts = [old, *others]
+    scanner.site.set_listings(MARKETPLACE, [old, *others])
     await scanner.after()
     new = kivik(350)
-    scanner.site.adverts = [new, *others[:10], old, *others[10:]]
+    scanner.site.set_listings(MARKETPLACE, [new, *others[:10], old, *others[10:]])
     assert await scanner.after() == [("new", f"new {new.id}", f"new:{new.id}:7")]
     assert scanner.renderer.notes[new.id].repost is None
 
@@ -207,10 +198,12 @@ async def test_a_reserved_old_advert_counts_as_gone(scanner: Scanner) -> None:
     """Reserved is not on the page (as everywhere in habicht): the same sofa put up again by its
     seller while the old advert still shows "(reserviert)" is a repost."""
     old, others = kivik(), page()
-    scanner.site.adverts = [*others[:5], old, *others[5:]]
+    scanner.site.set_listings(MARKETPLACE, [*others[:5], old, *others[5:]])
     await scanner.after()
     new = kivik(380)
-    scanner.site.adverts = [new, *others[:5], replace(old, reserved=True), *others[5:]]
+    scanner.site.set_listings(
+        MARKETPLACE, [new, *others[:5], replace(old, reserved=True), *others[5:]]
+    )
     alerts = await scanner.after()
     assert alerts == [("new", f"drop {new.id} 400->380", f"new:{new.id}:7")]
 
@@ -219,7 +212,7 @@ async def test_a_reserved_repost_is_not_alerted_until_it_is_free(scanner: Scanne
     new = kivik(350, reserved=True)
     _, alerts = await gone_then_back(scanner, new)
     assert alerts == []
-    scanner.site.adverts[0] = replace(new, reserved=False)
+    scanner.site.set_reserved(new.id, False)
     assert await scanner.after() == [("new", f"drop {new.id} 400->350", f"new:{new.id}:7")]
 
 
@@ -228,19 +221,19 @@ async def test_on_a_busy_page_only_the_repost_says_so(scanner: Scanner) -> None:
     and a weekly repost chain reads as on the market since its first week."""
     first = kivik()
     others = page()
-    scanner.site.adverts = [*others[:2], first, *others[2:]]
+    scanner.site.set_listings(MARKETPLACE, [*others[:2], first, *others[2:]])
     await scanner.after()
-    scanner.site.adverts = others
+    scanner.site.set_listings(MARKETPLACE, others)
     await scanner.after(7 * DAY)
     second = kivik(380)
-    scanner.site.adverts = [second, *others]
+    scanner.site.set_listings(MARKETPLACE, [second, *others])
     await scanner.after(7 * DAY)
-    scanner.site.adverts = others
+    scanner.site.set_listings(MARKETPLACE, others)
     await scanner.after(7 * DAY)
     third = kivik(360)
     fresh = page(3)
     bumped = [replace(advert, bumped=True) for advert in others[-3:]]
-    scanner.site.adverts = [*bumped, *fresh[:1], third, *fresh[1:], *others[:-3]]
+    scanner.site.set_listings(MARKETPLACE, [*bumped, *fresh[:1], third, *fresh[1:], *others[:-3]])
     alerts = await scanner.after(DAY)
     assert sorted(text for _, text, _ in alerts) == sorted(
         [f"drop {third.id} 380->360", *(f"new {advert.id}" for advert in fresh)]

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
-from dataclasses import replace
+from collections.abc import AsyncIterator
 from decimal import Decimal
 from typing import Any
 
@@ -15,7 +14,8 @@ from fakes import FakeClock, TextRenderer
 from kit import willhaben_client
 
 from habicht.db import Database
-from habicht.fakes import FakeAdvert, render_block_page, render_search_page
+from habicht.fakes import FakeAdvert, render_search_page
+from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.scraper import (
     Alert,
     Listing,
@@ -31,45 +31,23 @@ RTX = parse_watch_argument("rtx")
 SOFA = parse_watch_argument("sofa")
 
 
-class FakeWillhaben:
-    """A request → response function: a page per keyword, or a staged failure."""
+@pytest.fixture
+def site() -> FakeWillhabenSite:
+    """The fake willhaben with the searches RTX and SOFA, empty so far."""
+    site = FakeWillhabenSite()
+    site.set_listings(RTX.url, [])
+    site.set_listings(SOFA.url, [])
+    return site
 
-    def __init__(self) -> None:
-        self.pages: dict[str, list[FakeAdvert]] = {"rtx": [], "sofa": []}
-        self.failure: httpx.Response | None = None
-        self.html: dict[str, str] = {}  # a keyword's page as given, instead of rendered
-        self.requests: Counter[str] = Counter()
-        self.meanwhile: Callable[[], None] | None = None  # runs while a request is answered
-        self.rows_found: dict[str, int] = {}  # a keyword's `rowsFound`, if more than its page
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        keyword = request.url.params["keyword"]
-        self.requests[keyword] += 1
-        if self.meanwhile is not None:
-            self.meanwhile()
-        if self.failure is not None:
-            return self.failure
-        html = self.html.get(keyword) or render_search_page(
-            self.pages[keyword], rows_found=self.rows_found.get(keyword)
-        )
-        return httpx.Response(200, text=html)
-
-    def set_price(self, keyword: str, ad_id: str, price: str) -> None:
-        self.pages[keyword] = [
-            replace(a, price=Decimal(price)) if a.id == ad_id else a for a in self.pages[keyword]
-        ]
+def fetched(site: FakeWillhabenSite) -> Counter[str]:
+    """The requests the site received, per keyword."""
+    return Counter(request.url.params["keyword"] for request in site.log)
 
 
 @pytest.fixture
-def site() -> FakeWillhaben:
-    return FakeWillhaben()
-
-
-@pytest.fixture
-async def client(site: FakeWillhaben, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with willhaben_client(
-        httpx.MockTransport(site), clock, base_url=BASE, attempts=2
-    ) as willhaben:
+async def client(site: FakeWillhabenSite, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
+    async with willhaben_client(site.transport(), clock, base_url=BASE, attempts=2) as willhaben:
         yield willhaben
 
 
@@ -96,11 +74,11 @@ def advert(ad_id: str, price: str | None = "100", **kwargs: Any) -> FakeAdvert:
 
 
 async def test_the_first_scan_is_a_silent_baseline(
-    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database
 ) -> None:
     """A new watch's first scan sends no listings, only how many it now watches."""
     await subs.add_watch(1, RTX, max_watches=5)
-    site.pages["rtx"] = [advert("102"), advert("101")]
+    site.set_listings(RTX.url, [advert("102"), advert("101")])
     summary = await run()
     assert (summary.scanned, summary.baselines, summary.new, summary.drops) == (1, 1, 0, 0)
     (watch,) = await subs.watches(1)
@@ -112,18 +90,18 @@ async def test_the_first_scan_is_a_silent_baseline(
 
 
 async def test_new_listings_and_drops_are_enqueued_with_their_keys(
-    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database
 ) -> None:
     """After the baseline an unseen id is new, a lower price a drop; each drop is its own alert."""
     await subs.add_watch(1, RTX, max_watches=5)
-    site.pages["rtx"] = [advert("101", "400")]
+    site.set_listings(RTX.url, [advert("101", "400")])
     await run()
-    site.pages["rtx"] = [advert("102", "50"), advert("101", "400")]
+    site.set_listings(RTX.url, [advert("102", "50"), advert("101", "400")])
     summary = await run()
     assert (summary.new, summary.drops) == (1, 0)
-    site.set_price("rtx", "101", "350.00")
+    site.set_price("101", Decimal("350.00"))
     await run()
-    site.set_price("rtx", "101", "300")
+    site.set_price("101", Decimal("300"))
     summary = await run()
     assert (summary.new, summary.drops) == (0, 1)
     assert (await outbox(db))[1:] == [
@@ -134,27 +112,27 @@ async def test_new_listings_and_drops_are_enqueued_with_their_keys(
 
 
 async def test_a_rise_is_recorded_and_the_next_drop_starts_from_it(
-    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database
 ) -> None:
     """A price that went up sends nothing, but a later drop is measured from the higher price."""
     await subs.add_watch(1, RTX, max_watches=5)
-    site.pages["rtx"] = [advert("101", "350")]
+    site.set_listings(RTX.url, [advert("101", "350")])
     await run()
-    site.set_price("rtx", "101", "380")
+    site.set_price("101", Decimal("380"))
     assert (await run()).drops == 0
-    site.set_price("rtx", "101", "360")
+    site.set_price("101", Decimal("360"))
     await run()
     assert [row[2] for row in await outbox(db)][1:] == ["drop 101 380->360 path 350->380->360"]
 
 
 async def test_scanning_the_same_page_again_enqueues_nothing(
-    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database
 ) -> None:
     """Re-running a scan over an unchanged page adds no notification."""
     await subs.add_watch(1, RTX, max_watches=5)
-    site.pages["rtx"] = [advert("101")]
+    site.set_listings(RTX.url, [advert("101")])
     await run()
-    site.pages["rtx"] = [advert("102"), advert("101")]
+    site.set_listings(RTX.url, [advert("102"), advert("101")])
     await run()
     before = await outbox(db)
     summary = await run()
@@ -165,34 +143,34 @@ async def test_scanning_the_same_page_again_enqueues_nothing(
 @pytest.mark.parametrize(
     ("failure", "kind"),
     [
-        (httpx.Response(503), "fetch"),
-        (httpx.Response(200, text="<html>Wartung</html>"), "layout"),
-        (httpx.Response(200, text=render_block_page()), "blocked"),
+        (SiteFault(503), "fetch"),
+        (SiteFault(200, "<html>Wartung</html>"), "layout"),
+        (SiteFault.block_page(), "blocked"),
     ],
     ids=["5xx", "layout", "block-page"],
 )
 async def test_a_failed_scan_changes_nothing_but_the_search_health(
     run: Any,
     subs: Subscriptions,
-    site: FakeWillhaben,
+    site: FakeWillhabenSite,
     db: Database,
     clock: FakeClock,
-    failure: httpx.Response,
+    failure: SiteFault,
     kind: str,
 ) -> None:
     """A failed fetch yields no events, keeps what the watch saw, and counts a failure."""
     await subs.add_watch(1, RTX, max_watches=5)
-    site.pages["rtx"] = [advert("101")]
+    site.set_listings(RTX.url, [advert("101")])
     await run()
-    site.pages["rtx"] = [advert("102"), advert("101")]
-    site.failure = failure
+    site.set_listings(RTX.url, [advert("102"), advert("101")])
+    site.intercept(failure)
     summary = await run()
     assert (summary.scanned, summary.new) == (0, 0)
     assert [(f.kind, f.consecutive_failures) for f in summary.failed] == [(kind, 1)]
     (watch,) = await subs.watches(1)
     assert (watch.listings_known, watch.consecutive_failures, watch.last_error_kind) == (1, 1, kind)
     assert len(await outbox(db)) == 1
-    site.failure = None
+    site.intercept(None)
     clock.advance(24 * 3600)  # past any block backoff
     summary = await run()
     assert (summary.scanned, summary.new) == (1, 1)
@@ -202,19 +180,19 @@ async def test_a_failed_scan_changes_nothing_but_the_search_health(
 
 
 async def test_a_shared_search_is_fetched_once_for_all_its_watchers(
-    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database
 ) -> None:
     """Two chats watching the same search cost one request, and each gets its own alert."""
     await subs.add_watch(1, RTX, max_watches=5)
     await subs.add_watch(2, RTX, max_watches=5)
     await subs.add_watch(2, SOFA, max_watches=5)
-    site.pages["rtx"] = [advert("101")]
+    site.set_listings(RTX.url, [advert("101")])
     await run()
-    assert site.requests == Counter({"rtx": 1, "sofa": 1})
-    site.pages["rtx"] = [advert("102"), advert("101")]
+    assert fetched(site) == Counter({"rtx": 1, "sofa": 1})
+    site.set_listings(RTX.url, [advert("102"), advert("101")])
     summary = await run()
     assert (summary.scanned, summary.new) == (2, 2)
-    assert site.requests == Counter({"rtx": 2, "sofa": 2})
+    assert fetched(site) == Counter({"rtx": 2, "sofa": 2})
     assert [(row[0], row[3]) for row in await outbox(db) if row[1] == "new"] == [
         (1, "new:102:1"),
         (2, "new:102:2"),
@@ -222,7 +200,7 @@ async def test_a_shared_search_is_fetched_once_for_all_its_watchers(
 
 
 async def test_paused_watches_and_blocked_chats_are_not_fetched_for(
-    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database
 ) -> None:
     """A search whose only watchers are paused or blocked is not fetched; no alerts for them."""
     await subs.add_watch(1, RTX, max_watches=5)
@@ -230,23 +208,23 @@ async def test_paused_watches_and_blocked_chats_are_not_fetched_for(
     await subs.add_watch(3, SOFA, max_watches=5)
     await subs.set_paused(1, None, paused=True)
     await subs.block_chat(2)
-    site.pages["sofa"] = [advert("201")]
+    site.set_listings(SOFA.url, [advert("201")])
     summary = await run()
-    assert site.requests == Counter({"sofa": 1})
+    assert fetched(site) == Counter({"sofa": 1})
     assert (summary.scanned, summary.baselines) == (1, 1)
     assert [row[0] for row in await outbox(db)] == [3]
 
 
 async def test_resuming_starts_with_a_silent_baseline(
-    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database
 ) -> None:
     """What appeared while a watch was paused is not sent as new; the resumed watch is told
     again how many listings it now watches."""
     await subs.add_watch(1, RTX, max_watches=5)
-    site.pages["rtx"] = [advert("101")]
+    site.set_listings(RTX.url, [advert("101")])
     await run()
     await subs.set_paused(1, 1, paused=True)
-    site.pages["rtx"] = [advert("103"), advert("102"), advert("101")]
+    site.set_listings(RTX.url, [advert("103"), advert("102"), advert("101")])
     await run()
     await subs.set_paused(1, 1, paused=False)
     summary = await run()
@@ -258,68 +236,70 @@ async def test_resuming_starts_with_a_silent_baseline(
 
 
 async def test_search_ids_limit_the_scan(
-    run: Any, subs: Subscriptions, site: FakeWillhaben
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite
 ) -> None:
     """Given search_ids (a new watch's immediate baseline), only those searches are fetched."""
     await subs.add_watch(1, RTX, max_watches=5)
     sofa = await subs.add_watch(1, SOFA, max_watches=5)
     summary = await run(search_ids=[sofa.search_id])
-    assert (summary.scanned, site.requests) == (1, Counter({"sofa": 1}))
+    assert (summary.scanned, fetched(site)) == (1, Counter({"sofa": 1}))
 
 
 async def test_repeated_failures_are_reported_once_and_so_is_recovery(
-    run: Any, subs: Subscriptions, site: FakeWillhaben
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite
 ) -> None:
     """The third failure in a row makes a search newly failing; the next success recovers it."""
     await subs.add_watch(1, RTX, max_watches=5)
-    site.failure = httpx.Response(500)
+    site.intercept(SiteFault(500))
     summaries = [await run() for _ in range(4)]
     assert [len(s.failing) for s in summaries] == [0, 0, 1, 1]
     assert [len(s.newly_failing) for s in summaries] == [0, 0, 1, 0]
-    site.failure = None
+    site.intercept(None)
     assert (await run()).recovered == [RTX.url]
     assert (await run()).recovered == []
 
 
 async def test_a_streak_crossing_in_a_baseline_scan_is_reported_there_once(
-    run: Any, subs: Subscriptions, site: FakeWillhaben
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite
 ) -> None:
     """Issue 4: baseline scans count failures too; the scan whose failure brings the streak to
     FAILING_AFTER reports it, be it a baseline, and no later cycle reports it again."""
     watch = await subs.add_watch(1, RTX, max_watches=5)
-    site.failure = httpx.Response(500)
+    site.intercept(SiteFault(500))
     cycles = [await run() for _ in range(2)]
     baseline = await run(search_ids=[watch.search_id])
     later = [await run() for _ in range(2)]
     assert [len(s.newly_failing) for s in [*cycles, baseline, *later]] == [0, 0, 1, 0, 0]
     assert baseline.newly_failing[0].consecutive_failures == 3
-    site.failure = None
+    site.intercept(None)
     assert (await run(search_ids=[watch.search_id])).recovered == [RTX.url]
 
 
 async def test_the_streak_is_read_as_written_not_as_the_cycle_began(
-    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database
 ) -> None:
     """A streak that another scan moved across the mark after this cycle read its searches
     (a baseline beside it, which reported it) is not reported a second time."""
     await subs.add_watch(1, RTX, max_watches=5)
-    site.failure = httpx.Response(500)
+    site.intercept(SiteFault(500))
     for _ in range(2):
         await run()
 
-    def baseline_failed_meanwhile() -> None:  # the cycle has read the streak (2) by now
+    def baseline_failed_meanwhile(request: httpx.Request) -> SiteFault:
+        # the cycle has read the streak (2) by now
         with sqlite3.connect(db.path) as other:
             other.execute("UPDATE searches SET consecutive_failures = 3")
-        site.meanwhile = None
+        site.intercept(SiteFault(500))
+        return SiteFault(500)
 
-    site.meanwhile = baseline_failed_meanwhile
+    site.intercept(baseline_failed_meanwhile)
     summary = await run()
     assert [f.consecutive_failures for f in summary.failed] == [4]
     assert summary.newly_failing == []
 
 
 async def test_progress_is_told_after_each_search_tried(
-    run: Any, subs: Subscriptions, site: FakeWillhaben
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite
 ) -> None:
     """The progress callback runs once per search fetched or failed, never for one skipped
     while willhaben blocks us."""
@@ -333,39 +313,42 @@ async def test_progress_is_told_after_each_search_tried(
 
     await run(progress=progress)
     assert calls == 2
-    site.failure = httpx.Response(403)
+    site.intercept(SiteFault(403))
     summary = await run(progress=progress)
     assert (summary.skipped, calls) == (1, 3)
 
 
 async def test_a_block_skips_the_rest_of_the_cycle(
-    run: Any, subs: Subscriptions, site: FakeWillhaben
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite
 ) -> None:
     """After willhaben blocks, the cycle's remaining searches are skipped, not failed."""
     await subs.add_watch(1, RTX, max_watches=5)
     await subs.add_watch(1, SOFA, max_watches=5)
-    site.failure = httpx.Response(403)
+    site.intercept(SiteFault(403))
     summary = await run()
     assert ([f.kind for f in summary.failed], summary.skipped) == (["blocked"], 1)
     assert summary.paused_until is not None
-    assert sum(site.requests.values()) == 1
+    assert len(site.log) == 1
 
 
 async def test_bumped_adverts_moving_to_the_top_are_not_new(
-    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database
 ) -> None:
     """A seen advert bumped to the top sends nothing; after a baseline that read the whole
     search, an unseen bumped one was not there then and is new, whatever its id (issue 9)."""
     await subs.add_watch(1, RTX, max_watches=5)
-    site.pages["rtx"] = [advert("503"), advert("502"), advert("501")]
+    site.set_listings(RTX.url, [advert("503"), advert("502"), advert("501")])
     await run()
-    site.pages["rtx"] = [
-        advert("501", bumped=True),
-        advert("420", bumped=True),
-        advert("504"),
-        advert("503"),
-        advert("502"),
-    ]
+    site.set_listings(
+        RTX.url,
+        [
+            advert("501", bumped=True),
+            advert("420", bumped=True),
+            advert("504"),
+            advert("503"),
+            advert("502"),
+        ],
+    )
     summary = await run()
     assert summary.new == 2
     assert [row[2] for row in await outbox(db)][1:] == ["new 420", "new 504"]
@@ -374,19 +357,25 @@ async def test_bumped_adverts_moving_to_the_top_are_not_new(
 
 
 async def test_one_odd_advert_fails_its_search_and_the_cycle_goes_on(
-    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database
 ) -> None:
     """An advert of an unknown shape fails only its own search, as "layout", changing none of
     its state; the next search is still scanned and alerts (review of issue 3)."""
     await subs.add_watch(1, RTX, max_watches=5)
     await subs.add_watch(1, SOFA, max_watches=5)
-    site.pages = {"rtx": [advert("101")], "sofa": [advert("201")]}
+    site.set_listings(RTX.url, [advert("101")])
+    site.set_listings(SOFA.url, [advert("201")])
     await run()
     odd = render_search_page([advert("102"), advert("101")]).replace(
         '"attributes":{"attribute":[', '"attributes":[{"attribute":[', 1
     )
-    site.html["rtx"] = odd.replace(']},"advertImageList"', ']}],"advertImageList"', 1)
-    site.pages["sofa"] = [advert("202"), advert("201")]
+    odd = odd.replace(']},"advertImageList"', ']}],"advertImageList"', 1)
+    site.intercept(
+        lambda request: (
+            httpx.Response(200, text=odd) if request.url.params["keyword"] == "rtx" else None
+        )
+    )
+    site.set_listings(SOFA.url, [advert("202"), advert("201")])
     summary = await run()
     assert (summary.scanned, summary.new) == (1, 1)
     assert [(f.url, f.kind, f.consecutive_failures) for f in summary.failed] == [
@@ -408,7 +397,7 @@ class FailingRenderer(TextRenderer):
 
 async def test_an_unexpected_error_fails_its_search_and_the_cycle_goes_on(
     subs: Subscriptions,
-    site: FakeWillhaben,
+    site: FakeWillhabenSite,
     db: Database,
     client: WillhabenClient,
     clock: FakeClock,
@@ -418,10 +407,12 @@ async def test_an_unexpected_error_fails_its_search_and_the_cycle_goes_on(
     failure with the traceback logged, and the next search is still scanned."""
     await subs.add_watch(1, RTX, max_watches=5)
     await subs.add_watch(1, SOFA, max_watches=5)
-    site.pages = {"rtx": [advert("101")], "sofa": [advert("201")]}
+    site.set_listings(RTX.url, [advert("101")])
+    site.set_listings(SOFA.url, [advert("201")])
     renderer = FailingRenderer()
     await scan(db, client, renderer, clock=clock, max_attempts=5)
-    site.pages = {"rtx": [advert("102"), advert("101")], "sofa": [advert("202"), advert("201")]}
+    site.set_listings(RTX.url, [advert("102"), advert("101")])
+    site.set_listings(SOFA.url, [advert("202"), advert("201")])
     clock.advance(300)
     summary = await scan(db, client, renderer, clock=clock, max_attempts=5)
     assert (summary.scanned, summary.new) == (1, 1)
@@ -435,23 +426,30 @@ async def test_an_unexpected_error_fails_its_search_and_the_cycle_goes_on(
 
 
 async def test_an_older_advert_sliding_onto_a_full_page_is_not_new(
-    run: Any, subs: Subscriptions, site: FakeWillhaben, db: Database, clock: FakeClock
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database, clock: FakeClock
 ) -> None:
     """When an advert on a full first page is sold, the older one that moves up (from beyond a
     baseline that could not read the whole search) is recorded silently; one published after
     the watch started is new even with a lower id (review of issue 3)."""
     await subs.add_watch(1, RTX, max_watches=5)
-    site.rows_found["rtx"] = 5000
+    # willhaben reports 5,000 found: more than any baseline reads, so the page is all it knows.
+    site.intercept(
+        lambda request: httpx.Response(
+            200, text=render_search_page(site.listings(RTX.url), rows_found=5000)
+        )
+    )
     hour_ago = int((clock.now - 3600) * 1000)
-    site.pages["rtx"] = [advert(str(i), published_ms=hour_ago + i) for i in range(130, 125, -1)]
+    site.set_listings(
+        RTX.url, [advert(str(i), published_ms=hour_ago + i) for i in range(130, 125, -1)]
+    )
     await run()  # the baseline: 130..126 of more, older adverts
-    site.pages["rtx"] = [
-        advert(str(i), published_ms=hour_ago + i) for i in (130, 129, 127, 126, 125)
-    ]  # 128 sold: 125 slides up
+    site.set_listings(
+        RTX.url, [advert(str(i), published_ms=hour_ago + i) for i in (130, 129, 127, 126, 125)]
+    )  # 128 sold: 125 slides up
     summary = await run()
     assert summary.new == 0
     fresh = advert("124", published_ms=int(clock.now * 1000))  # an older id, published now
-    site.pages["rtx"] = [fresh, *site.pages["rtx"][:4]]
+    site.set_listings(RTX.url, [fresh, *site.listings(RTX.url)[:4]])
     summary = await run()
     assert summary.new == 1
     assert [row[3] for row in await outbox(db) if row[1] == "new"] == ["new:124:1"]

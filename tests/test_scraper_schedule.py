@@ -16,6 +16,7 @@ from kit import willhaben_client
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
+from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite, SiteFault
 from habicht.scraper import (
     MAX_PAGES,
     Freshness,
@@ -37,34 +38,39 @@ TICK = 10.0
 GAP = 2.0
 
 
-class RateLimitedSite:
-    """A willhaben that answers 403 to any request beyond `limit` in the last `window`
-    seconds (refused requests count too), as real sites limit scrapers; it logs when each
-    keyword was answered with a page."""
+class RateLimitedSite(FakeWillhabenSite):
+    """The fake willhaben, every search listing one sofa (MARKETPLACE), behind a hook that answers
+    403 to any request beyond `limit` in the last `window` seconds (refused requests count
+    too), as real sites limit scrapers; `pages` logs when each keyword was answered with a
+    page."""
 
     def __init__(self, clock: FakeClock, *, limit: int | None = None, window: float = 600.0):
+        super().__init__()
         self.clock, self.limit, self.window = clock, limit, window
-        self.requests: list[float] = []
+        self.recent: list[float] = []
         self.pages: dict[str, list[float]] = defaultdict(list)
-        self.adverts = [FakeAdvert("1", "Sofa", Decimal(9))]
+        self.set_listings(MARKETPLACE, [FakeAdvert("1", "Sofa", Decimal(9))])
+        self.intercept(self.limit_rate)
 
     deep: str = "\0"
-    """Searches whose keyword starts with this report 1,000 adverts: a baseline reads them
-    to the page cap."""
+    """Searches whose keyword starts with this report 1,000 adverts found (on a page of the
+    few listed): a baseline reads them to the page cap without 1,000 adverts to render."""
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    def limit_rate(self, request: httpx.Request) -> httpx.Response | SiteFault | None:
         now = self.clock()
-        self.requests = [t for t in self.requests if t > now - self.window] + [now]
-        if self.limit is not None and len(self.requests) > self.limit:
-            return httpx.Response(403, text="blocked")
+        self.recent = [t for t in self.recent if t > now - self.window] + [now]
+        if self.limit is not None and len(self.recent) > self.limit:
+            return SiteFault(403, "blocked")
         keyword = request.url.params["keyword"]
         self.pages[keyword].append(now)
-        found = 1000 if keyword.startswith(self.deep) else None
-        return httpx.Response(200, text=render_search_page(self.adverts, rows_found=found))
+        if keyword.startswith(self.deep):
+            page = render_search_page(self.listings(MARKETPLACE), rows_found=1000)
+            return httpx.Response(200, text=page)
+        return None
 
 
 def client_for(site: RateLimitedSite, clock: FakeClock, *, gap: float) -> WillhabenClient:
-    return willhaben_client(httpx.MockTransport(site), clock, base_url=BASE, fetch_gap=gap)
+    return willhaben_client(site.transport(), clock, base_url=BASE, fetch_gap=gap)
 
 
 @pytest.fixture
@@ -167,10 +173,10 @@ async def test_requested_scans_go_first_and_only_once(
     await subs.set_paused(2, 1, paused=True)
     for _ in range(10):
         await subs.set_paused(2, 1, paused=False)
-    before = len(site.requests)
+    before = len(site.log)
     summary = await one_pass()
     assert summary.scanned == 4
-    assert len(site.requests) - before == 4
+    assert len(site.log) - before == 4
     order = sorted(site.pages, key=lambda k: site.pages[k][-1])
     assert order[0] == "neu"
     assert await one_pass() == ScanSummary(duration=0.0)  # nothing due, nothing fetched
@@ -251,7 +257,9 @@ async def test_a_database_error_is_its_own_kind_and_stops_the_pass(
     """A full database while recording a page is a `database` failure, never `layout`;
     the pass stops there instead of failing every next search the same way."""
     await watch(subs, "a", "b", "c")
-    site.adverts = [FakeAdvert(str(n), "Sofa " * 40, Decimal(n)) for n in range(1, 201)]
+    site.set_listings(
+        MARKETPLACE, [FakeAdvert(str(n), "Sofa " * 40, Decimal(n)) for n in range(1, 201)]
+    )
     async with db.transaction() as conn:  # the disk is full: no page may be added
         pages = await (await conn.execute("PRAGMA page_count")).fetchone()
         assert pages is not None
@@ -261,7 +269,7 @@ async def test_a_database_error_is_its_own_kind_and_stops_the_pass(
     assert summary.database_error is not None
     assert "full" in summary.database_error
     assert summary.scanned == 0
-    assert len(site.requests) == 1
+    assert len(site.log) == 1
     kinds = await db.fetchall(
         "SELECT last_error_kind FROM searches WHERE last_attempt_at IS NOT NULL"
     )

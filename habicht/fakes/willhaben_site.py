@@ -18,12 +18,17 @@ Beside the registered searches there is the *world*: adverts `publish`ed to it a
 every search URL that is not registered, selected and ordered as willhaben's own search would
 (`willhaben_world`: category tree, keywords over the whole description, price, seller, other
 parameters) — so a category's feed and the searches it serves agree as they do on willhaben.
+
+Faults come two ways: `fail_next` scripts the next answers (per search or for any), and
+`intercept` puts a hook in front of every request — one fault for all of them until lifted
+(`intercept(SiteFault.server_error())`), or a function of the request that may answer, raise an
+httpx error, or let the page through. `log` keeps every request received, in order.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from urllib.parse import parse_qsl, urlsplit
@@ -35,13 +40,17 @@ from habicht.fakes.willhaben_pages import FakeAdvert, render_block_page, render_
 from habicht.fakes.willhaben_world import lister, newest_first
 from habicht.fakes.wire import FaultScript, LoopbackServer, Observable
 
-__all__ = ["FakeWillhabenSite", "SiteFault"]
+__all__ = ["MARKETPLACE", "FakeWillhabenSite", "Hook", "SiteFault"]
 
 _HTML = {"content-type": "text/html; charset=utf-8"}
 DEFAULT_ROWS = 30
 """Adverts a page holds when the request names no `rows`."""
 MAX_ROWS = 200
 """The most adverts a page holds, whatever `rows` asks for."""
+MARKETPLACE = "/iad/kaufen-und-verkaufen/marktplatz"
+"""The marketplace's search path. Registered as it is, without parameters, it answers every
+marketplace search (any keyword, any filter) with the same adverts: a site for tests about
+something other than which search lists what."""
 
 
 @dataclass(frozen=True)
@@ -76,12 +85,20 @@ class SiteFault:
         return cls(status, "<html><body><h1>Es ist ein Fehler aufgetreten</h1></body></html>")
 
     @classmethod
+    def redirect(cls, location: str, status: int = 302) -> SiteFault:
+        return cls(status, headers={"Location": location})
+
+    @classmethod
     def changed_layout(cls) -> SiteFault:
         return cls(layout_change=True)
 
     @classmethod
     def down(cls) -> SiteFault:
         return cls(outage=True)
+
+
+Hook = Callable[[httpx.Request], httpx.Response | SiteFault | None]
+"""Sees each request before the site answers it (see `FakeWillhabenSite.intercept`)."""
 
 
 def _key(url: str) -> tuple[str, frozenset[tuple[str, str]]]:
@@ -113,6 +130,9 @@ class FakeWillhabenSite(Observable):
         self._searches: dict[str, list[str]] = {}  # registered url -> advert ids, newest first
         self._world: dict[str, None] = {}  # the ids published to the world, in any order
         self._faults: FaultScript[str | None, SiteFault] = FaultScript()
+        self._hook: Hook | SiteFault | None = None
+        self.log: list[httpx.Request] = []
+        """Every request received, in order, matched, faulted or not."""
         self.requests: Counter[str] = Counter()
         """Requests per path, matched or not."""
         self.hits: Counter[str] = Counter()
@@ -197,6 +217,19 @@ class FakeWillhabenSite(Observable):
         """Answer the next requests with `faults`, in order: for the search `url`, or any."""
         self._faults.push(url, *faults)
 
+    def intercept(self, hook: Hook | SiteFault | None) -> None:
+        """Answer every request through `hook` from now on, before any scripted fault or page.
+
+        A `SiteFault` is the answer to every request, a search's or not (the site is down,
+        blocked, broken) until `intercept(None)`. A function is called with each request,
+        outside the site's lock (so it may block or change the site): it returns an
+        `httpx.Response` or a `SiteFault` to answer with, or None to let the site answer as
+        usual; an httpx error it raises reaches the client in-process and drops the
+        connection over loopback.
+        """
+        with self._cond:
+            self._hook = hook
+
     def faults_pending(self, url: str | None = None) -> int:
         """Scripted faults not yet served, for the search `url` (or the ones for any)."""
         return self._faults.pending(url)
@@ -225,9 +258,16 @@ class FakeWillhabenSite(Observable):
         return best[1] if best else None
 
     def handle(self, request: httpx.Request) -> httpx.Response:
-        """Answer one GET: a scripted fault, the matching search's page, or 404."""
+        """Answer one GET: the hook's answer, a scripted fault, the search's page, or 404."""
         with self._cond:
+            self.log.append(request)
             self.requests[request.url.path] += 1
+            hook = self._hook
+            self._cond.notify_all()
+        answer = hook if isinstance(hook, SiteFault) or hook is None else hook(request)
+        if isinstance(answer, httpx.Response):
+            return answer
+        with self._cond:
             search = self._match(request.url)
             if search is not None:
                 adverts = [self._catalogue[ad_id] for ad_id in self._searches[search]]
@@ -237,14 +277,16 @@ class FakeWillhabenSite(Observable):
                 adverts = newest_first(filter(lister(request.url), world))
             if search is not None:
                 self.hits[search] += 1
-            self._cond.notify_all()
-        if search is None:
-            return httpx.Response(404, text="<html><body>Seite nicht gefunden</body></html>")
-        fault = self._faults.pop(search) or self._faults.pop(None)
+                self._cond.notify_all()
+        fault = answer
+        if fault is None and search is not None:
+            fault = self._faults.pop(search) or self._faults.pop(None)
         if fault is not None and fault.outage:
             raise httpx.ConnectError("the fake willhaben is down", request=request)
         if fault is not None and not fault.layout_change:
             return httpx.Response(fault.status, text=fault.body, headers={**_HTML, **fault.headers})
+        if search is None:
+            return httpx.Response(404, text="<html><body>Seite nicht gefunden</body></html>")
         rows, number = _paging(request.url)
         start = (number - 1) * rows
         page = render_search_page(
