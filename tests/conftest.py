@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import telegram
 from botkit import Bot, running
-from kit.fixtures import clock, empty_directory, isolated_environment, store, subs
+from kit.fixtures import client, clock, empty_directory, isolated_environment, site, store, subs
 
 from habicht.db import Database
 
@@ -18,9 +18,11 @@ FIXTURES = Path(__file__).parent / "fixtures" / "willhaben"
 
 __all__ = [  # the kit's fixtures, and the willhaben pages
     "FIXTURES",
+    "client",
     "clock",
     "empty_directory",
     "isolated_environment",
+    "site",
     "store",
     "subs",
 ]

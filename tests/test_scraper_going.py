@@ -123,14 +123,6 @@ class Ids:
 
 
 @pytest.fixture
-def site() -> Site:
-    """willhaben, every search listing the same adverts (none yet)."""
-    site = Site()
-    site.set_listings(MARKETPLACE, [])
-    return site
-
-
-@pytest.fixture
 def new_id() -> Ids:
     return Ids(21)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
@@ -14,7 +13,6 @@ from typing import Any
 import aiosqlite
 import pytest
 from fakes import FakeClock, TextRenderer
-from kit import willhaben_client
 from kit.migrations import before_migration
 
 from habicht.db import Database
@@ -266,22 +264,6 @@ async def test_a_read_of_placed_postcodes_costs_one_query(db: Database) -> None:
 
 
 # ---- a near watch's scans ------------------------------------------------------------------
-
-BASE = "http://127.0.0.1:8099"
-
-
-@pytest.fixture
-def site() -> Site:
-    """willhaben, every search listing the same adverts (none yet)."""
-    site = Site()
-    site.set_listings(MARKETPLACE, [])
-    return site
-
-
-@pytest.fixture
-async def client(site: Site, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with willhaben_client(site.transport(), clock, base_url=BASE) as willhaben:
-        yield willhaben
 
 
 @pytest.fixture

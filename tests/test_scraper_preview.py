@@ -4,13 +4,11 @@ from the database alone and through the scan's own code."""
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 from decimal import Decimal
 from typing import Any
 
 import pytest
 from fakes import FakeClock, TextRenderer
-from kit import willhaben_client
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
@@ -30,20 +28,6 @@ from habicht.scraper.parse import parse_search_page
 SOFA = parse_watch_argument("sofa")
 CHAT = 4242
 RULES = ("+sofa", "-defekt", "max 500", "priced", "private", "drop 10%", "lowest")
-
-
-@pytest.fixture
-def site() -> Site:
-    """willhaben, every search listing the same adverts (none yet)."""
-    site = Site()
-    site.set_listings(MARKETPLACE, [])
-    return site
-
-
-@pytest.fixture
-async def client(site: Site, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with willhaben_client(site.transport(), clock) as willhaben:
-        yield willhaben
 
 
 @pytest.fixture

@@ -4,30 +4,17 @@ each search showed and when, and the going price its alerts carry."""
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 from decimal import Decimal
 
 import pytest
 from fakes import FakeClock, TextRenderer
-from kit import willhaben_client
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
-from habicht.fakes.willhaben_site import FakeWillhabenSite
+from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
 from habicht.scraper import Subscriptions, WillhabenClient, parse_watch_argument, scan
 
 SOFA = parse_watch_argument("sofa")
-
-
-@pytest.fixture
-def site() -> FakeWillhabenSite:
-    return FakeWillhabenSite()
-
-
-@pytest.fixture
-async def client(site: FakeWillhabenSite, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
-    async with willhaben_client(site.transport(), clock) as willhaben:
-        yield willhaben
 
 
 def page_of_30(clock: FakeClock) -> list[FakeAdvert]:
@@ -52,17 +39,35 @@ def page_of_30(clock: FakeClock) -> list[FakeAdvert]:
     ]
 
 
-async def test_a_read_keeps_the_place_seller_and_text_of_each_advert_and_what_its_search_showed(
+@pytest.fixture
+async def adverts(
     db: Database,
     subs: Subscriptions,
     site: FakeWillhabenSite,
     client: WillhabenClient,
     clock: FakeClock,
-) -> None:
+    renderer: TextRenderer,
+) -> list[FakeAdvert]:
+    """The page of 30 on willhaben, watched and read once (the baseline)."""
     adverts = page_of_30(clock)
-    site.set_listings(SOFA.url, adverts)
+    site.set_listings(MARKETPLACE, adverts)
     await subs.add_watch(1, SOFA, max_watches=5)
-    await scan(db, client, TextRenderer(), clock=clock, max_attempts=5)
+    await scan(db, client, renderer, clock=clock, max_attempts=5)
+    return adverts
+
+
+@pytest.fixture
+def renderer() -> TextRenderer:
+    return TextRenderer()
+
+
+async def test_a_read_keeps_the_place_seller_and_text_of_each_advert_and_what_its_search_showed(
+    db: Database,
+    site: FakeWillhabenSite,
+    client: WillhabenClient,
+    clock: FakeClock,
+    adverts: list[FakeAdvert],
+) -> None:
 
     rows = {
         row["ad_id"]: tuple(row)[1:]
@@ -80,7 +85,7 @@ async def test_a_read_keeps_the_place_seller_and_text_of_each_advert_and_what_it
 
     started = clock()
     clock.advance(300)
-    site.remove(SOFA.url, adverts[10].id)
+    site.remove(MARKETPLACE, adverts[10].id)
     await scan(db, client, TextRenderer(), clock=clock, max_attempts=5)
     shown = await db.fetchall("SELECT ad_id, first_seen_at, last_seen_at FROM search_listings")
     times = {row["ad_id"]: (row["first_seen_at"], row["last_seen_at"]) for row in shown}
@@ -90,20 +95,15 @@ async def test_a_read_keeps_the_place_seller_and_text_of_each_advert_and_what_it
 
 async def test_alerts_carry_the_going_price_of_their_search(
     db: Database,
-    subs: Subscriptions,
     site: FakeWillhabenSite,
     client: WillhabenClient,
     clock: FakeClock,
+    adverts: list[FakeAdvert],
+    renderer: TextRenderer,
 ) -> None:
-    adverts = page_of_30(clock)
-    site.set_listings(SOFA.url, adverts)
-    await subs.add_watch(1, SOFA, max_watches=5)
-    renderer = TextRenderer()
-    await scan(db, client, renderer, clock=clock, max_attempts=5)
-
     clock.advance(300)
     fresh = FakeAdvert("77", "Sofa neu", Decimal(200), published_ms=int(clock() * 1000))
-    site.add(SOFA.url, fresh)
+    site.add(MARKETPLACE, fresh)
     await scan(db, client, renderer, clock=clock, max_attempts=5)
 
     going = renderer.notes[fresh.id].going

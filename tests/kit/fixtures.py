@@ -6,14 +6,17 @@ fixture of the same name, which pytest prefers for that file.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from fakes import FakeClock
 
 from habicht.db import Database
+from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
 from habicht.queue import NotificationStore
-from habicht.scraper import Subscriptions
+from habicht.scraper import Subscriptions, WillhabenClient
+from kit.clients import willhaben_client
 
 
 @pytest.fixture(scope="session")
@@ -49,3 +52,18 @@ def store(db: Database, clock: FakeClock) -> NotificationStore:
 def subs(db: Database, clock: FakeClock) -> Subscriptions:
     """Watches and searches on the test's database and clock."""
     return Subscriptions(db, clock=clock)
+
+
+@pytest.fixture
+def site() -> FakeWillhabenSite:
+    """willhaben, every marketplace search listing the same adverts (none yet)."""
+    site = FakeWillhabenSite()
+    site.set_listings(MARKETPLACE, [])
+    return site
+
+
+@pytest.fixture
+async def client(site: FakeWillhabenSite, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
+    """A client of `site` whose gaps and retries pass on the test's clock."""
+    async with willhaben_client(site.transport(), clock) as willhaben:
+        yield willhaben
