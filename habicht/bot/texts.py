@@ -267,6 +267,14 @@ class Catalog:
     listings_one: str
     listings_many: str
     baseline: str
+    # charts (the /history and /stats <n> pictures: plain text drawn into a PNG, no markup)
+    chart_price: str
+    """The advert's prices in its /history chart."""
+    chart_median: str
+    chart_band: str
+    """Its searches' going price: the median, and the middle half of the prices (quartiles)."""
+    chart_count: str
+    """How many priced adverts each day's going price rests on (the /stats <n> chart)."""
     # the owner
     queue_usage: str
     queue_stats: str
@@ -501,6 +509,10 @@ GERMAN = Catalog(
     repost="🔁 Neu eingestellt · zuerst gesehen am {date} zu {price}",
     repost_no_price="🔁 Neu eingestellt · zuerst gesehen am {date}",
     repost_compact="🔁 neu eingestellt",
+    chart_price="Preis der Anzeige",
+    chart_median="Median der Suche (30 Tage)",
+    chart_band="mittlere Hälfte der Preise",
+    chart_count="Anzeigen mit Preis (30 Tage)",
     months=(
         "Jän.",
         "Feb.",
@@ -791,6 +803,10 @@ ENGLISH = Catalog(
     repost="🔁 Reposted · first seen {date} at {price}",
     repost_no_price="🔁 Reposted · first seen {date}",
     repost_compact="🔁 reposted",
+    chart_price="listing's price",
+    chart_median="search median (30 days)",
+    chart_band="middle half of prices",
+    chart_count="listings with a price (30 days)",
     months=("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
     button_open="🔗 Open",
     button_pause="⏸ Pause",

@@ -59,6 +59,13 @@ from habicht.scraper.subscriptions import (
     Subscriptions,
     WatchInfo,
 )
+from habicht.scraper.trend import (
+    TREND_DAYS,
+    GoingDay,
+    advert_searches,
+    day_bounds,
+    going_by_day,
+)
 from habicht.scraper.urls import (
     PAGE_ROWS,
     Search,
@@ -76,6 +83,7 @@ __all__ = [
     "NO_NOTES",
     "PAGE_ROWS",
     "PUBLISHED_SLACK",
+    "TREND_DAYS",
     "AdvertHistory",
     "Alert",
     "AlertNotes",
@@ -90,6 +98,7 @@ __all__ = [
     "FilterReason",
     "Freshness",
     "FreshnessWatch",
+    "GoingDay",
     "InvalidFilter",
     "InvalidReason",
     "InvalidSearch",
@@ -119,9 +128,12 @@ __all__ = [
     "WatchInfo",
     "WillhabenClient",
     "Workload",
+    "advert_searches",
     "capacity",
+    "day_bounds",
     "diff",
     "freshness",
+    "going_by_day",
     "going_price",
     "keyword_search",
     "latency",
