@@ -11,6 +11,7 @@ a better answer, never a condition for one.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
@@ -24,13 +25,23 @@ from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import MAX_CAPTION, VIENNA, Html, Texts, visible_len
 from habicht.scraper import AdvertHistory, advert_searches, going_by_day
 
-__all__ = ["HISTORY_DAYS", "fit_caption", "history_chart", "reply_with_chart", "stats_chart"]
+__all__ = [
+    "CHART_REPLY",
+    "HISTORY_DAYS",
+    "fit_caption",
+    "history_chart",
+    "reply_with_chart",
+    "stats_chart",
+]
 
 log = logging.getLogger(__name__)
 
 HISTORY_DAYS = 60
 """Days of going price a /history chart sets the advert against at most (its path is drawn
 whole)."""
+
+CHART_REPLY = "chart reply"
+"""The name of the task that answers with a chart."""
 
 Chart = Callable[[], Awaitable[bytes | None]]
 """Draws a chart when called (None: none can be drawn)."""
@@ -78,28 +89,37 @@ async def reply_with_chart(
 ) -> None:
     """Answer `update` with `chart()` as a photo captioned `caption` (at most `MAX_CAPTION`:
     see `fit_caption`), or with `text` when it draws none — in a task of its own, so the
-    handler that calls this returns at once."""
-    context.application.create_task(
-        _answer(update, chart, caption=caption, text=text), update=update, name="chart reply"
+    handler that calls this returns at once. The task is one of the bot's (`services.tasks`:
+    a shutdown cancels it); what fails in it goes to the bot's error handler."""
+    services = context.bot_data
+    task = asyncio.get_running_loop().create_task(
+        _answer(update, context, chart, caption=caption, text=text), name=CHART_REPLY
     )
+    services.tasks.add(task)
+    task.add_done_callback(services.tasks.discard)
 
 
-async def _answer(update: Update, chart: Chart, *, caption: Html, text: Html) -> None:
+async def _answer(
+    update: Update, context: Context, chart: Chart, *, caption: Html, text: Html
+) -> None:
     message = update.effective_message
     if message is None:
         return
     try:
         png = await chart()
     except Exception:  # a chart is a nicety: its failure must not cost the answer
-        log.exception("the chart of %s could not be made: the text goes alone", message.text)
+        log.exception("the chart for %r could not be made: the text goes alone", message.text)
         png = None
-    if png is not None:
-        try:
-            await message.reply_photo(png, caption=caption, filename="chart.png")
-            return
-        except BadRequest as exc:
-            log.warning("Telegram refused a chart (%s): the text goes alone", exc.message)
-    await reply(update, text)
+    try:
+        if png is not None:
+            try:
+                await message.reply_photo(png, caption=caption, filename="chart.png")
+                return
+            except BadRequest as exc:
+                log.warning("Telegram refused a chart (%s): the text goes alone", exc.message)
+        await reply(update, text)
+    except Exception as exc:
+        await context.application.process_error(update, exc)
 
 
 def fit_caption(

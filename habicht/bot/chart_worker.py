@@ -50,6 +50,7 @@ class ChartWorker:
         self._cache: OrderedDict[Hashable, bytes] = OrderedDict()
         self._executor: ThreadPoolExecutor | None = None
         self._waiting = 0
+        self._drawing: dict[Hashable, asyncio.Future[bytes | None]] = {}
         self.drawn = 0
         """Charts drawn (not from the cache)."""
         self.hits = 0
@@ -80,20 +81,29 @@ class ChartWorker:
         **kwargs: P.kwargs,
     ) -> bytes | None:
         """`draw(*args, **kwargs)` in the worker thread, its PNG cached under `key`; None when
-        it draws nothing, fails (logged) or `max_waiting` charts wait already."""
-        if self._waiting >= self.max_waiting:
-            self.refused += 1
-            log.warning("%d charts wait to be drawn: this one is not", self._waiting)
-            return None
-        self._waiting += 1
-        loop = asyncio.get_running_loop()
+        it draws nothing, fails (logged) or `max_waiting` charts wait already. A chart asked
+        for again while it is being drawn is drawn once: both get it."""
+        running = self._drawing.get(key)
+        if running is None:
+            if self._waiting >= self.max_waiting:
+                self.refused += 1
+                log.warning("%d charts wait to be drawn: this one is not", self._waiting)
+                return None
+            self._waiting += 1
+            running = asyncio.ensure_future(self._draw(key, lambda: draw(*args, **kwargs)))
+            self._drawing[key] = running
+        # Shielded: one asker giving up (its update's task cancelled) leaves it for the others.
+        return await asyncio.shield(running)
+
+    async def _draw(self, key: Hashable, draw: Callable[[], bytes | None]) -> bytes | None:
         try:
-            png = await loop.run_in_executor(self.executor, lambda: draw(*args, **kwargs))
+            png = await asyncio.get_running_loop().run_in_executor(self.executor, draw)
         except Exception:
             log.exception("a chart could not be drawn (%r)", key)
             return None
         finally:
             self._waiting -= 1
+            del self._drawing[key]
         if png is None:
             return None
         self.drawn += 1

@@ -5,6 +5,6 @@ helpers are imported from here.
 """
 
 from kit.clients import willhaben_client
-from kit.waits import within
+from kit.waits import answered, within
 
-__all__ = ["willhaben_client", "within"]
+__all__ = ["answered", "willhaben_client", "within"]
