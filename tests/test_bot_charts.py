@@ -42,8 +42,8 @@ def page(seed: int = 21) -> list[FakeAdvert]:
     on the page, as far as a watch can tell) and one given away (no price)."""
     rand = random.Random(seed)
     adverts = [
-        FakeAdvert(str(rand.randrange(10**8, 2 * 10**9)), f"Sofa {n}", Decimal(rand.randrange(300, 600)))
-        for n in range(30)
+        FakeAdvert(str(rand.randrange(10**8, 2 * 10**9)), f"Sofa {n}", Decimal(price))
+        for n, price in enumerate(rand.choices(range(300, 600), k=30))
     ]
     adverts[3] = replace(adverts[3], bumped=True)
     adverts[7] = replace(adverts[7], reserved=True)
@@ -51,10 +51,12 @@ def page(seed: int = 21) -> list[FakeAdvert]:
     return adverts
 
 
-async def watching(bot: Bot, adverts: list[FakeAdvert], chat_id: int = ALICE, **say: object) -> None:
+async def watching(
+    bot: Bot, adverts: list[FakeAdvert], chat_id: int = ALICE, **say: object
+) -> None:
     """The chat watches SEARCH, whose page shows `adverts`; its baseline has read them."""
     bot.site.adverts[:] = adverts
-    await bot.say(chat_id, f"/watch {SEARCH}", **say)  # type: ignore[arg-type]
+    await bot.say(chat_id, f"/watch {SEARCH}", **say)
     await bot.baseline()
 
 
@@ -67,7 +69,7 @@ async def reprice(bot: Bot, index: int, price: int) -> None:
 async def history(bot: Bot, ad_id: str, chat_id: int = ALICE, **say: object) -> SentMessage:
     """The answer to `/history <ad_id>` (it may come from a task of its own: a chart)."""
     count = len(bot.api.messages(chat_id))
-    await bot.say(chat_id, f"/history {ad_id}", **say)  # type: ignore[arg-type]
+    await bot.say(chat_id, f"/history {ad_id}", **say)
     return await answered(bot.api, chat_id, count + 1)
 
 
@@ -84,8 +86,10 @@ async def test_history_answers_with_a_chart_and_the_text_as_its_caption(bot: Bot
     assert answer.photo is not None
     assert png_size(answer.upload) == (WIDTH, HEIGHT)
     assert answer.text.startswith('📈 <b><a href="https://www.willhaben.at/iad/')
-    assert answer.text.index("€ 250") < answer.text.index("€ 280") < answer.text.index(
-        f"€ {sofa.price}"
+    assert (
+        answer.text.index("€ 250")
+        < answer.text.index("€ 280")
+        < answer.text.index(f"€ {sofa.price}")
     )
     assert visible_len(Html(answer.text)) <= MAX_CAPTION
 

@@ -113,8 +113,9 @@ async def test_an_advert_counts_while_its_search_showed_it_in_the_window(db: Dat
     async with db.transaction() as conn:
         search_id = await search(conn, "https://www.willhaben.at/iad/sofa")
         # Shown only 40 to 35 days ago: it counts on the days that end 35 + 30 days after.
+        gone = NOW - 35 * DAY
         await shown(
-            conn, search_id, "1", [(NOW - 40 * DAY, "400")], first=NOW - 40 * DAY, last=NOW - 35 * DAY
+            conn, search_id, "1", [(NOW - 40 * DAY, "400")], first=NOW - 40 * DAY, last=gone
         )
         # First shown two days ago.
         await shown(conn, search_id, "2", [(NOW - 2 * DAY, "800")], first=NOW - 2 * DAY, last=NOW)
