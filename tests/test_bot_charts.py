@@ -5,6 +5,7 @@ going price and count day by day. Through the real Application, a real Bot and a
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import struct
@@ -18,6 +19,7 @@ from botkit import ALICE, BOB, SEARCH, Bot, running
 from kit import answered
 
 from habicht.bot.chart_replies import fit_caption, stats_chart
+from habicht.bot.chart_worker import ChartWorker
 from habicht.bot.charts import HEIGHT, WIDTH, history_png, search_png
 from habicht.bot.texts import MAX_CAPTION, Html, Texts, visible_len
 from habicht.fakes import FakeAdvert
@@ -177,8 +179,8 @@ async def test_a_group_member_gets_the_chart_of_the_groups_watch(bot: Bot) -> No
 
 async def test_twenty_charts_at_once_leave_the_bot_answering_others(bot: Bot) -> None:
     """Twenty /history at once while the chart thread is busy: another chat's /list is
-    answered before any chart is drawn (the charts wait off the event loop), at most
-    `max_waiting` charts wait and the rest get their text at once; then the charts come."""
+    answered before any chart is drawn (the charts wait off the event loop); then all twenty
+    charts come."""
     await watching(bot, page())
     charts = bot.app.bot_data.charts
     busy = threading.Event()
@@ -188,19 +190,37 @@ async def test_twenty_charts_at_once_leave_the_bot_answering_others(bot: Bot) ->
         priced = [ad.id for ad in bot.site.adverts if ad.price and not ad.reserved]
         for ad_id in priced[:20]:
             await bot.say(ALICE, f"/history {ad_id}")
-        refused = 20 - charts.max_waiting
-        await answered(bot.api, ALICE, before + refused)
-
         await bot.say(BOB, "/list")
         assert "Du beobachtest noch nichts" in bot.last(BOB)
         assert charts.drawn == 0
-        assert [m.photo for m in bot.api.messages(ALICE)[before:]] == [None] * refused
+        assert bot.api.messages(ALICE)[before:] == []
     finally:
         busy.set()
     await answered(bot.api, ALICE, before + 20)
     photos = [m for m in bot.api.messages(ALICE)[before:] if m.photo is not None]
-    assert len(photos) == charts.drawn == charts.max_waiting
-    assert charts.refused == refused
+    assert len(photos) == charts.drawn == 20
+
+
+async def test_a_full_chart_queue_refuses_more_and_the_cache_keeps_the_newest() -> None:
+    """At `max_waiting` charts waiting, one more is not drawn (None at once: its caller sends
+    the text); the cache keeps `max_cached` charts, the least recently used going first."""
+    worker = ChartWorker(max_cached=2, max_waiting=2)
+    busy = threading.Event()
+    worker.executor.submit(busy.wait)
+    try:
+        waiting = [asyncio.ensure_future(worker.draw(key, bytes, 3)) for key in "ab"]
+        await asyncio.sleep(0)  # both start, and wait for the thread
+        assert await worker.draw("c", bytes, 3) is None
+        assert (worker.refused, worker.waiting) == (1, 2)
+    finally:
+        busy.set()
+    assert await asyncio.gather(*waiting) == [b"\0\0\0"] * 2
+    assert await worker.draw("c", bytes, 1) == b"\0"
+    assert worker.cached("a") is None  # the least recently used
+    assert (worker.cached("b"), worker.cached("c")) == (b"\0\0\0", b"\0")
+    worker.close()
+    with pytest.raises(ValueError, match="needs room for a chart"):
+        ChartWorker(max_waiting=0)
 
 
 async def test_the_same_chart_asked_for_at_once_is_drawn_once(bot: Bot) -> None:

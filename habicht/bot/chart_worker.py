@@ -32,8 +32,9 @@ P = ParamSpec("P")
 
 MAX_CACHED = 128
 """PNGs the cache keeps (the least recently used goes first)."""
-MAX_WAITING = 16
-"""Charts that may wait for the worker at once; one more is not drawn."""
+MAX_WAITING = 32
+"""Charts that may wait for the worker at once (≈ 3 to 6 s of drawing); one more is not
+drawn."""
 
 
 class ChartWorker:
