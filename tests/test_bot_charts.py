@@ -10,6 +10,8 @@ import logging
 import random
 import struct
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
@@ -66,6 +68,18 @@ async def reprice(bot: Bot, index: int, price: int) -> None:
     """The advert at `index` now costs `price`; a scrape reads it."""
     bot.site.adverts[index] = replace(bot.site.adverts[index], price=Decimal(price))
     await bot.scrape()
+
+
+@contextmanager
+def held(worker: ChartWorker) -> Iterator[None]:
+    """The chart worker's one thread kept busy until the block ends: charts asked for in it
+    wait."""
+    busy = threading.Event()
+    worker.executor.submit(busy.wait)
+    try:
+        yield
+    finally:
+        busy.set()
 
 
 async def history(bot: Bot, ad_id: str, chat_id: int = ALICE, **say: object) -> SentMessage:
@@ -183,10 +197,8 @@ async def test_twenty_charts_at_once_leave_the_bot_answering_others(bot: Bot) ->
     charts come."""
     await watching(bot, page())
     charts = bot.app.bot_data.charts
-    busy = threading.Event()
-    charts.executor.submit(busy.wait)
-    try:
-        before = len(bot.api.messages(ALICE))
+    before = len(bot.api.messages(ALICE))
+    with held(charts):
         priced = [ad.id for ad in bot.site.adverts if ad.price and not ad.reserved]
         for ad_id in priced[:20]:
             await bot.say(ALICE, f"/history {ad_id}")
@@ -194,8 +206,6 @@ async def test_twenty_charts_at_once_leave_the_bot_answering_others(bot: Bot) ->
         assert "Du beobachtest noch nichts" in bot.last(BOB)
         assert charts.drawn == 0
         assert bot.api.messages(ALICE)[before:] == []
-    finally:
-        busy.set()
     await answered(bot.api, ALICE, before + 20)
     photos = [m for m in bot.api.messages(ALICE)[before:] if m.photo is not None]
     assert len(photos) == charts.drawn == 20
@@ -205,15 +215,11 @@ async def test_a_full_chart_queue_refuses_more_and_the_cache_keeps_the_newest() 
     """At `max_waiting` charts waiting, one more is not drawn (None at once: its caller sends
     the text); the cache keeps `max_cached` charts, the least recently used going first."""
     worker = ChartWorker(max_cached=2, max_waiting=2)
-    busy = threading.Event()
-    worker.executor.submit(busy.wait)
-    try:
+    with held(worker):
         waiting = [asyncio.ensure_future(worker.draw(key, bytes, 3)) for key in "ab"]
         await asyncio.sleep(0)  # both start, and wait for the thread
         assert await worker.draw("c", bytes, 3) is None
         assert (worker.refused, worker.waiting) == (1, 2)
-    finally:
-        busy.set()
     assert await asyncio.gather(*waiting) == [b"\0\0\0"] * 2
     assert await worker.draw("c", bytes, 1) == b"\0"
     assert worker.cached("a") is None  # the least recently used
@@ -227,14 +233,10 @@ async def test_the_same_chart_asked_for_at_once_is_drawn_once(bot: Bot) -> None:
     """Three /history of one advert while the chart thread is busy wait for one drawing."""
     await watching(bot, page())
     charts = bot.app.bot_data.charts
-    busy = threading.Event()
-    charts.executor.submit(busy.wait)
-    try:
-        before = len(bot.api.messages(ALICE))
+    before = len(bot.api.messages(ALICE))
+    with held(charts):
         for _ in range(3):
             await bot.say(ALICE, f"/history {bot.site.adverts[0].id}")
-    finally:
-        busy.set()
     await answered(bot.api, ALICE, before + 3)
     sent = bot.api.messages(ALICE)[before:]
     assert all(m.upload == sent[0].upload is not None for m in sent)
