@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from botkit import ALICE, BOB, MARKET, SEARCH, Bot, running
+from kit import answered
 
 from habicht.bot.filtering import advert_id
 from habicht.fakes import FakeAdvert
@@ -207,8 +208,9 @@ async def test_a_drop_alert_shows_the_way_the_price_went(bot: Bot) -> None:
     [alert] = await alerts_after_scrape(bot)
     assert "📈 € 100 → € 90 → € 95 → € 75 in 2 Tg" in alert
 
+    count = len(bot.api.messages(ALICE))
     await bot.say(ALICE, "/history https://www.willhaben.at/iad/kaufen-und-verkaufen/d/x-1001/")
-    history = bot.last(ALICE)
+    history = (await answered(bot.api, ALICE, count + 1)).text  # a chart's caption
     assert history.index("€ 75") < history.index("€ 95") < history.index("€ 100")
 
 

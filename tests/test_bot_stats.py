@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from botkit import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, running
+from kit import answered
 
 from habicht.bot.texts import MAX_CAPTION, Lang, Texts, visible_len
 from habicht.fakes import FakeAdvert
@@ -36,6 +37,14 @@ def page_of_30() -> list[FakeAdvert]:
     return adverts
 
 
+async def stats(bot: Bot, chat_id: int, command: str, **say: object) -> str:
+    """The answer to `command` (`/stats 1`): a chart captioned with the figures, or the figures
+    alone; it comes from a task of its own, after the handler returned."""
+    count = len(bot.api.messages(chat_id))
+    await bot.say(chat_id, command, **say)
+    return (await answered(bot.api, chat_id, count + 1)).text
+
+
 def lines(text: str) -> list[str]:
     """The text as a subscriber reads it: tags gone, entities decoded."""
     return html.unescape(re.sub(r"<[^>]*>", "", text)).splitlines()
@@ -55,8 +64,8 @@ async def test_a_subscriber_sees_the_going_price_and_figures_of_a_watch(bot: Bot
     await bot.scrape()
     assert "Sofa Schnäppchen" in bot.last(ALICE)
 
-    await bot.say(ALICE, "/stats 1")
-    assert lines(bot.last(ALICE)) == [
+    answer = await stats(bot, ALICE, "/stats 1")
+    assert lines(answer) == [
         "📊 Suche Nr. 1: sofa",
         "💶 Median € 455 aus 25 Preisen (30 Tage)",
         "↔️ mittlere Hälfte: € 425 bis € 485",
@@ -66,6 +75,27 @@ async def test_a_subscriber_sees_the_going_price_and_figures_of_a_watch(bot: Bot
         "🏷 deal 20%: nur Anzeigen bis € 364",
     ]
     assert f'<a href="{SEARCH}&amp;sort=1">sofa</a>' in bot.last(ALICE)  # the search linked
+
+
+async def test_with_two_days_of_prices_the_figures_come_under_a_chart(bot: Bot) -> None:
+    """`/stats 1` once its search has prices of two days: a PNG of the going price day by day,
+    captioned with the figures (on the first day there is no line to draw: the text alone)."""
+    bot.site.set_listings(MARKET, page_of_30())
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    await bot.baseline()
+    count = len(bot.api.messages(ALICE))
+    await bot.say(ALICE, "/stats 1")
+    assert (await answered(bot.api, ALICE, count + 1)).photo is None
+
+    bot.clock.advance(86400)
+    await bot.scrape()
+    count = len(bot.api.messages(ALICE))
+    await bot.say(ALICE, "/stats 1")
+    answer = await answered(bot.api, ALICE, count + 1)
+    assert answer.photo is not None
+    assert (answer.upload or b"")[:8] == b"\x89PNG\r\n\x1a\n"
+    assert answer.text.startswith("📊 <b>Suche Nr. 1")
+    assert "💶 Median € 457,50 aus 24 Preisen (30 Tage)" in lines(answer.text)
 
 
 async def test_in_english_with_too_few_prices_deal_waits_and_says_so(tmp_path: Path) -> None:
@@ -88,8 +118,8 @@ async def test_in_english_with_too_few_prices_deal_waits_and_says_so(tmp_path: P
         )
         await bot.say(ALICE, "/filter 1 +sofa")  # deal unchanged: no second warning
         assert "💡" not in bot.last(ALICE)
-        await bot.say(ALICE, "/stats 1")
-        assert lines(bot.last(ALICE))[1:] == [
+        answer = await stats(bot, ALICE, "/stats 1")
+        assert lines(answer)[1:] == [
             "💶 only 3 prices in 30 days (median €250): alerts compare with the median,"
             " and deal works, from 10",
             "🔎 shown in 30 days: 3 listings, 3 with a price",
@@ -101,8 +131,8 @@ async def test_in_english_with_too_few_prices_deal_waits_and_says_so(tmp_path: P
 async def test_a_watch_not_scanned_yet_has_no_figures(bot: Bot) -> None:
     """Before its first scan a watch's search has shown nothing: no prices yet, and why."""
     await bot.say(ALICE, f"/watch {SEARCH}")
-    await bot.say(ALICE, "/stats 1")
-    assert lines(bot.last(ALICE))[1:] == [
+    answer = await stats(bot, ALICE, "/stats 1")
+    assert lines(answer)[1:] == [
         "💶 noch keine Preise in 30 Tagen: den Vergleich in den Alarmen und deal gibt es ab 10",
         "🔎 gezeigt in 30 Tagen: 0 Anzeigen, 0 mit Preis",
         "🔔 Alarme in 30 Tagen: neue Anzeigen 0, Preissenkungen 0",
@@ -157,8 +187,8 @@ async def test_in_a_group_everyone_reads_the_figures_and_only_admins_set_deal(bo
     bot.site.set_listings(MARKET, page_of_30())
     await bot.say(GROUP, f"/watch {SEARCH}", user_id=ALICE, group=True)
     await bot.baseline()
-    await bot.say(GROUP, "/stats 1", user_id=BOB, group=True)
-    assert "💶 Median € 457,50 aus 24 Preisen (30 Tage)" in lines(bot.last(GROUP))
+    answer = await stats(bot, GROUP, "/stats 1", user_id=BOB, group=True)
+    assert "💶 Median € 457,50 aus 24 Preisen (30 Tage)" in lines(answer)
 
     await bot.say(GROUP, "/filter 1 deal 20%", user_id=BOB, group=True)
     assert "nur ihre Admins" in bot.last(GROUP)
@@ -167,8 +197,8 @@ async def test_in_a_group_everyone_reads_the_figures_and_only_admins_set_deal(bo
     await bot.say(GROUP, "/filter 1 deal 20%", user_id=ALICE, group=True)
     await bot.say(GROUP, "/filter 1 deal 30%", user_id=ALICE, group=True)
     assert bot.last(GROUP).count("deal") == 1
-    await bot.say(GROUP, "/stats 1", user_id=BOB, group=True)
-    assert lines(bot.last(GROUP))[-1] == "🏷 deal 30%: nur Anzeigen bis € 320,25"
+    answer = await stats(bot, GROUP, "/stats 1", user_id=BOB, group=True)
+    assert lines(answer)[-1] == "🏷 deal 30%: nur Anzeigen bis € 320,25"
 
 
 async def test_the_owners_stats_stays_theirs(bot: Bot) -> None:
@@ -177,8 +207,8 @@ async def test_the_owners_stats_stays_theirs(bot: Bot) -> None:
     await bot.say(OWNER, "/stats")
     assert "Statistik" in bot.last(OWNER)
     await bot.say(OWNER, f"/watch {SEARCH}")
-    await bot.say(OWNER, "/stats 1")
-    assert bot.last(OWNER).startswith("📊 <b>Suche Nr. 1")
+    answer = await stats(bot, OWNER, "/stats 1")
+    assert answer.startswith("📊 <b>Suche Nr. 1")
     bot.api.set_member(GROUP, OWNER, "administrator")
     await bot.say(GROUP, "/stats", user_id=OWNER, group=True)
     assert "<code>/stats n</code>" in bot.last(GROUP)

@@ -5,6 +5,7 @@ only the names listed here.
 """
 
 from habicht.bot.app import BotApplication, build_application, serve
+from habicht.bot.charts import history_png, search_png
 from habicht.bot.jobs import BASELINE, DRAIN, RETENTION, SCRAPE, deliver, run_jobs_now
 from habicht.bot.redact import redacted_logs, scrub
 from habicht.bot.render import MessageRenderer
@@ -22,8 +23,10 @@ __all__ = [
     "Texts",
     "build_application",
     "deliver",
+    "history_png",
     "redacted_logs",
     "run_jobs_now",
     "scrub",
+    "search_png",
     "serve",
 ]

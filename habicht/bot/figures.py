@@ -6,16 +6,21 @@ the alerts the chat was sent, and what a `deal` rule lets through. Reading is fo
 in groups too. `/stats` without a number stays the owners' (`admin.stats_command`) in their
 private chat; anyone else, and anywhere else, gets the usage.
 
-`watch_stats` is the text on its own, so that a chart can carry it as its caption: it stays
-within a caption's 1,024 UTF-16 units.
+`/stats <n>` answers with a chart of its search's going price over 30 days and the text as
+its caption (`chart_replies`), or the text alone when no chart can be drawn. `watch_stats` is
+the text on its own, so that the chart can carry it: it stays within a caption's 1,024
+UTF-16 units.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from telegram import Update
 from telegram.constants import ChatType
 
 from habicht.bot import admin
+from habicht.bot.chart_replies import reply_with_chart, stats_chart
 from habicht.bot.handling import chat_of, reply
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import Html, Texts
@@ -51,7 +56,9 @@ async def stats_command(update: Update, context: Context) -> None:
     if watch is None:
         await reply(update, texts.fill("no_such_watch", number=number))
         return
-    await reply(update, await watch_stats(services, texts, watch))
+    figures = await watch_stats(services, texts, watch)
+    chart = partial(stats_chart, services, watch.search_id, texts)
+    await reply_with_chart(update, context, chart, caption=figures, text=figures)
 
 
 async def watch_stats(services: BotServices, texts: Texts, watch: WatchInfo) -> Html:

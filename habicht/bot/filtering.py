@@ -5,15 +5,17 @@ removes them; the rules are `habicht.scraper.filters`'. A change is refused whol
 rule is bad, and the answer names the words at fault; a new `near` rule also when its centre
 cannot be placed (`habicht.bot.location`), and its answer says where it measures from. In a
 group only its admins may use /filter (it changes what the whole group is told); /history is
-for everyone.
+for everyone, and answers with a chart when it can (`habicht.bot.chart_replies`).
 """
 
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from telegram import Update
 
+from habicht.bot.chart_replies import fit_caption, history_chart, reply_with_chart
 from habicht.bot.figures import deal_note
 from habicht.bot.handling import chat_of, reply
 from habicht.bot.location import near_centre
@@ -23,7 +25,10 @@ from habicht.bot.texts import Html
 from habicht.digits import whole_number
 from habicht.scraper import InvalidFilter, WatchFilter
 
-__all__ = ["advert_id", "filter_command", "history_command"]
+__all__ = ["HISTORY_LINES", "advert_id", "filter_command", "history_command"]
+
+HISTORY_LINES = 20
+"""Prices /history lists at most, the newest (its chart draws them all)."""
 
 # An advert's code in what people paste: `…/schoene-wohnung-1622906706/`, `?adId=95640092`,
 # `/iad/share/1622906706`, or the bare code willhaben shows under the advert.
@@ -88,14 +93,17 @@ async def filter_command(update: Update, context: Context) -> None:
 
 
 async def history_command(update: Update, context: Context) -> None:
-    """`/history <advert link or code>`: every price the chat's watches saw it at."""
+    """`/history <advert link or code>`: every price the chat's watches saw it at, newest
+    first, under a chart of them against the going price of the searches that showed it
+    (the text alone when no chart can be drawn)."""
     services = context.bot_data
-    texts = services.texts_for(chat_of(update))
+    chat_id = chat_of(update)
+    texts = services.texts_for(chat_id)
     code = advert_id(" ".join(context.args or []))
     if code is None:
         await reply(update, texts.fill("history_usage"))
         return
-    advert = await services.subscriptions.history(chat_of(update), code)
+    advert = await services.subscriptions.history(chat_id, code)
     if advert is None:
         await reply(update, texts.fill("history_unknown"))
         return
@@ -105,13 +113,19 @@ async def history_command(update: Update, context: Context) -> None:
             "history_line", price=texts.price(point.price), age=texts.age(now - point.seen_at)
         )
         for point in reversed(advert.points)
-    ] or [texts.fill("history_none")]
-    await reply(
+    ][:HISTORY_LINES] or [texts.fill("history_none")]
+
+    def fill(shown: Html) -> Html:
+        return texts.fill("history", url=advert.url, title=texts.label(advert.title), lines=shown)
+
+    text = fill(Html("\n".join(lines)))
+    if not advert.points:
+        await reply(update, text)
+        return
+    await reply_with_chart(
         update,
-        texts.fill(
-            "history",
-            url=advert.url,
-            title=texts.label(advert.title),
-            lines=Html("\n".join(lines[:20])),
-        ),
+        context,
+        partial(history_chart, services, chat_id, advert, texts),
+        caption=fit_caption(fill, lines),
+        text=text,
     )

@@ -21,6 +21,7 @@ from telegram.ext import CallbackContext, ExtBot
 from telegram.request import HTTPXRequest
 
 from habicht.bot.buttons import Signer
+from habicht.bot.chart_worker import ChartWorker
 from habicht.bot.permissions import ChatAdmins
 from habicht.bot.preferences import Preferences
 from habicht.bot.render import MessageRenderer
@@ -100,6 +101,8 @@ class BotServices:
         """The Prometheus metrics, when HABICHT_METRICS_PORT is set."""
         self.chat_admins = ChatAdmins(clock=self.clock)
         """Who administers the groups the bot is in, asked of Telegram and cached briefly."""
+        self.charts = ChartWorker()
+        """Draws the /history and /stats <n> charts in a thread of its own, and caches them."""
 
     def configure(
         self,
@@ -166,6 +169,7 @@ class BotServices:
             self.metrics = None
         if self._client is not None:
             await self._client.close()
+        self.charts.close()
         if self._db is not None:
             await self._db.close()
         self._client = self._db = self._subscriptions = self._store = None

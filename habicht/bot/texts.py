@@ -326,6 +326,14 @@ class Catalog:
     location_abroad: str
     list_unplaced: str
     """In /list: adverts `near` hid because habicht could not place them."""
+    # charts (the /history and /stats <n> pictures: plain text drawn into a PNG, no markup)
+    chart_price: str
+    """The advert's prices in its /history chart."""
+    chart_median: str
+    chart_band: str
+    """Its searches' going price: the median, and the middle half of the prices (quartiles)."""
+    chart_count: str
+    """How many priced adverts each day's going price rests on (the /stats <n> chart)."""
     # the owner
     queue_usage: str
     queue_stats: str
@@ -399,7 +407,7 @@ GERMAN = Catalog(
         "/preview <i>n</i> — was der Filter von Suche n mit ihrem letzten Abruf machte\n"
         "/filter <i>n</i> near <i>1070 5</i> — nur Anzeigen im Umkreis; "
         "<code>near here 5</code> misst vom Standort, den du teilst (📎 → Standort)\n"
-        "/history <i>Link</i> — Preisverlauf einer Anzeige\n"
+        "/history <i>Link</i> — Preisverlauf einer Anzeige, als Bild gegen den Median\n"
         "/stats <i>n</i> — Marktpreis (Median der 30 Tage) und Zahlen von Suche n\n"
         "/unwatch <i>n</i> — Suche Nr. n löschen\n"
         "/pause [<i>n</i>] — Suche n (oder alle) pausieren\n"
@@ -662,6 +670,10 @@ GERMAN = Catalog(
         "willhaben-Anzeigen sind fast alle in Österreich."
     ),
     list_unplaced="{count} ohne Ort",
+    chart_price="Preis der Anzeige",
+    chart_median="Median der Suche (30 Tage)",
+    chart_band="mittlere Hälfte der Preise",
+    chart_count="Anzeigen mit Preis (30 Tage)",
     months=(
         "Jän.",
         "Feb.",
@@ -798,7 +810,7 @@ ENGLISH = Catalog(
         "/preview <i>n</i> — what search n's filter did with its latest read\n"
         "/filter <i>n</i> near <i>1070 5</i> — only listings nearby; "
         "<code>near here 5</code> measures from the location you share (📎 → Location)\n"
-        "/history <i>link</i> — price history of a listing\n"
+        "/history <i>link</i> — price history of a listing, charted against the median\n"
         "/stats <i>n</i> — going price (the median of 30 days) and figures of search n\n"
         "/unwatch <i>n</i> — delete search no. n\n"
         "/pause [<i>n</i>] — pause search n (or all)\n"
@@ -1050,6 +1062,10 @@ ENGLISH = Catalog(
         "willhaben listings are in Austria."
     ),
     list_unplaced="{count} without a place",
+    chart_price="listing's price",
+    chart_median="search median (30 days)",
+    chart_band="middle half of prices",
+    chart_count="listings with a price (30 days)",
     months=("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
     button_open="🔗 Open",
     button_pause="⏸ Pause",

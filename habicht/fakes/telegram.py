@@ -21,6 +21,7 @@ explicitly with `Fault.flood`.
 
 from __future__ import annotations
 
+import email.policy
 import itertools
 import json
 import threading
@@ -29,6 +30,7 @@ from collections import Counter, deque
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from email.parser import BytesParser
 from html.parser import HTMLParser
 from types import TracebackType
 from typing import Any, Literal, Self
@@ -46,6 +48,7 @@ __all__ = [
     "FakeBotAPI",
     "Fault",
     "SentMessage",
+    "Upload",
     "Violation",
 ]
 
@@ -140,6 +143,14 @@ class Fault:
 
 
 @dataclass(frozen=True)
+class Upload:
+    """A file the bot uploaded with its request (multipart/form-data)."""
+
+    filename: str
+    content: bytes
+
+
+@dataclass(frozen=True)
 class SentMessage:
     """A message the bot sent (or edited into place), as the fake recorded it."""
 
@@ -152,7 +163,10 @@ class SentMessage:
     thread_id: int | None = None
     """The forum topic (`message_thread_id`) it went to, if any."""
     photo: str | None = None
-    """The photo's URL (sendPhoto); `text` is then its caption."""
+    """The photo's URL (sendPhoto), or the name of the file uploaded as the photo; `text` is
+    then its caption."""
+    upload: bytes | None = None
+    """The uploaded photo's bytes (sendPhoto with a file rather than a URL)."""
     params: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -273,6 +287,22 @@ class _HTMLCheck(HTMLParser):
         return "".join(self.visible), self.problem
 
 
+def _multipart(content_type: str, body: bytes) -> Payload:
+    """The fields of a multipart/form-data body (how a file is uploaded, e.g. sendPhoto with
+    a PNG): text fields as `str`, an uploaded file as `Upload`."""
+    head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode()
+    message = BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
+    fields: Payload = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        content = part.get_payload(decode=True)
+        if not isinstance(name, str) or not isinstance(content, bytes):
+            continue
+        filename = part.get_filename()
+        fields[name] = content.decode() if filename is None else Upload(filename, content)
+    return fields
+
+
 def _utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
@@ -378,6 +408,8 @@ class FakeBotAPI(Observable):
             params.update(json.loads(request.content or b"{}"))
         elif content_type.startswith("application/x-www-form-urlencoded"):
             params.update(parse_qsl(request.content.decode(), keep_blank_values=True))
+        elif content_type.startswith("multipart/form-data"):
+            params.update(_multipart(content_type, request.content))
         status, payload = self.respond(token, method, params)
         return httpx.Response(status, json=payload)
 
@@ -487,7 +519,8 @@ class FakeBotAPI(Observable):
         with self._cond:
             if thread_id is not None and (chat_id, thread_id) in self._deleted_topics:
                 return TOPIC_DELETED
-            refusal = self._refused_photos.get(str(params.get("photo", "")))
+            photo = params.get("photo", "")
+            refusal = None if isinstance(photo, Upload) else self._refused_photos.get(str(photo))
         return refusal or self._text_problem(params)
 
     def _send_message(self, params: Params) -> tuple[int, Payload]:
@@ -496,6 +529,7 @@ class FakeBotAPI(Observable):
             return 400, _error(400, problem)
         chat_id = int(params["chat_id"])
         photo = params.get("photo")
+        upload = photo if isinstance(photo, Upload) else None
         with self._cond:
             at = self._clock()
             sent = SentMessage(
@@ -506,7 +540,8 @@ class FakeBotAPI(Observable):
                 at=at,
                 reply_markup=_json_param(params, "reply_markup"),
                 thread_id=_thread_id(params),
-                photo=None if photo is None else str(photo),
+                photo=None if photo is None else upload.filename if upload else str(photo),
+                upload=None if upload is None else upload.content,
                 params=dict(params),
             )
             self._messages.append(sent)

@@ -70,6 +70,13 @@ from habicht.scraper.subscriptions import (
     Subscriptions,
     WatchInfo,
 )
+from habicht.scraper.trend import (
+    TREND_DAYS,
+    GoingDay,
+    advert_searches,
+    day_bounds,
+    going_by_day,
+)
 from habicht.scraper.urls import (
     PAGE_ROWS,
     Search,
@@ -90,6 +97,7 @@ __all__ = [
     "NO_PLACE",
     "PAGE_ROWS",
     "PUBLISHED_SLACK",
+    "TREND_DAYS",
     "AdvertHistory",
     "Alert",
     "AlertNotes",
@@ -105,6 +113,7 @@ __all__ = [
     "FilterReason",
     "Freshness",
     "FreshnessWatch",
+    "GoingDay",
     "InvalidFilter",
     "InvalidReason",
     "InvalidSearch",
@@ -140,10 +149,13 @@ __all__ = [
     "WatchInfo",
     "WillhabenClient",
     "Workload",
+    "advert_searches",
     "capacity",
+    "day_bounds",
     "diff",
     "distance_km",
     "freshness",
+    "going_by_day",
     "going_price",
     "in_austria",
     "keyword_search",

@@ -6,6 +6,6 @@ helpers are imported from here.
 
 from kit.clients import willhaben_client
 from kit.listings import sofa
-from kit.waits import within
+from kit.waits import answered, within
 
-__all__ = ["sofa", "willhaben_client", "within"]
+__all__ = ["answered", "sofa", "willhaben_client", "within"]

@@ -12,6 +12,8 @@ from typing import TypeVar
 
 import pytest
 
+from habicht.fakes.telegram import FakeBotAPI, SentMessage
+
 T = TypeVar("T")
 
 WAIT = 10.0
@@ -29,3 +31,15 @@ async def within(awaitable: Awaitable[T], what: str, *, seconds: float = WAIT) -
         if deadline.expired():
             pytest.fail(f"waited {seconds:g} s for {what}")
         raise
+
+
+async def answered(api: FakeBotAPI, chat_id: int, count: int) -> SentMessage:
+    """The `count`-th message the chat received, once it arrived: for answers sent from a task
+    of their own (a chart reply), which come after the update's handler returned."""
+    await asyncio.to_thread(
+        api.wait_until,
+        lambda: len(api.messages(chat_id)) >= count,
+        timeout=WAIT,
+        what=f"message {count} to chat {chat_id}",
+    )
+    return api.messages(chat_id)[count - 1]
