@@ -9,6 +9,8 @@ import asyncio
 import logging
 import random
 import struct
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -319,3 +321,18 @@ def test_a_caption_keeps_the_newest_lines_that_fit(lang: str) -> None:
     kept = caption.count("\n") - 1
     assert visible_len(fill(Html("\n".join([*lines[: kept + 1], "…"])))) > MAX_CAPTION
     assert fit_caption(fill, lines[:5]) == fill(Html("\n".join(lines[:5])))
+
+
+STARTUP = "import sys, habicht.cli, habicht.bot; print('matplotlib' in sys.modules)"
+
+
+def test_matplotlib_waits_for_the_first_chart() -> None:
+    """The bot starts without matplotlib (≈ 45 MB, half a second): it is imported when the
+    first chart is drawn, so a bot whose users never ask for one never pays for it."""
+    started = subprocess.run(
+        [sys.executable, "-c", STARTUP],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert started.stdout.strip() == "False"

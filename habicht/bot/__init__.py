@@ -5,7 +5,7 @@ only the names listed here.
 """
 
 from habicht.bot.app import BotApplication, build_application, serve
-from habicht.bot.charts import history_png, search_png
+from habicht.bot.chart_replies import history_png, search_png
 from habicht.bot.jobs import BASELINE, DRAIN, RETENTION, SCRAPE, deliver, run_jobs_now
 from habicht.bot.redact import redacted_logs, scrub
 from habicht.bot.render import MessageRenderer

@@ -7,6 +7,10 @@ the handler returns at once and the next update — another chat's /list — doe
 the picture. When no chart can be drawn (too few prices, a burst that fills the worker's
 queue, a drawing that failed) or Telegram refuses the photo, the text goes alone: a chart is
 a better answer, never a condition for one.
+
+matplotlib (≈ 45 MB of memory and half a second to import) is imported at the first chart, in
+the worker's thread (`history_png`, `search_png`), not when the bot starts: a bot whose users
+never ask for a chart never pays for it, and the first one who does waits half a second more.
 """
 
 from __future__ import annotations
@@ -19,18 +23,19 @@ from datetime import datetime
 from telegram import Update
 from telegram.error import BadRequest
 
-from habicht.bot.charts import history_png, search_png
 from habicht.bot.handling import reply
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import MAX_CAPTION, VIENNA, Html, Texts, visible_len
-from habicht.scraper import AdvertHistory, advert_searches, going_by_day
+from habicht.scraper import AdvertHistory, GoingDay, PricePoint, advert_searches, going_by_day
 
 __all__ = [
     "CHART_REPLY",
     "HISTORY_DAYS",
     "fit_caption",
     "history_chart",
+    "history_png",
     "reply_with_chart",
+    "search_png",
     "stats_chart",
 ]
 
@@ -45,6 +50,22 @@ CHART_REPLY = "chart reply"
 
 Chart = Callable[[], Awaitable[bytes | None]]
 """Draws a chart when called (None: none can be drawn)."""
+
+
+def history_png(
+    path: Sequence[PricePoint], days: Sequence[GoingDay], *, now: float, texts: Texts
+) -> bytes | None:
+    """`charts.history_png`, matplotlib imported at the first call (module docstring)."""
+    from habicht.bot import charts
+
+    return charts.history_png(path, days, now=now, texts=texts)
+
+
+def search_png(days: Sequence[GoingDay], *, texts: Texts) -> bytes | None:
+    """`charts.search_png`, matplotlib imported at the first call (module docstring)."""
+    from habicht.bot import charts
+
+    return charts.search_png(days, texts=texts)
 
 
 def _today(now: float) -> str:

@@ -11,8 +11,9 @@ its texts write them and dates on Vienna's calendar. No user-typed text goes int
 Why matplotlib: it is the well-kept standard, installs from wheels with everything it needs
 (Agg, the DejaVu fonts) and draws dated axes, steps and bands out of the box; the lighter
 plotting libraries either write SVG and need a second package (and system libraries) to
-make a PNG, or leave axes and date ticks to us. Its import costs about half a second, once,
-at startup; a chart about 0.1 s of one core (benchmarks/charts.py).
+make a PNG, or leave axes and date ticks to us. Its import costs about half a second and
+≈ 45 MB, once, at the first chart (`chart_replies` imports this module only then); a chart
+about 0.1 s of one core (benchmarks/charts.py).
 """
 
 from __future__ import annotations
