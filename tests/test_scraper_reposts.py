@@ -194,6 +194,21 @@ async def test_an_old_advert_still_on_the_pages_is_not_reposted(scanner: Scanner
     assert scanner.renderer.notes[new.id].repost is None
 
 
+async def test_a_shop_with_several_of_one_item_up_posts_another_unit_not_a_repost(
+    scanner: Scanner,
+) -> None:
+    """A dealer lists two identical cars; one sells and a third comes up while the second is
+    still on the pages: another unit, not a repost of the sold one."""
+    golf = "VW Golf 1.6 TDI"
+    sold, still, others = kivik(9900, title=golf), kivik(9900, title=golf), page()
+    scanner.site.set_listings(MARKETPLACE, [sold, *others[:5], still, *others[5:]])
+    await scanner.after()
+    third = kivik(9500, title=golf)
+    scanner.site.set_listings(MARKETPLACE, [third, *others[:5], still, *others[5:]])
+    assert await scanner.after() == [("new", f"new {third.id}", f"new:{third.id}:7")]
+    assert scanner.renderer.notes[third.id].repost is None
+
+
 async def test_a_reserved_old_advert_counts_as_gone(scanner: Scanner) -> None:
     """Reserved is not on the page (as everywhere in habicht): the same sofa put up again by its
     seller while the old advert still shows "(reserviert)" is a repost."""

@@ -9,7 +9,10 @@ all of these hold (keep in sync with README "Alerts"):
   (`same_item`);
 - the older one is a different advert of the same search that has *left its pages*: this read
   did not show it (a reserved advert counts as not shown, as everywhere in habicht), and the
-  search last showed it no more than `WINDOW` (60 days) ago.
+  search last showed it no more than `WINDOW` (60 days) ago;
+- the read shows no other advert of the same item by that seller: a seller with several of
+  one item up at once (a dealer's identical cars, a shop's phones) puts up another unit when
+  one sells, which is no repost of it.
 
 "Left the pages" is what habicht can know without another request: a search bigger than the
 pages a scan reads (and a feed, which reads only its category's newest adverts) does not show
@@ -144,6 +147,17 @@ def _one_edit(a: str, b: str) -> bool:
     return True  # `b` is `a` with one letter added at the end
 
 
+def _one_of_several(ad_id: str, read: list[Listing]) -> bool:
+    """Whether the read shows another advert of the same item by the seller of `ad_id`: a
+    seller with several of one item up at once (a shop's "VW Golf 1.6 TDI", a dealer's
+    phones) puts up another unit, not the one that left, so nothing is a repost of it."""
+    new = next(listing for listing in read if listing.id == ad_id)
+    return any(
+        other.id != ad_id and other.seller_id == new.seller_id and same_item(other.title, new.title)
+        for other in read
+    )
+
+
 _CANDIDATES = """
 WITH fresh (ad_id, seller_id, title) AS (
     SELECT l.ad_id, l.seller_id, l.title
@@ -178,7 +192,8 @@ async def find_reposts(
 ) -> dict[str, Repost]:
     """The reposts among `listings` (the adverts a read of search `search_id` showed at `now`,
     already recorded as shown), by advert id."""
-    ids = [listing.id for listing in listings if listing.seller_id is not None]
+    read = [listing for listing in listings if listing.seller_id is not None]
+    ids = [listing.id for listing in read]
     if not ids:
         return {}
     params = {"search": search_id, "ids": json.dumps(ids), "now": now, "since": now - window}
@@ -188,6 +203,8 @@ async def find_reposts(
     for row in rows:
         if same_item(row["new_title"], row["title"]):
             matches.setdefault(row["new_id"], []).append(row)
+    for new_id in [new_id for new_id in matches if _one_of_several(new_id, read)]:
+        del matches[new_id]
     reposts = {}
     for new_id, older in matches.items():
         latest = max(older, key=lambda row: (row["last_seen_at"], row["ad_id"]))
