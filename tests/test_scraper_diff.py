@@ -138,18 +138,23 @@ def test_after_a_complete_baseline_every_unseen_advert_is_news_whatever_its_date
     ]
 
 
-def test_an_unseen_advert_published_since_an_incomplete_baseline_can_enter_by_a_drop() -> None:
-    """After an incomplete baseline too, an unbumped advert published since it that habicht
-    knew dearer (from another search) came in by the drop; a bumped one stays "bumped"."""
+def test_an_advert_published_since_the_baseline_is_news_whatever_price_it_was_known_at() -> None:
+    """Issue 26: an unbumped advert published since the baseline cannot have been in the
+    search before, so it is a new listing even when another read (a feed, another search)
+    knew it dearer — its seller trimmed it before this search first read it. Judged as a
+    drop, a `below` or `drop` rule would hold back its only alert. A bumped one, whose date is
+    the bump, may be older: it stays "bumped" after an incomplete baseline."""
     cheaper = listing("414", "480", published_at=FRESH)
     bumped = listing("417", "480", bumped=True, published_at=FRESH)
     earlier = {"414": Decimal(600), "417": Decimal(600)}
+    for complete in (False, True):
+        events = diff(
+            {}, [cheaper, bumped], baseline_at=BASELINE, baseline_complete=complete, earlier=earlier
+        )
+        assert events[0] == NewListing(cheaper)
     assert diff(
         {}, [cheaper, bumped], baseline_at=BASELINE, baseline_complete=False, earlier=earlier
-    ) == [
-        PriceDrop(cheaper, old=Decimal(600), new=Decimal(480), entered=True),
-        BumpedListing(bumped),
-    ]
+    ) == [NewListing(cheaper), BumpedListing(bumped)]
 
 
 def test_a_reserved_advert_is_not_on_the_page() -> None:

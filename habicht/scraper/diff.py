@@ -13,7 +13,12 @@ as deep as the scan's page cap allows:
   an advert (published more than `PUBLISHED_SLACK` seconds before the baseline) is a
   `NewListing` marked `entered`, said as "new in your search · listed 12 Nov"; when habicht
   knows a higher price it had before its current one (from any search it reads), it came in
-  by that drop and is a `PriceDrop` marked `entered` ("now within your search").
+  by that drop and is a `PriceDrop` marked `entered` ("now within your search"). An advert
+  published after the baseline is a `NewListing` whatever prices other reads knew it at: it
+  cannot have been in the search before the watch started, and a seller who trims a new
+  advert's price before this search first reads it has put up a new advert, not dropped one
+  the watch knew (a price rule would otherwise hold back its only alert). A bumped one, whose
+  `PUBLISHED` is the bump, may be older: a known higher price still reads as the drop.
 - A baseline of a search larger than the page cap (or whose pages shifted while it was read)
   is *incomplete*: adverts beyond it exist that the watch never saw, and any of them can move
   onto the pages a scan reads. Bumping can bring one to the top, looking exactly like a new
@@ -118,7 +123,8 @@ def diff(
                 events.append(BumpedListing(listing))
             continue
         old, price = before.get(listing.id), listing.price
-        if baseline_at is not None and old is not None and price is not None and price < old:
+        older = published_before or listing.bumped  # it may have been on willhaben before
+        if baseline_at is not None and older and old is not None and price is not None and price < old:
             events.append(PriceDrop(listing, old=old, new=price, entered=True))
         else:
             events.append(NewListing(listing, entered=published_before))

@@ -3,30 +3,43 @@ search of that category, matched here.
 
 A search is *local* when habicht can decide for itself whether it lists an advert
 (`habicht.scraper.local`); its feed is its category's newest-first page (the marketplace root
-for keyword watches). `classify` gives every search its kind, once, and creates or drops the
-feeds. A feed is *live* while two or more searches with an active watch share it — one search
-alone is cheaper polled on its own, and a feed only pays when it replaces requests. A live
-feed is due every HABICHT_FEED_INTERVAL, ahead of the searches (it serves many); a search a
-live feed serves is still scanned on its own every HABICHT_SAFETY_INTERVAL, the safety net.
+for keyword watches). `classify` gives every search its kind and creates or drops the feeds;
+the scheduler calls it before every choice, so a new watch's search is served from the feed's
+first read after its baseline. A feed is *live* while two or more searches with an active
+watch share it and it serves them — one search alone is cheaper polled on its own, a search
+with a coverage miss is polled on its own for a while, and a feed whose searches keep missing
+is switched off (`scraper.coverage`). A live feed is due every HABICHT_FEED_INTERVAL, ahead
+of the searches (it serves many).
+
+A feed is an optimisation, never the truth: the searches it serves are still scanned on their
+own — every HABICHT_SCRAPE_INTERVAL while the budget has room, every HABICHT_SAFETY_INTERVAL
+at the latest (`scraper.schedule`) — and what a feed read records never shortens such a scan
+(`scan._bounded` anchors only on what the search's own scans showed).
 
 `scan_feed` reads a feed as deep as its anchors need: page after page until one holds an
 advert the feed showed before (not bumped, not reserved: it sits at its true date, so all that
-is new is above it), up to `MAX_PAGES`; the first read of a feed is page 1. Then, in ONE
-transaction, it judges the adverts each local search matches for every baselined watch of
-that search exactly as the search's own scan would (`scan.judge`: new or seen, bumped,
-reserved, drops, the watch's filter, muting, quiet hours, the same dedupe keys), records them
-as seen for that watch and enqueues the alerts with source `feed`. So the search's own scan
-later finds nothing new in them, and what the feed did not match — a word further down the
-description than the snippet, a parameter habicht does not model — its own scan still sends
-(a *feed miss*, counted on the search). Baselines stay the search's own: a feed knows only
-the newest adverts. A failed feed read changes nothing but the feed's health; the searches
-it serves wait no longer than their safety net.
+is new is above it), up to `MAX_PAGES`; the first read of a feed is page 1. A read that ends
+without reaching an anchor starts the feed's covered span anew (`feeds.covered_since`). Then
+the adverts are matched to the searches the feed serves — outside the write transaction, in a
+worker thread — and in ONE transaction it judges the adverts each search matches for every
+baselined watch of that search exactly as the search's own scan would (`scan.judge`: new or
+seen, bumped, reserved, drops, the watch's filter, muting, quiet hours, the same dedupe keys),
+records them as seen by a feed for that watch and enqueues the alerts with source `feed`. So
+the search's own scan later finds nothing new in them, and what the feed did not match — a
+word further down the description than the snippet, a parameter habicht does not model — its
+own scan still sends (a *feed miss*, counted on the search). The feed keeps what it needs to
+judge: every advert it showed, by id and price, for `FEED_MEMORY` (its anchors, and what
+tells a feed miss and a coverage miss apart), and the full adverts only of those some search
+matched. Baselines stay the search's own: a feed knows only the newest adverts. A failed feed
+read changes nothing but the feed's health.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import aiosqlite
@@ -34,10 +47,11 @@ import aiosqlite
 from habicht.clock import Clock
 from habicht.db import Database
 from habicht.queue import Outgoing
+from habicht.scraper.coverage import FEED_MEMORY
 from habicht.scraper.errors import ErrorKind, ScrapeError
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.history import record_shown
-from habicht.scraper.local import local_search
+from habicht.scraper.local import LocalSearch, local_search
 from habicht.scraper.notes import search_facts
 from habicht.scraper.parse import Listing
 from habicht.scraper.scan import (
@@ -54,12 +68,9 @@ from habicht.scraper.scan import (
 )
 from habicht.scraper.urls import PAGE_ROWS
 
-__all__ = ["FEED_MEMORY", "Feed", "classify", "scan_feed"]
+__all__ = ["Feed", "classify", "scan_feed"]
 
 log = logging.getLogger(__name__)
-
-FEED_MEMORY = 86400.0
-"""Seconds a feed remembers an advert since it last showed it (its anchors are its newest)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +79,12 @@ class Feed:
     url: str
 
 
-async def classify(db: Database, *, now: float) -> None:
+async def classify(db: Database, *, now: float, prune: bool = False) -> None:
     """Give every search not yet classified its kind — local, with its category's feed, or
-    plain — and drop the feeds no search uses any more."""
+    plain; with `prune`, also drop the feeds no search uses any more."""
     rows = await db.fetchall("SELECT id, url FROM searches WHERE local IS NULL")
+    if not rows and not prune:
+        return
     async with db.transaction() as conn:
         for row in rows:
             search = local_search(row["url"])
@@ -87,9 +100,21 @@ async def classify(db: Database, *, now: float) -> None:
                 " feed_id = (SELECT id FROM feeds WHERE url = ?) WHERE id = ?",
                 (search.feed, row["id"]),
             )
-        await conn.execute(
-            "DELETE FROM feeds WHERE NOT EXISTS (SELECT 1 FROM searches WHERE feed_id = feeds.id)"
-        )
+        if prune:
+            await conn.execute(
+                "DELETE FROM feeds"
+                " WHERE NOT EXISTS (SELECT 1 FROM searches WHERE feed_id = feeds.id)"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A feed read: its adverts, newest first, each once; and, when it did not reach an
+    advert the feed showed before, the date from which on it showed every advert (None when
+    it reached one: the covered span goes on)."""
+
+    listings: list[Listing]
+    covered_from: float | None
 
 
 async def scan_feed(
@@ -102,13 +127,16 @@ async def scan_feed(
     max_attempts: int,
     tally: Tally,
 ) -> ErrorKind | None:
-    """Read one feed and judge what it shows for its local searches (module docstring); the
-    kind of its failure, or None. A database error sets `tally.database_error`."""
+    """Read one feed and judge what it shows for the searches it serves (module docstring);
+    the kind of its failure, or None. A database error sets `tally.database_error`."""
     found = _Counts()
     try:
-        listings = await _read(db, client, feed)
+        read = await _read(db, client, feed, now=clock())
+        searches = await db.fetchall(_SERVED, {"feed": feed.id, "now": clock()})
+        active = [listing for listing in read.listings if not listing.reserved]
+        matched = await asyncio.to_thread(_match, _compiled(searches), active)
         async with db.transaction() as conn:
-            await _record(conn, feed, listings, renderer, found, clock(), max_attempts)
+            await _record(conn, feed, read, matched, renderer, found, clock(), max_attempts)
     except ScrapeError as exc:
         log.warning("feed %d failed (%s): %s", feed.id, exc.kind, exc)
         return await _failed(db, feed, exc.kind, str(exc), now=clock(), tally=tally)
@@ -125,7 +153,7 @@ async def scan_feed(
     return None
 
 
-async def _read(db: Database, client: WillhabenClient, feed: Feed) -> list[Listing]:
+async def _read(db: Database, client: WillhabenClient, feed: Feed, *, now: float) -> _Read:
     """The feed's adverts, newest first, each once: pages until one holds an anchor."""
     known = await db.single_value(
         "SELECT EXISTS (SELECT 1 FROM feed_listings WHERE feed_id = ?)", (feed.id,)
@@ -135,12 +163,19 @@ async def _read(db: Database, client: WillhabenClient, feed: Feed) -> list[Listi
         page = await client.search(feed.url, page=number)
         for listing in page.listings:
             found.setdefault(listing.id, listing)
-        if not known or not page.listings or number * PAGE_ROWS >= page.rows_found:
+        if not page.listings or number * PAGE_ROWS >= page.rows_found:
+            return _Read(list(found.values()), None if known else 0.0)  # the whole feed
+        if not known:
             break
         anchors = [listing.id for listing in page.listings if not listing.bumped]
         if await _anchored(db, feed, anchors):
-            break
-    return list(found.values())
+            return _Read(list(found.values()), None)
+    dates = [
+        listing.published_at
+        for listing in found.values()
+        if not listing.bumped and listing.published_at is not None
+    ]
+    return _Read(list(found.values()), min(dates, default=now))
 
 
 async def _anchored(db: Database, feed: Feed, ad_ids: list[str]) -> bool:
@@ -153,64 +188,102 @@ async def _anchored(db: Database, feed: Feed, ad_ids: list[str]) -> bool:
     return bool(rows)
 
 
-_FED_SEARCHES = """
-SELECT s.id, s.url FROM searches s
-WHERE s.feed_id = ? AND EXISTS (
+_SERVED = """
+SELECT s.id, s.url, s.last_success_at FROM searches s
+WHERE s.feed_id = :feed AND coalesce(s.polled_until, 0) <= :now AND EXISTS (
     SELECT 1 FROM watches w JOIN chats c ON c.chat_id = w.chat_id
     WHERE w.search_id = s.id AND w.status = 'active' AND c.status = 'active'
 )
 ORDER BY s.id
 """
+"""The searches a feed read serves: its own with an active watch, but for those a coverage
+miss sent back to polling (`scraper.coverage`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Served:
+    """A search a feed read serves: its id, what it asks of an advert, and when its own scan
+    last read it (None: never)."""
+
+    id: int
+    local: LocalSearch
+    scanned_at: float | None
+
+
+def _compiled(rows: Sequence[aiosqlite.Row]) -> list[_Served]:
+    served = []
+    for row in rows:
+        local = local_search(row["url"])
+        if local is not None:
+            served.append(_Served(row["id"], local, row["last_success_at"]))
+    return served
+
+
+def _match(searches: list[_Served], listings: list[Listing]) -> dict[_Served, list[Listing]]:
+    """The adverts each search lists, of `listings`; searches that list none left out."""
+    matched = {}
+    for search in searches:
+        hits = [listing for listing in listings if search.local.matches(listing)]
+        if hits:
+            matched[search] = hits
+    return matched
 
 
 async def _record(
     conn: aiosqlite.Connection,
     feed: Feed,
-    listings: list[Listing],
+    read: _Read,
+    matched: dict[_Served, list[Listing]],
     renderer: Renderer,
     counts: _Counts,
     now: float,
     max_attempts: int,
 ) -> None:
     """Everything one feed read changes, inside the caller's transaction."""
-    active = await record_listings(conn, listings, now=now)
+    kept = {listing.id: listing for hits in matched.values() for listing in hits}
+    await record_listings(conn, list(kept.values()), now=now)
     outgoing: list[Outgoing] = []
-    async with conn.execute(_FED_SEARCHES, (feed.id,)) as cursor:
-        searches = list(await cursor.fetchall())
-    for search in searches:
-        local = local_search(search["url"])
-        matched = [listing for listing in active if local is not None and local.matches(listing)]
-        if not matched:
-            continue
-        await record_shown(conn, search["id"], matched, now=now)
-        facts = await search_facts(conn, search["id"], matched, now=now)
-        async with conn.execute(_ACTIVE_WATCHES, (search["id"],)) as cursor:
+    for search, hits in matched.items():
+        await record_shown(conn, search.id, hits, now=now)
+        # An advert the search's own scan showed at or after its latest is still on its pages,
+        # though this read of the newest adverts does not show it: nothing reposts it.
+        facts = await search_facts(
+            conn, search.id, hits, now=now, gone_before=min(now, search.scanned_at or now)
+        )
+        async with conn.execute(_ACTIVE_WATCHES, (search.id,)) as cursor:
             watches = [watch for watch in await cursor.fetchall() if watch["baseline_at"]]
         for watch in watches:
             outgoing += await judge(
-                conn, watch, matched, facts, renderer=renderer, now=now, source="feed"
+                conn, watch, hits, facts, renderer=renderer, now=now, source="feed"
             )
     await enqueue_counted(conn, outgoing, counts=counts, now=now, max_attempts=max_attempts)
+    await conn.execute(
+        "UPDATE searches SET fed_since = :now WHERE feed_id = :feed AND fed_since IS NULL"
+        " AND coalesce(polled_until, 0) <= :now",
+        {"now": now, "feed": feed.id},
+    )
     await conn.executemany(
         "INSERT INTO feed_listings (feed_id, ad_id, price, seen_at) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (feed_id, ad_id) DO UPDATE SET price = excluded.price,"
         " seen_at = excluded.seen_at",
-        [(feed.id, listing.id, _money(listing.price), now) for listing in active],
+        [(feed.id, listing.id, _money(listing.price), now) for listing in read.listings],
     )
     await conn.execute(
         "DELETE FROM feed_listings WHERE feed_id = ? AND seen_at < ?", (feed.id, now - FEED_MEMORY)
     )
     await conn.execute(
-        "UPDATE feeds SET last_attempt_at = ?, last_success_at = ?, consecutive_failures = 0,"
-        " last_error = NULL WHERE id = ?",
-        (now, now, feed.id),
+        "UPDATE feeds SET last_attempt_at = :now, last_success_at = :now,"
+        " consecutive_failures = 0, last_error = NULL,"
+        " covered_since = CASE WHEN :start IS NULL THEN coalesce(covered_since, :now)"
+        " ELSE :start END WHERE id = :feed",
+        {"now": now, "start": read.covered_from, "feed": feed.id},
     )
 
 
 async def _failed(
     db: Database, feed: Feed, kind: ErrorKind, message: str, *, now: float, tally: Tally
 ) -> ErrorKind:
-    """Only the feed's health changes; its searches wait for their safety net."""
+    """Only the feed's health changes; its searches are scanned on their own as ever."""
     try:
         async with db.transaction() as conn:
             await conn.execute(

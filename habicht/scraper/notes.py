@@ -57,13 +57,29 @@ class SearchFacts:
 
 
 async def search_facts(
-    conn: aiosqlite.Connection, search_id: int, listings: list[Listing], *, now: float
+    conn: aiosqlite.Connection,
+    search_id: int,
+    listings: list[Listing],
+    *,
+    now: float,
+    read_at: float | None = None,
+    gone_before: float | None = None,
 ) -> SearchFacts:
     """The facts of a read of search `search_id` that showed `listings` (already recorded as
-    shown, so the going price counts them, and the reposts are the ones shown first now)."""
+    shown, so the going price counts them). The read began at `read_at` (now, unless told):
+    the reposts are among the adverts it showed first, of adverts the search last showed
+    before `gone_before` (`read_at`, unless told; `find_reposts`)."""
+    read_at = now if read_at is None else read_at
     return SearchFacts(
         going=await going_price(conn, search_id, now=now),
-        reposts=await find_reposts(conn, search_id, listings, now=now),
+        reposts=await find_reposts(
+            conn,
+            search_id,
+            listings,
+            now=now,
+            read_at=read_at,
+            gone_before=read_at if gone_before is None else gone_before,
+        ),
     )
 
 

@@ -98,7 +98,11 @@ async def preview(conn: aiosqlite.Connection, watch: WatchInfo, *, now: float) -
         return Preview(watch, None, 0, nothing, (), price_rules, muted_until)
     async with conn.execute(_LATEST, (watch.search_id, scanned_at)) as cursor:
         listings = [_listing(row) for row in await cursor.fetchall()]
-    facts = await search_facts(conn, watch.search_id, listings, now=now)
+    # Every advert shown since the latest scan, judged as it was when first shown: a repost
+    # of an advert the search last showed before that scan.
+    facts = await search_facts(
+        conn, watch.search_id, listings, now=now, read_at=0.0, gone_before=scanned_at
+    )
     notes_of = await watch_notes(conn, watch_filter, watch.chat_id, listings, facts)
     alerted: list[Example] = []
     hidden_by: dict[str, list[Example]] = {}

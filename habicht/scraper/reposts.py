@@ -14,11 +14,14 @@ all of these hold (keep in sync with README "Alerts"):
   one item up at once (a dealer's identical cars, a shop's phones) puts up another unit when
   one sells, which is no repost of it.
 
-"Left the pages" is what habicht can know without another request: a search bigger than the
-pages a scan reads (and a feed, which reads only its category's newest adverts) does not show
-an older advert that has sunk below them, though it is still on willhaben. Such an advert
-counts as gone too. That is the right call for a subscriber: a second advert of the same item
-by the same seller is the same sofa again, whether or not the first still sits on page 4.
+"Left the pages" is what the search's own reads know without another request: a search
+bigger than the pages a scan reads does not show an older advert that has sunk below them,
+though it is still on willhaben. Such an advert counts as gone too. That is the right call for
+a subscriber: a second advert of the same item by the same seller is the same sofa again,
+whether or not the first still sits on page 4. A feed, which reads only the marketplace's
+newest adverts, judges against the search's own view instead: an advert the search showed at
+or after its latest own scan is still on its pages, though the feed's read does not show it
+(so a dealer's second unit, put up beside the first, is new, not a repost of it).
 
 Only strong matches count, because a false repost can hide a real new advert (`-reposts`) or
 misreport a price: the seller must match exactly, every number in the title must match
@@ -159,12 +162,12 @@ def _one_of_several(ad_id: str, read: list[Listing]) -> bool:
 
 
 _CANDIDATES = """
-WITH fresh (ad_id, seller_id, title) AS (
-    SELECT l.ad_id, l.seller_id, l.title
+WITH fresh (ad_id, seller_id, title, shown_at) AS (
+    SELECT l.ad_id, l.seller_id, l.title, s.first_seen_at
     FROM json_each(:ids) j
     CROSS JOIN search_listings s ON s.search_id = :search AND s.ad_id = j.value
     CROSS JOIN listings l ON l.ad_id = s.ad_id
-    WHERE s.first_seen_at >= :now AND l.seller_id IS NOT NULL
+    WHERE s.first_seen_at >= :read_at AND l.seller_id IS NOT NULL
 )
 SELECT f.ad_id AS new_id, f.title AS new_title, o.ad_id, o.title, o.first_seen_at,
        COALESCE(o.price, (SELECT h.price FROM price_history h WHERE h.ad_id = o.ad_id
@@ -173,10 +176,11 @@ SELECT f.ad_id AS new_id, f.title AS new_title, o.ad_id, o.title, o.first_seen_a
 FROM fresh f
 CROSS JOIN listings o ON o.seller_id = f.seller_id AND o.ad_id <> f.ad_id
 CROSS JOIN search_listings s ON s.search_id = :search AND s.ad_id = o.ad_id
-WHERE s.last_seen_at < :now AND s.last_seen_at >= :since
+WHERE s.last_seen_at < min(:gone_before, f.shown_at) AND s.last_seen_at >= :since
 """
 """The older adverts of the same seller that search `:search` last showed within the window,
-before this read, for each advert of `:ids` it first showed on this read (`:now`). Walks the
+before `:gone_before` and before it first showed the advert of `:ids` (one it first showed
+on this read, since `:read_at`) they are compared with. Walks the
 adverts of the read, their sellers' adverts (`listings_seller`), then each candidate's row of
 the search, never the search's whole history: `CROSS JOIN` fixes that order, which SQLite's
 planner would otherwise not choose on tables without statistics."""
@@ -188,15 +192,31 @@ async def find_reposts(
     listings: Iterable[Listing],
     *,
     now: float,
+    read_at: float | None = None,
+    gone_before: float | None = None,
     window: float = WINDOW,
 ) -> dict[str, Repost]:
-    """The reposts among `listings` (the adverts a read of search `search_id` showed at `now`,
-    already recorded as shown), by advert id."""
+    """The reposts among `listings` (the adverts a read of search `search_id` showed since
+    `read_at`, now unless told, already recorded as shown), by advert id.
+
+    An older advert has left the pages when the search last showed it before `gone_before`
+    (`read_at`, unless told). The search's own scan reads its pages: what it did not show now
+    is gone. A feed reads only the newest adverts, so for its read an advert the search's own
+    scan showed at or after its latest (`gone_before` = that scan) is still on the pages; and
+    `/preview`, which judges every advert shown since the latest scan, asks from then.
+    """
     read = [listing for listing in listings if listing.seller_id is not None]
     ids = [listing.id for listing in read]
     if not ids:
         return {}
-    params = {"search": search_id, "ids": json.dumps(ids), "now": now, "since": now - window}
+    read_at = now if read_at is None else read_at
+    params = {
+        "search": search_id,
+        "ids": json.dumps(ids),
+        "read_at": read_at,
+        "gone_before": read_at if gone_before is None else gone_before,
+        "since": now - window,
+    }
     async with conn.execute(_CANDIDATES, params) as cursor:
         rows = await cursor.fetchall()
     matches: dict[str, list[aiosqlite.Row]] = {}

@@ -60,6 +60,7 @@ import aiosqlite
 from habicht.clock import Clock
 from habicht.db import Database, DatabaseError
 from habicht.queue import Buttons, Kind, Outgoing, Source, enqueue_within
+from habicht.scraper.coverage import FeedOff, check_coverage
 from habicht.scraper.diff import BumpedListing, NewListing, PriceDrop, diff
 from habicht.scraper.errors import ErrorKind, ScrapeError
 from habicht.scraper.fetch import WillhabenClient
@@ -187,8 +188,10 @@ class ScanSummary:
     running beside a cycle neither hides nor repeats a crossing: exactly one scan sees it.
     `paused_until` is set while the site-wide block backoff lasts; `skipped` searches were
     not tried because of it (or because a database error stopped the scan, which
-    `database_error` then describes). `feeds` counts the feeds read (`scraper.feeds`), and
-    `feed_misses` the alerts a search's own scan sent for adverts its feed had shown.
+    `database_error` then describes). `feeds` counts the feeds read (`scraper.feeds`),
+    `feed_misses` the alerts a search's own scan sent for adverts its feed had shown, and
+    `coverage_misses` the adverts a search's own scan found that its feed never showed
+    (`scraper.coverage`); `feeds_off` are the feeds switched off for them (tell the owner).
     """
 
     scanned: int = 0
@@ -205,6 +208,8 @@ class ScanSummary:
     database_error: str | None = None
     feeds: int = 0
     feed_misses: int = 0
+    coverage_misses: int = 0
+    feeds_off: list[FeedOff] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,12 +227,16 @@ class _Counts:
     drops: int = 0
     baselines: int = 0
     misses: int = 0
+    uncovered: int = 0
+    feeds_off: list[FeedOff] = field(default_factory=list)
 
     def add(self, other: _Counts) -> None:
         self.new += other.new
         self.drops += other.drops
         self.baselines += other.baselines
         self.misses += other.misses
+        self.uncovered += other.uncovered
+        self.feeds_off += other.feeds_off
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +336,8 @@ class Tally:
             database_error=self.database_error,
             feeds=self.feeds,
             feed_misses=self.counts.misses,
+            coverage_misses=self.counts.uncovered,
+            feeds_off=self.counts.feeds_off,
         )
 
 
@@ -464,15 +475,17 @@ def _joined(previous: SearchPage, page: SearchPage) -> bool:
 
 
 async def _bounded(db: Database, watch_ids: set[int], listings: list[Listing]) -> set[int]:
-    """The watches that have seen an unbumped, active advert of this page: nothing new to
-    them lies below it."""
+    """The watches whose search's own scans showed them an unbumped, active advert of this
+    page: nothing new to them lies below it. What a feed showed them is no anchor: a feed
+    reads only the newest adverts, and after a gap (downtime, a block, a long pass) the ones
+    below its read are still unread by this search."""
     anchors = [listing.id for listing in listings if not (listing.bumped or listing.reserved)]
     if not watch_ids or not anchors:
         return set()
     rows = await db.fetchall(
         "SELECT DISTINCT watch_id FROM watch_listings"
         " WHERE watch_id IN (SELECT value FROM json_each(?))"
-        " AND ad_id IN (SELECT value FROM json_each(?))",
+        " AND ad_id IN (SELECT value FROM json_each(?)) AND own",
         (json.dumps(sorted(watch_ids)), json.dumps(anchors)),
     )
     return {row["watch_id"] for row in rows}
@@ -534,6 +547,9 @@ async def _record_page(
     """
     active = await record_listings(conn, read.listings, now=now)
     await record_shown(conn, search.id, active, now=now)
+    uncovered, feed_off = await check_coverage(conn, search.id, active, now=now)
+    counts.uncovered += uncovered
+    counts.feeds_off += [feed_off] if feed_off is not None else []
     facts = await search_facts(conn, search.id, active, now=now)
     async with conn.execute(_ACTIVE_WATCHES, (search.id,)) as cursor:
         watches = list(await cursor.fetchall())
@@ -563,7 +579,7 @@ async def _record_page(
             " WHERE id = ?",
             (now, read.complete, watch["id"]),
         )
-        await _record_seen(conn, watch["id"], active, told=set(), now=now)
+        await _record_seen(conn, watch["id"], active, told=set(), own=True, now=now)
     counts.misses += await _feed_misses(conn, search, outgoing)
     await enqueue_counted(conn, outgoing, counts=counts, now=now, max_attempts=max_attempts)
     return await _record_health(conn, search, read, starved=starved, now=now)
@@ -605,7 +621,7 @@ async def judge(
     )
     if (watch["muted_until"] or 0.0) > now:
         events, told = [], set()
-    await _record_seen(conn, watch["id"], active, told=told, now=now)
+    await _record_seen(conn, watch["id"], active, told=told, own=source == "search", now=now)
     return events
 
 
@@ -615,22 +631,25 @@ async def _record_seen(
     active: list[Listing],
     *,
     told: set[str],
+    own: bool,
     now: float,
 ) -> None:
     """`active` as seen by the watch, at their prices; `told` are the adverts its chat is now
-    told of, whose price becomes what the chat knows (`told_price`)."""
+    told of, whose price becomes what the chat knows (`told_price`); `own`: the search's own
+    scan read them, so they are its anchors (`_bounded`) — a feed's sighting never is."""
     await conn.executemany(
-        "INSERT INTO watch_listings (watch_id, ad_id, last_price, told_price, first_seen_at)"
-        " VALUES (:watch, :ad, :price, :price, :now) ON CONFLICT (watch_id, ad_id)"
+        "INSERT INTO watch_listings (watch_id, ad_id, last_price, told_price, first_seen_at, own)"
+        " VALUES (:watch, :ad, :price, :price, :now, :own) ON CONFLICT (watch_id, ad_id)"
         " DO UPDATE SET last_price = COALESCE(excluded.last_price, last_price),"
         " told_price = CASE WHEN :told THEN excluded.told_price"
-        " ELSE COALESCE(told_price, excluded.told_price) END",
+        " ELSE COALESCE(told_price, excluded.told_price) END, own = max(own, excluded.own)",
         [
             {
                 "watch": watch_id,
                 "ad": listing.id,
                 "price": _money(listing.price),
                 "told": listing.id in told,
+                "own": own,
                 "now": now,
             }
             for listing in active

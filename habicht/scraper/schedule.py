@@ -99,11 +99,19 @@ def _active(search: str) -> str:
 
 _ACTIVE = _active("s")
 
+_SERVED = "coalesce(s.polled_until, 0) <= :now"
+"""SQL: the search aliased `s` is not polled on its own after a coverage miss."""
+
 _LIVE_FEEDS = f"""
-SELECT s.feed_id FROM searches s WHERE s.feed_id IS NOT NULL AND {_ACTIVE}
+SELECT s.feed_id FROM searches s JOIN feeds f ON f.id = s.feed_id
+WHERE {_SERVED} AND coalesce(f.off_until, 0) <= :now AND {_ACTIVE}
 GROUP BY s.feed_id HAVING count(*) >= 2
 """
-"""The feeds two or more searches with an active watch share (`scraper.feeds`)."""
+"""The feeds that serve two or more searches with an active watch, and are not switched off
+(`scraper.feeds`, `scraper.coverage`)."""
+
+_FED = f"s.feed_id IN ({_LIVE_FEEDS}) AND {_SERVED}"
+"""SQL: a live feed serves the search aliased `s`."""
 
 _DUE_FEEDS = f"""
 SELECT f.id, f.url FROM feeds f
@@ -114,9 +122,9 @@ ORDER BY f.last_attempt_at, f.id LIMIT {_CANDIDATES}
 # Strictly before the horizon: a pass every `slack` seconds then reads a feed once per
 # interval, never sooner, however quickly its read followed the pass's start.
 
-_HORIZON = f"""CASE WHEN s.feed_id IN ({_LIVE_FEEDS}) THEN :safety_horizon ELSE :horizon END"""
-"""When a search was last scanned if it is due now: a search a live feed serves waits for its
-safety net."""
+_HORIZON = f"""CASE WHEN {_FED} THEN :safety_horizon ELSE :horizon END"""
+"""When a search was last scanned if it is due now: a search a live feed serves may wait for
+its safety net (it is scanned sooner with budget to spare: `_SPARE`)."""
 
 # Each chat's oldest pending request only: one per chat waits at the front at a time.
 _REQUESTED = f"""
@@ -141,6 +149,15 @@ WHERE (s.last_attempt_at IS NULL OR s.last_attempt_at <= {_HORIZON})
 ORDER BY s.last_attempt_at, s.id LIMIT {_CANDIDATES}
 """
 
+# A search a live feed serves, due by the scrape interval but not yet by its safety net:
+# scanned when nothing else waits, so its drops and words beyond the snippet come on time.
+_SPARE = f"""
+SELECT s.id, s.url, s.consecutive_failures, s.scan_requested_at, s.scan_requested_by
+FROM searches s
+WHERE s.last_attempt_at <= :horizon AND s.scan_requested_at IS NULL AND {_FED} AND {_ACTIVE}
+ORDER BY s.last_attempt_at, s.id LIMIT {_CANDIDATES}
+"""
+
 _COUNT_DUE = f"""
 SELECT count(*) FROM searches s
 WHERE (s.scan_requested_at IS NOT NULL OR s.last_attempt_at IS NULL
@@ -148,8 +165,9 @@ WHERE (s.scan_requested_at IS NOT NULL OR s.last_attempt_at IS NULL
 """
 
 _SINCE_SCAN = f"""
-SELECT :now - max(coalesce(s.last_attempt_at, s.created_at), coalesce(f.last_success_at, 0))
-FROM searches s LEFT JOIN feeds f ON f.id = s.feed_id AND f.id IN ({_LIVE_FEEDS})
+SELECT :now - max(coalesce(s.last_attempt_at, s.created_at),
+                  CASE WHEN {_FED} THEN coalesce(f.last_success_at, 0) ELSE 0 END)
+FROM searches s LEFT JOIN feeds f ON f.id = s.feed_id
 WHERE {_ACTIVE}
 """
 
@@ -163,10 +181,12 @@ class FeedCadence:
     safety: float
 
 
-async def _next_feed(db: Database, *, horizon: float, tried: set[int]) -> Feed | None:
+async def _next_feed(
+    db: Database, *, now: float, horizon: float, tried: set[int]
+) -> Feed | None:
     """The live feed due longest that is not in `tried` (read within the last interval by
     this pass), or None."""
-    for row in await db.fetchall(_DUE_FEEDS, {"horizon": horizon}):
+    for row in await db.fetchall(_DUE_FEEDS, {"now": now, "horizon": horizon}):
         if row["id"] not in tried:
             return Feed(row["id"], row["url"])
     return None
@@ -185,7 +205,7 @@ class RequestShare:
 @dataclass(frozen=True, slots=True)
 class _Choice:
     search: _Search
-    requested: bool
+    kind: Literal["requested", "due", "spare"]
 
 
 async def _first(db: Database, sql: str, params: dict[str, Any], tried: set[int]) -> Any:
@@ -201,10 +221,13 @@ async def _next(
     due = await _first(db, _DUE, horizons, tried)
     if due is None:  # nobody waits: the requests owe nothing
         share.requested = share.due = 0.0
+    kind: Literal["requested", "due", "spare"]
     if requested is not None and (due is None or share.requested <= share.due):
-        row, is_requested = requested, True
+        row, kind = requested, "requested"
     elif due is not None:
-        row, is_requested = due, False
+        row, kind = due, "due"
+    elif (spare := await _first(db, _SPARE, horizons, tried)) is not None:
+        row, kind = spare, "spare"
     else:
         return None
     if row["scan_requested_at"] is not None:  # served, whichever way it was chosen
@@ -224,7 +247,7 @@ async def _next(
                 (behind, row["scan_requested_by"]),
             )
     search = _Search(row["id"], row["url"], row["consecutive_failures"])
-    return _Choice(search, is_requested)
+    return _Choice(search, kind)
 
 
 async def run_pass(
@@ -242,8 +265,9 @@ async def run_pass(
     share: RequestShare | None = None,
 ) -> ScanSummary:
     """Scan every search that is due, in the scheduler's order (module docstring); with
-    `feeds`, read every live feed that is due first (each serves many searches) and scan the
-    searches they serve only every `feeds.safety` seconds.
+    `feeds`, read every live feed that is due first (each serves many searches), and scan the
+    searches they serve every `interval` seconds with what budget is left after the others,
+    every `feeds.safety` seconds at the latest.
 
     A search counts as due `slack` seconds early: the caller runs a pass every `slack`
     seconds, and a search due before the next one is better scanned now than late.
@@ -260,23 +284,27 @@ async def run_pass(
 
     def horizons(now: float) -> dict[str, float]:
         safety = interval if feeds is None else feeds.safety
-        return {"horizon": now + slack - interval, "safety_horizon": now + slack - safety}
+        return {
+            "now": now,
+            "horizon": now + slack - interval,
+            "safety_horizon": now + slack - safety,
+        }
 
-    try:
-        if feeds is not None:
-            await classify(db, now=clock())
-    except _DATABASE_ERRORS as exc:
-        tally.database_error = f"{type(exc).__name__}: {exc}"
+    prune = True  # the feeds no search uses any more go once a pass
     while client.paused_until is None and tally.database_error is None:
         now = clock()
         try:
             feed = None
             if feeds is not None:
+                # Before every choice: a watch added during a long pass is served by its
+                # feed from the feed's next read, not from the next pass.
+                await classify(db, now=now, prune=prune)
+                prune = False
                 # A pass can outlast a feed interval (more searches due than the budget
                 # clears): a feed it read is read again one interval later, never sooner.
                 horizon = now + slack - feeds.interval
                 fresh = {key for key, at in read_feeds.items() if now - at < feeds.interval}
-                feed = await _next_feed(db, horizon=horizon, tried=fresh)
+                feed = await _next_feed(db, now=now, horizon=horizon, tried=fresh)
             choice = None
             if feed is None:
                 choice = await _next(db, now=now, horizons=horizons(now), tried=tried, share=share)
@@ -307,9 +335,9 @@ async def run_pass(
                 tally=tally,
             )
         finally:
-            if choice.requested:
+            if choice.kind == "requested":
                 share.requested += clock() - now
-            else:
+            elif choice.kind == "due":
                 share.due += clock() - now
             if progress is not None:
                 progress()
