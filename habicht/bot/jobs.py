@@ -91,8 +91,9 @@ async def _tracked(services: BotServices, work: Coroutine[Any, Any, None], *, na
 
 
 def tick(settings: Settings) -> float:
-    """Seconds between two runs of the `scrape` job: `TICK`, or the interval if shorter."""
-    return min(settings.scrape_interval, TICK)
+    """Seconds between two runs of the `scrape` job: `TICK`, or the scrape or feed interval
+    if shorter (a feed is read no later than a pass after it is due)."""
+    return min(settings.scrape_interval, settings.feed_interval or TICK, TICK)
 
 
 async def scrape_job(context: Context) -> None:

@@ -19,6 +19,10 @@ every search URL that is not registered, selected and ordered as willhaben's own
 (`willhaben_world`: category tree, keywords over the whole description, price, seller, other
 parameters) — so a category's feed and the searches it serves agree as they do on willhaben.
 
+`root_lists` makes the world's marketplace root (without a keyword: what habicht's shared
+feed reads) list only the adverts it accepts — a willhaben whose root page is not the whole
+marketplace, which no saved page rules out.
+
 Faults come two ways: `fail_next` scripts the next answers (per search or for any), and
 `intercept` puts a hook in front of every request — one fault for all of them until lifted
 (`intercept(SiteFault.server_error())`), or a function of the request that may answer, raise an
@@ -112,6 +116,11 @@ def _paging(url: httpx.URL) -> tuple[int, int]:
     return min(rows, MAX_ROWS), _number(url.params.get("page"), 1)
 
 
+def _is_root(url: httpx.URL) -> bool:
+    """Whether `url` is the marketplace root without a keyword (a shared feed's request)."""
+    return url.path.rstrip("/") == MARKETPLACE and "keyword" not in url.params
+
+
 def _number(text: str | None, default: int) -> int:
     """A positive query number as willhaben reads it; `default` for anything else."""
     number = None if text is None else whole_number(text)
@@ -131,6 +140,8 @@ class FakeWillhabenSite(Observable):
         self._world: dict[str, None] = {}  # the ids published to the world, in any order
         self._faults: FaultScript[str | None, SiteFault] = FaultScript()
         self._hook: Hook | SiteFault | None = None
+        self.root_lists: Callable[[FakeAdvert], bool] | None = None
+        """Which adverts the world's marketplace root lists without a keyword (None: all)."""
         self.log: list[httpx.Request] = []
         """Every request received, in order, matched, faulted or not."""
         self.requests: Counter[str] = Counter()
@@ -275,6 +286,8 @@ class FakeWillhabenSite(Observable):
                 search = str(request.url.copy_remove_param("rows").copy_remove_param("page"))
                 world = (self._catalogue[ad_id] for ad_id in self._world)
                 adverts = newest_first(filter(lister(request.url), world))
+                if self.root_lists is not None and _is_root(request.url):
+                    adverts = [advert for advert in adverts if self.root_lists(advert)]
             if search is not None:
                 self.hits[search] += 1
                 self._cond.notify_all()
