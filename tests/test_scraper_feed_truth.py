@@ -173,9 +173,7 @@ async def test_a_word_beyond_the_snippet_arrives_within_the_scrape_interval(
     hidden = advert("Grafikkarte", clock(), body=body)
     world.publish(hidden)
     await run(ON_TIME)
-    assert [(chat, source) for chat, _, source in await created(db, hidden.id)] == [
-        (1, "search")
-    ]
+    assert [(chat, source) for chat, _, source in await created(db, hidden.id)] == [(1, "search")]
 
 
 async def test_a_watch_added_during_a_long_pass_is_served_by_the_feed_at_once(
@@ -209,7 +207,8 @@ async def test_a_watch_added_during_a_long_pass_is_served_by_the_feed_at_once(
             world.publish(FakeAdvert(**{**vars(lego_set), "published_ms": int(clock() * 1000)}))
 
     summary: ScanSummary = await one_pass(db, client, clock, progress)
-    assert summary.scanned >= 100 and published
+    assert summary.scanned >= 100
+    assert published
     (chat, at, source), *_ = await created(db, lego_set.id)
     assert (chat, source) == (50, "feed")
     assert at - published[0] <= 60 + 2 * 2.0

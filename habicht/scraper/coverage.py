@@ -35,7 +35,15 @@ import aiosqlite
 
 from habicht.scraper.parse import Listing
 
-__all__ = ["FEED_MEMORY", "OFF_AFTER", "OFF_FOR", "POLLED_FOR", "SLACK", "FeedOff", "check_coverage"]
+__all__ = [
+    "FEED_MEMORY",
+    "OFF_AFTER",
+    "OFF_FOR",
+    "POLLED_FOR",
+    "SLACK",
+    "FeedOff",
+    "check_coverage",
+]
 
 log = logging.getLogger(__name__)
 

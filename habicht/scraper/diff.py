@@ -123,8 +123,9 @@ def diff(
                 events.append(BumpedListing(listing))
             continue
         old, price = before.get(listing.id), listing.price
-        older = published_before or listing.bumped  # it may have been on willhaben before
-        if baseline_at is not None and older and old is not None and price is not None and price < old:
+        # Published (or bumped) before the watch began: it may have been on willhaben then.
+        older = baseline_at is not None and (published_before or listing.bumped)
+        if older and old is not None and price is not None and price < old:
             events.append(PriceDrop(listing, old=old, new=price, entered=True))
         else:
             events.append(NewListing(listing, entered=published_before))

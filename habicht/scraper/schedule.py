@@ -181,9 +181,7 @@ class FeedCadence:
     safety: float
 
 
-async def _next_feed(
-    db: Database, *, now: float, horizon: float, tried: set[int]
-) -> Feed | None:
+async def _next_feed(db: Database, *, now: float, horizon: float, tried: set[int]) -> Feed | None:
     """The live feed due longest that is not in `tried` (read within the last interval by
     this pass), or None."""
     for row in await db.fetchall(_DUE_FEEDS, {"now": now, "horizon": horizon}):
