@@ -21,7 +21,9 @@ Every number comes from outside the outbox's internals (keep in sync with README
   feed had shown (`ScanSummary.feed_misses`), counted from each pass's summary. Not the sum
   of `searches.feed_misses`: that falls when a search goes with its last watch, and a
   counter that falls reads to Prometheus as a restart (a false jump in `rate()`); counted
-  here it only rises, and starts at 0 with the process like every counter.
+  here it only rises, and starts at 0 with the process like every counter;
+- `habicht_coverage_misses_total` (counter) — adverts a fed search's own scan found that its
+  feed never showed (`ScanSummary.coverage_misses`, `scraper.coverage`), counted the same way.
 
 The gauges and the histogram are refreshed by `refresh`, which the bot calls on the
 scheduler's tick; the endpoint itself runs in prometheus-client's own thread, so a busy event
@@ -122,6 +124,11 @@ class Metrics:
             "Alerts a search's own scan sent for adverts its feed had shown but not matched.",
             registry=self.registry,
         )
+        self.coverage_misses = Counter(
+            "habicht_coverage_misses",
+            "Adverts a fed search's own scan found that its feed never showed.",
+            registry=self.registry,
+        )
         self._observed: tuple[float, int] = (since, 0)
         """(sent_at, id) of the last sent row the histogram has seen."""
         self._sampled: tuple[float, int] = (since, 0)
@@ -147,6 +154,7 @@ class Metrics:
     def passed(self, summary: ScanSummary) -> None:
         """Count what a scheduler pass's summary says that no table keeps for good."""
         self.feed_misses.inc(summary.feed_misses)
+        self.coverage_misses.inc(summary.coverage_misses)
 
     async def refresh(self, db: Database, *, now: float, interval: float) -> None:
         """Read the gauges and the deliveries since the last refresh from the database."""

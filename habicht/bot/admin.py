@@ -213,7 +213,7 @@ async def stats_command(update: Update, context: Context) -> None:
         load=Html(
             describe_load(texts, load, cadence)
             + "; "
-            + texts.fill("stats_feeds", misses=load.misses)
+            + texts.fill("stats_feeds", misses=load.misses, uncovered=load.uncovered)
         ),
         alerts=_alert_freshness(texts, await latency(services.db, now=services.clock())),
         failing=len(overview.failing),

@@ -98,8 +98,9 @@ async def alert_scan(
 ) -> None:
     """After a scan started at `cycle` (`key` names it: a pass, or a baseline of some
     searches): searches that just reached their failure streak or recovered from one,
-    willhaben's block starting or ending, and a database error stopping the pass (or the
-    first pass after it that went through) — one message."""
+    willhaben's block starting or ending, a feed switched off because its searches find
+    what it does not list, and a database error stopping the pass (or the first pass after
+    it that went through) — one message."""
     blocked = summary.paused_until is not None
     block_changed = blocked != services.site_blocked
     services.site_blocked = blocked
@@ -123,13 +124,15 @@ async def alert_scan(
             lines.append(texts.fill("alert_blocked", wait=texts.age(wait)))
         elif block_changed:
             lines.append(texts.fill("alert_unblocked"))
+        lines += [texts.fill("alert_feed_off", searches=off.searches) for off in summary.feeds_off]
         if database_changed:
             error = shorten(summary.database_error or "", ERROR_BUDGET)
             template = "alert_database" if database else "alert_database_ok"
             lines.append(texts.fill(template, error=error))
         return texts.lines(lines[0], lines[1:])
 
-    if block_changed or database_changed or summary.newly_failing or summary.recovered:
+    told = summary.newly_failing or summary.recovered or summary.feeds_off
+    if block_changed or database_changed or told:
         await tell_owners(services, render, key=key)
     services.database_failing = database  # only once told: a failed enqueue tries again
 

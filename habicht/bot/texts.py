@@ -356,6 +356,7 @@ class Catalog:
     alert_recovered: str
     alert_blocked: str
     alert_unblocked: str
+    alert_feed_off: str
     alert_stopped: str
     alert_error: str
     alert_database: str
@@ -739,7 +740,7 @@ GERMAN = Catalog(
         "{alerts}\n"
         "fehlerhafte Suchen: {failing}"
     ),
-    stats_feeds="Feed-Fehltreffer: {misses}",
+    stats_feeds="Feed-Fehltreffer: {misses} · Abdeckungslücken: {uncovered}",
     stats_alerts=(
         "neue Anzeigen (1 h): {count}; erstmals gelesen → eingereiht: {seen_p50} (p50),"
         " {seen_p95} (p95); veröffentlicht → eingereiht: {published_p50} (p50),"
@@ -752,6 +753,10 @@ GERMAN = Catalog(
     alert_recovered="✅ Suche läuft wieder: {url}",
     alert_blocked="⛔ willhaben blockiert uns; Pause für {wait}.",
     alert_unblocked="✅ willhaben antwortet wieder.",
+    alert_feed_off=(
+        "📡 Der Marktplatz-Feed listet nicht, was {searches} Suchen finden; sie werden wieder"
+        " einzeln abgefragt."
+    ),
     alert_stopped="🛑 Zustellung gestoppt: {reason}",
     alert_error="🐞 Fehler: <code>{error}</code>",
     alert_database="🗄 Datenbankfehler, der Durchlauf hält an: <code>{error}</code>",
@@ -1118,7 +1123,7 @@ ENGLISH = Catalog(
         "{alerts}\n"
         "failing searches: {failing}"
     ),
-    stats_feeds="feed misses: {misses}",
+    stats_feeds="feed misses: {misses} · coverage misses: {uncovered}",
     stats_alerts=(
         "new-listing alerts (1 h): {count}; first read → queued: {seen_p50} (p50),"
         " {seen_p95} (p95); published → queued: {published_p50} (p50), {published_p95} (p95)"
@@ -1130,6 +1135,10 @@ ENGLISH = Catalog(
     alert_recovered="✅ Search works again: {url}",
     alert_blocked="⛔ willhaben blocks us; pausing for {wait}.",
     alert_unblocked="✅ willhaben answers again.",
+    alert_feed_off=(
+        "📡 The marketplace feed does not list what {searches} searches find; they are polled"
+        " on their own again."
+    ),
     alert_stopped="🛑 Delivery stopped: {reason}",
     alert_error="🐞 Error: <code>{error}</code>",
     alert_database="🗄 Database error, the pass stops: <code>{error}</code>",

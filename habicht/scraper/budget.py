@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from habicht.db import Database
-from habicht.scraper.schedule import _ACTIVE, _LIVE_FEEDS, FeedCadence
+from habicht.scraper.schedule import _ACTIVE, _FED, _LIVE_FEEDS, FeedCadence
 
 __all__ = ["Workload", "workload"]
 
@@ -25,17 +25,19 @@ SELECT
     (SELECT count(*) FROM searches s WHERE {_ACTIVE}) AS searches,
     (SELECT max(:now - coalesce(s.last_attempt_at, s.created_at)) FROM searches s
      WHERE {_ACTIVE}) AS all_age,
-    (SELECT count(*) FROM searches s WHERE s.feed_id IN live AND {_ACTIVE}) AS fed,
+    (SELECT count(*) FROM searches s WHERE {_FED} AND {_ACTIVE}) AS fed,
     (SELECT max(:now - coalesce(s.last_attempt_at, s.created_at)) FROM searches s
-     WHERE (s.feed_id IS NULL OR s.feed_id NOT IN live) AND {_ACTIVE}) AS polled_age,
+     WHERE NOT coalesce({_FED}, 0) AND {_ACTIVE}) AS polled_age,
     (SELECT max(:now - coalesce(s.last_attempt_at, s.created_at)) FROM searches s
-     WHERE s.feed_id IN live AND {_ACTIVE}) AS safety_age,
+     WHERE {_FED} AND {_ACTIVE}) AS safety_age,
     (SELECT count(*) FROM live) AS feeds,
     (SELECT max(:now - coalesce(f.last_success_at, f.created_at)) FROM feeds f
      WHERE f.id IN live) AS feed_age,
     (SELECT coalesce(max(f.consecutive_failures), 0) FROM feeds f WHERE f.id IN live)
         AS feed_failures,
-    (SELECT coalesce(sum(feed_misses), 0) FROM searches) AS misses
+    (SELECT coalesce(sum(feed_misses), 0) FROM searches) AS misses,
+    (SELECT coalesce(sum(coverage_misses), 0) FROM searches) AS uncovered,
+    (SELECT count(*) FROM feeds WHERE off_until > :now) AS feeds_off
 """
 
 
@@ -46,7 +48,9 @@ class Workload:
     are the stalest `safety_age` seconds ago — the net's real cadence — and whose feeds'
     stalest successful read (or creation, if never read) is `feed_age` seconds ago and worst
     failure streak `feed_failures`; `misses`: the feed misses counted on the searches that
-    exist (`scraper.scan`). Ages are None where there is nothing to age."""
+    exist (`scraper.scan`), `uncovered` their coverage misses (`scraper.coverage`), and
+    `feeds_off` the feeds switched off for them. Ages are None where there is nothing to
+    age."""
 
     polled: int
     polled_age: float | None = None
@@ -56,6 +60,8 @@ class Workload:
     feed_age: float | None = None
     feed_failures: int = 0
     misses: int = 0
+    uncovered: int = 0
+    feeds_off: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON `habicht health` prints."""
@@ -68,6 +74,8 @@ class Workload:
             "feed_age_seconds": _rounded(self.feed_age),
             "feed_failures": self.feed_failures,
             "feed_misses": self.misses,
+            "coverage_misses": self.uncovered,
+            "feeds_off": self.feeds_off,
         }
 
 
@@ -81,7 +89,12 @@ async def workload(db: Database, *, now: float, cadence: FeedCadence | None) -> 
     row = await db.fetchone(sql, {"now": now})
     assert row is not None  # one row, always
     if cadence is None:
-        return Workload(polled=row["searches"], polled_age=row["all_age"], misses=row["misses"])
+        return Workload(
+            polled=row["searches"],
+            polled_age=row["all_age"],
+            misses=row["misses"],
+            uncovered=row["uncovered"],
+        )
     return Workload(
         polled=row["searches"] - row["fed"],
         polled_age=row["polled_age"],
@@ -91,4 +104,6 @@ async def workload(db: Database, *, now: float, cadence: FeedCadence | None) -> 
         feed_age=row["feed_age"],
         feed_failures=row["feed_failures"],
         misses=row["misses"],
+        uncovered=row["uncovered"],
+        feeds_off=row["feeds_off"],
     )
