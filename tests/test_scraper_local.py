@@ -77,9 +77,10 @@ def listing(title: str, body: str | None = None) -> Listing:
 
 
 def test_every_word_must_be_a_whole_word_of_the_title_or_the_snippet() -> None:
-    """`rtx 3080`: both words, anywhere in the title or `BODY_DYN`, in any case, accents and
-    umlauts folded; a word that is only part of another ("rtx3080", "3080ti") is no match, as
-    is a word missing from both (it may be further down the description: the safety net)."""
+    """`rtx 3080`: both words, anywhere in the title or `BODY_DYN`, in any case; a word that
+    is only part of another ("rtx3080", "3080ti") is no match, as is a word missing from both
+    (it may be further down the description: the safety net). Umlauts are matched as written
+    (`tests/test_scraper_words.py` has the rest of how words are read)."""
     search = local(parse_watch_argument("RTX 3080").url)
     assert search.words == ("rtx", "3080")
     assert search.matches(listing("Gigabyte RTX 3080 Gaming OC"))
