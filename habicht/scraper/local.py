@@ -42,6 +42,7 @@ not tie to ids (`/iad/immobilien/mietwohnungen/wien`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from urllib.parse import parse_qsl, urlsplit
@@ -49,7 +50,7 @@ from urllib.parse import parse_qsl, urlsplit
 from habicht.scraper.parse import Listing
 from habicht.scraper.words import advert_words, keyword_words
 
-__all__ = ["LocalSearch", "local_search"]
+__all__ = ["FeedMatcher", "LocalSearch", "local_search"]
 
 _MARKETPLACE = "/iad/kaufen-und-verkaufen/marktplatz"
 _CATEGORY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*-(?P<id>[0-9]{1,9})")
@@ -87,7 +88,8 @@ class LocalSearch:
         return self._admits(listing, advert_words(listing.title, listing.body))
 
     def _admits(self, listing: Listing, found: frozenset[str]) -> bool:
-        """`matches`, given the advert's words (`found`)."""
+        """`matches`, given the advert's words (`found`): the one test `FeedMatcher` shares,
+        which reads an advert's words once for all the searches it tries."""
         if self.category is not None and self.category not in listing.category_ids:
             return False
         if self.private is not None and listing.is_private is not self.private:
@@ -101,6 +103,63 @@ class LocalSearch:
             if self.price_to is not None and price > self.price_to:
                 return False
         return found.issuperset(self.words)
+
+
+_Entry = tuple[int, LocalSearch]
+
+
+class FeedMatcher:
+    """Thousands of local searches matched against a feed's adverts at once: what a feed read
+    calls instead of `LocalSearch.matches` for every pair of search and advert.
+
+    Built once from `(search id, search)` pairs; an advert's words are read once, and it is
+    tried only against the searches that may list it: those of the whole marketplace or of a
+    category in its tree, and of those only the ones whose *index word* — the longest of
+    their words, likely the rarest — the advert holds; a search without words by its category
+    alone. A search lists an advert only if the advert holds all its words, so the index
+    leaves out no match: the answer is exactly `matches`' for every pair
+    (`tests/test_scraper_local.py` holds the two together). Pure and synchronous, no I/O:
+    CPU work a feed read can run off the event loop (`asyncio.to_thread`) and outside its
+    write transaction.
+    """
+
+    __slots__ = ("_by_word", "_plain")
+
+    def __init__(self, searches: Iterable[tuple[int, LocalSearch]]) -> None:
+        self._plain: dict[str | None, list[_Entry]] = {}
+        """Searches without words, by category (None: the whole marketplace)."""
+        self._by_word: dict[str, dict[str | None, list[_Entry]]] = {}
+        """Searches with words, by index word, then by category."""
+        ids: set[int] = set()
+        for search_id, search in searches:
+            if search_id in ids:
+                raise ValueError(f"search {search_id} is given twice: give each search once")
+            ids.add(search_id)
+            if search.words:
+                by_category = self._by_word.setdefault(max(search.words, key=len), {})
+                by_category.setdefault(search.category, []).append((search_id, search))
+            else:
+                self._plain.setdefault(search.category, []).append((search_id, search))
+
+    def match(self, listings: Iterable[Listing]) -> dict[int, list[Listing]]:
+        """The adverts of `listings` each search lists, in their order, by search id; a search
+        that lists none of them is left out."""
+        matched: dict[int, list[Listing]] = {}
+        for listing in listings:
+            found = advert_words(listing.title, listing.body)
+            categories = {None, *listing.category_ids}
+            candidates = [
+                entry for category in categories for entry in self._plain.get(category, ())
+            ]
+            for word in found:
+                by_category = self._by_word.get(word)
+                if by_category is not None:
+                    for category in categories:
+                        candidates += by_category.get(category, ())
+            for search_id, search in candidates:
+                if search._admits(listing, found):
+                    matched.setdefault(search_id, []).append(listing)
+        return matched
 
 
 def local_search(url: str) -> LocalSearch | None:
