@@ -9,15 +9,15 @@ these readers differ, the text holds fewer words here than in any of them, never
 
 - **Markup is text.** The snippet (`BODY_DYN`) and the title come HTML-escaped: `&nbsp;` is
   a space and `&amp;` an ampersand, never the words "nbsp" and "amp".
-- **A mark between two digits joins them**: "1.6", "6,1", "23.11.2021", "1.200" and
-  "2'000" are one word each, so `golf 6` does not find "Golf 7 1.6 TDI". A dot, colon,
-  middle dot or apostrophe between two letters joins them too ("gekauft.Verkaufe",
-  "geht's", "Mieter:innen"): UAX #29 reads those as one word. Spaces, hyphens, slashes and a
-  comma between letters separate words (every reader splits there). Underscores, combining
-  marks and soft hyphens stay inside a word.
+- **A mark between two digits joins them** (a dot, comma, semicolon or apostrophe): "1.6",
+  "6,1", "23.11.2021", "1.200" and "2'000" are one word each, so `golf 6` does not find
+  "Golf 7 1.6 TDI". A dot, colon, middle dot or apostrophe between two letters joins them
+  too ("gekauft.Verkaufe", "geht's", "Mieter:innen"): UAX #29 reads those as one word.
+  Spaces, hyphens, slashes and a comma between letters separate words (every reader splits
+  there). Underscores, combining marks and soft hyphens stay inside a word.
 - **A cut snippet's last word does not count.** A snippet that was cut ends with "..." (or
-  "…"), after a word that may itself be cut ("Grafikk..."), and a whole word it looks like
-  would be a word willhaben's index does not hold.
+  "…") after a word that may itself be cut: "form..." may be "format", and "form" is then
+  no word of the advert's.
 - **Case does not matter; umlauts, accents and ß do.** Both sides are lower-cased and in
   Unicode's composed form (NFC), then compared exactly: "käse" finds "Käse" and "KÄSE" but
   neither "kaese" nor "kase", and "straße" does not find "STRASSE". Whether willhaben folds
