@@ -16,7 +16,15 @@ SCRIPTS = sorted((ROOT / "benchmarks").glob("*.py"))
 
 
 def test_the_benchmarks_are_found() -> None:
-    expected = {"charts.py", "delivery.py", "freshness.py", "outbox.py", "parse.py", "scale.py"}
+    expected = {
+        "charts.py",
+        "delivery.py",
+        "freshness.py",
+        "matching.py",
+        "outbox.py",
+        "parse.py",
+        "scale.py",
+    }
     assert expected <= {s.name for s in SCRIPTS}
 
 

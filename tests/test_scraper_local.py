@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from decimal import Decimal
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -15,7 +16,7 @@ from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.fakes.willhaben_world import listed
 from habicht.scraper import Listing, normalise_search_url, parse_search_page, parse_watch_argument
-from habicht.scraper.local import LocalSearch, local_search
+from habicht.scraper.local import FeedMatcher, LocalSearch, local_search
 
 MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"
 GRAPHICS = normalise_search_url(
@@ -77,9 +78,10 @@ def listing(title: str, body: str | None = None) -> Listing:
 
 
 def test_every_word_must_be_a_whole_word_of_the_title_or_the_snippet() -> None:
-    """`rtx 3080`: both words, anywhere in the title or `BODY_DYN`, in any case, accents and
-    umlauts folded; a word that is only part of another ("rtx3080", "3080ti") is no match, as
-    is a word missing from both (it may be further down the description: the safety net)."""
+    """`rtx 3080`: both words, anywhere in the title or `BODY_DYN`, in any case; a word that
+    is only part of another ("rtx3080", "3080ti") is no match, as is a word missing from both
+    (it may be further down the description: the safety net). Umlauts are matched as written
+    (`tests/test_scraper_words.py` has the rest of how words are read)."""
     search = local(parse_watch_argument("RTX 3080").url)
     assert search.words == ("rtx", "3080")
     assert search.matches(listing("Gigabyte RTX 3080 Gaming OC"))
@@ -195,3 +197,77 @@ def test_a_local_match_never_says_yes_where_the_world_says_no() -> None:
         assert matched <= listed_ids, url
         for ad_id in listed_ids - matched:  # only beyond the snippet: the safety net's
             assert search.matches(replace(parsed[ad_id], body=full[ad_id])), (url, ad_id)
+
+
+# Issue 26: a feed's adverts matched against thousands of searches at once.
+
+_TREES = [("5824", "5878", "5882"), ("5824", "5878", "5887"), ("5387", "5388"), (), ("5882",)]
+_PATHS = ["", "/pc-komponenten-5878", "/pc-komponenten/grafikkarten-5882", "/sofas-5388", "/x-9"]
+_KEYWORDS = ["rtx", "3080", "käse", "kaese", "golf", "6", "7", "1", "neu", "ovp", "straße", "a"]
+_TEXT = [
+    *_KEYWORDS,
+    *("RTX", "Käse", "KAESE", "STRASSE", "Café", "1.6", "6,1", "23.11.2021", "7-fach"),
+    *("&nbsp;", "&amp;", "gekauft.Neu", "geht's", "3080ti", ",", ".", "-", "/", "…"),
+]
+
+
+def _random_listing(rand: random.Random, n: int) -> Listing:
+    """An advert of tricky words: numbers, umlauts, markup, cut snippets."""
+
+    def text(size: int) -> str:
+        return " ".join(rand.choices(_TEXT, k=rand.randint(0, size)))
+
+    body = rand.choice([None, "", text(12), text(12) + "...", text(12) + "&hellip;"])
+    return replace(
+        REAL_PAGE.listings[0],
+        id=str(n),
+        title=text(5),
+        body=body,
+        price=rand.choice([None, Decimal(rand.randint(0, 400))]),
+        is_private=rand.choice([None, True, False]),
+        category_ids=rand.choice(_TREES),
+    )
+
+
+def _random_search(rand: random.Random) -> str:
+    query = []
+    if rand.random() < 0.8:
+        query.append(("keyword", "+".join(rand.sample(_KEYWORDS, rand.randint(1, 3)))))
+    for name in ("PRICE_FROM", "PRICE_TO"):
+        if rand.random() < 0.3:
+            query.append((name, str(rand.randint(0, 400))))
+    if rand.random() < 0.3:
+        query.append(("ISPRIVATE", rand.choice("01")))
+    query.append(("sort", "1"))
+    encoded = "&".join(f"{name}={quote(value, safe='+')}" for name, value in query)
+    return f"{MARKET}{rand.choice(_PATHS)}?{encoded}"
+
+
+def test_the_feed_matcher_answers_exactly_as_each_search_would() -> None:
+    """2,000 random adverts in feed pages of 200 against 300 random local searches (words,
+    prices, sellers, the marketplace and categories, many sharing their longest word): for
+    every page, `FeedMatcher.match` lists exactly the adverts `LocalSearch.matches` does,
+    search by search, in page order, and leaves out the searches that list none."""
+    rand = random.Random(26)
+    searches = [(n, local(_random_search(rand))) for n in range(300)]
+    matcher = FeedMatcher(searches)
+    listings = [_random_listing(rand, n) for n in range(2000)]
+    matched = 0
+    for start in range(0, len(listings), 200):
+        page = listings[start : start + 200]
+        expected = {
+            search_id: hits
+            for search_id, search in searches
+            if (hits := [listing for listing in page if search.matches(listing)])
+        }
+        assert matcher.match(page) == expected
+        matched += sum(map(len, expected.values()))
+    assert matched > 5000  # the comparison is not between two empty answers
+
+
+def test_the_feed_matcher_takes_each_search_once() -> None:
+    """Two searches under one id would share one answer: refused."""
+    search = local(f"{MARKET}?keyword=rtx&sort=1")
+    with pytest.raises(ValueError, match="search 7 is given twice"):
+        FeedMatcher([(7, search), (8, search), (7, search)])
+    assert FeedMatcher([]).match(REAL_PAGE.listings) == {}

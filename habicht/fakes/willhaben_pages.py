@@ -21,7 +21,10 @@ __all__ = ["FakeAdvert", "render_block_page", "render_search_page"]
 
 _SEARCH_PATH = "/iad/kaufen-und-verkaufen/marktplatz"
 SNIPPET = 250
-"""Characters of an advert's description a result page shows (`BODY_DYN`)."""
+"""Characters of an advert's description a result page shows at most (`BODY_DYN`), before
+the "..." that marks a cut."""
+_WHOLE_WORDS = re.compile(r".*\S(?=\s)", re.S)
+"""The longest start of a text that ends with a whole word (whitespace follows it)."""
 _ACTIVE = {"id": "active", "description": "aktiv", "statusId": 50}
 _RESERVED = {"id": "reserved", "description": "reserviert", "statusId": 55}
 
@@ -38,8 +41,8 @@ class FakeAdvert:
     out: the publish time is then unknown and only the id decides whether an advert is new —
     a fixed default date would make every advert look older than any watch started later,
     which the scan records silently as a slide-in.
-    `body` is the whole description; the page shows its first `SNIPPET` characters as
-    `BODY_DYN`, as willhaben's do (by default one made from the title). `private` says whether
+    `body` is the whole description (by default one made from the title); the page shows its
+    start as `BODY_DYN`, cut as willhaben's are (`snippet`). `private` says whether
     a private person sells it (`ISPRIVATE` "1") or a company ("0"), `categories` its category
     tree, top first (`categorytreeids`; by default the saved page's Computer / Software,
     PC-Komponenten, Grafikkarten). In the fake site's world, `path` is the search path it is
@@ -91,12 +94,23 @@ def _price_text(price: Decimal) -> str:
     return str(price.quantize(Decimal(1))) if price == price.to_integral_value() else str(price)
 
 
+def snippet(description: str) -> str:
+    """The start of `description` a result page shows: whole, if it has at most `SNIPPET`
+    characters; else cut after the last whole word that fits, with "..." after it, as the
+    saved pages' snippets are ("...in a 2.7 slot form...", "durchdachten,..."). A first word
+    longer than `SNIPPET` is cut inside, as nothing else would fit."""
+    if len(description) <= SNIPPET:
+        return description
+    whole = _WHOLE_WORDS.match(description, 0, SNIPPET + 1)
+    return (description[:SNIPPET] if whole is None else whole[0]) + "..."
+
+
 def _attributes(advert: FakeAdvert) -> list[dict[str, Any]]:
     values: dict[str, str] = {
         "LOCATION": advert.location,
         "p2penabled": "true",
         "POSTCODE": advert.postcode,
-        "BODY_DYN": advert.description[:SNIPPET],
+        "BODY_DYN": snippet(advert.description),
         "STATE": advert.state,
         "HEADING": advert.title,
         "COUNTRY": "Österreich",

@@ -9,7 +9,11 @@ agree with every mistake in it. A search path and its query select adverts of on
   any other path holds the adverts listed under it or below it (`FakeAdvert.path`);
 - `keyword`: every word is a whole word of the title or the *whole* description (the page
   shows only its start, so a word further down is one only willhaben's search finds), case,
-  accents and umlauts aside;
+  accents and umlauts aside. Words are read as a generous search would: the text unescaped
+  (`&nbsp;` is a space, as on the real pages), split at everything but letters and digits
+  ("1.6" is 1 and 6), "ä" folded to "ae". habicht's local matching reads them more strictly
+  (`habicht.scraper.words`), so that it never says "yes" where some plausible reading says
+  "no" — held against this world, it must find a subset of what the world lists;
 - `PRICE_FROM`, `PRICE_TO`: the price, inclusive; a price-less advert is not listed then;
 - `ISPRIVATE`: the seller type;
 - any other parameter but `sort`, `rows` and `page`: the advert names it among its `params`.
@@ -19,6 +23,7 @@ Newest first, as `sort=1` asks: by `PUBLISHED` (a bump refreshes it), undated ad
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -80,7 +85,7 @@ def _satisfies(advert: FakeAdvert, name: str, value: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def _words(text: str) -> frozenset[str]:
-    lowered = text.casefold().translate(_UMLAUTS)
+    lowered = html.unescape(text).casefold().translate(_UMLAUTS)
     bare = "".join(
         c for c in unicodedata.normalize("NFKD", lowered) if not unicodedata.combining(c)
     )

@@ -39,6 +39,7 @@ from habicht.scraper.filters import (
 )
 from habicht.scraper.going import MIN_PRICES, PriceStats, going_price, summarize
 from habicht.scraper.history import PricePoint
+from habicht.scraper.local import FeedMatcher, LocalSearch, local_search
 from habicht.scraper.notes import NO_NOTES, AlertNotes, Repost, SearchFacts
 from habicht.scraper.parse import Listing, SearchPage, parse_search_page
 from habicht.scraper.places import Located, Place, distance_km, in_austria
@@ -109,6 +110,7 @@ __all__ = [
     "Event",
     "Example",
     "FeedCadence",
+    "FeedMatcher",
     "FetchError",
     "FilterReason",
     "Freshness",
@@ -120,6 +122,7 @@ __all__ = [
     "Latency",
     "LayoutError",
     "Listing",
+    "LocalSearch",
     "Located",
     "Near",
     "NewListing",
@@ -160,6 +163,7 @@ __all__ = [
     "in_austria",
     "keyword_search",
     "latency",
+    "local_search",
     "normalise_search_url",
     "parse_price",
     "parse_search_page",

@@ -16,13 +16,18 @@ What the saved pages prove (`../shared/fixtures/willhaben/`), and so what is mod
   it. An advert belongs to the path's category when its tree holds the id. The marketplace
   root `/iad/kaufen-und-verkaufen/marktplatz` (where `/watch <keywords>` searches) holds every
   advert of the marketplace.
-- **Words** (`keyword`): every word must be in the title or the description snippet
-  (`BODY_DYN`), compared case-, accent- and umlaut-insensitively, as *whole words*. willhaben
-  may find more — word prefixes or stems, and words further down the description than the
-  snippet reaches — but whole words in the title or snippet are found by any keyword search,
-  so whole words is the choice that never says "yes" wrongly. A keyword with anything but
-  letters, digits and spaces (quotes, a minus, an operator) may mean something to willhaben's
-  search that habicht does not know: such a search is not local.
+- **Words** (`keyword`): every word must be a whole word of the title or the description
+  snippet (`BODY_DYN`), read as `habicht.scraper.words` reads them: HTML-unescaped, a number
+  written with dots or commas one word ("1.6", "6,1", "23.11.2021": `golf 6` does not find
+  "Golf 7 1.6 TDI"), a cut snippet's last word left out, case ignored, and umlauts, accents
+  and ß compared exactly ("käse" finds "Käse" but neither "kaese" nor "kase"), since
+  whether willhaben folds "ä" to "a" or to "ae" is not known and only words equal before any
+  folding are equal after every one. willhaben may find more — word prefixes or stems,
+  folded umlauts, words further down the description than the snippet reaches — but a word
+  every plausible reading finds is found by any keyword search, so this is the choice that
+  never says "yes" wrongly. A keyword with anything but letters, digits and spaces (quotes,
+  a minus, an operator) may mean something to willhaben's search that habicht does not know:
+  such a search is not local.
 - **Price** (`PRICE_FROM`, `PRICE_TO`, whole euros): the advert's price, inclusive. An advert
   without a price is no match while a bound is set (whether willhaben lists it is not known).
 - **Seller** (`ISPRIVATE`: "1" private, "0" a company): the advert's `ISPRIVATE`; an advert that
@@ -37,23 +42,21 @@ not tie to ids (`/iad/immobilien/mietwohnungen/wien`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from urllib.parse import parse_qsl, urlsplit
 
-from habicht.scraper.filters import fold
 from habicht.scraper.parse import Listing
+from habicht.scraper.words import advert_words, keyword_words
 
-__all__ = ["LocalSearch", "local_search"]
+__all__ = ["FeedMatcher", "LocalSearch", "local_search"]
 
 _MARKETPLACE = "/iad/kaufen-und-verkaufen/marktplatz"
 _CATEGORY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*-(?P<id>[0-9]{1,9})")
 """The last path segment of a category: its slug and id, `grafikkarten-5882`."""
 _PARENT = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 """A segment above it, which names a parent category in words: `pc-komponenten`."""
-_PLAIN_WORDS = re.compile(r"[^\W_]+(?: [^\W_]+)*")
-"""A keyword of letters and digits only, words separated by single spaces (as normalised)."""
-_WORD = re.compile(r"[^\W_]+")
 _PRICE = re.compile(r"[0-9]{1,9}")
 _SELLER = {"1": True, "0": False}
 _KNOWN = frozenset({"keyword", "PRICE_FROM", "PRICE_TO", "ISPRIVATE", "sort"})
@@ -74,7 +77,7 @@ class LocalSearch:
     category: str | None
     """The category id the path ends in; None for the whole marketplace."""
     words: tuple[str, ...] = ()
-    """The keyword's words, folded (`filters.fold`)."""
+    """The keyword's words, as `words.keyword_words` reads them."""
     price_from: Decimal | None = None
     price_to: Decimal | None = None
     private: bool | None = None
@@ -82,6 +85,11 @@ class LocalSearch:
     def matches(self, listing: Listing) -> bool:
         """Whether willhaben's search lists `listing`, as far as habicht can be sure (see the
         module docstring): False whenever it cannot."""
+        return self._admits(listing, advert_words(listing.title, listing.body))
+
+    def _admits(self, listing: Listing, found: frozenset[str]) -> bool:
+        """`matches`, given the advert's words (`found`): the one test `FeedMatcher` shares,
+        which reads an advert's words once for all the searches it tries."""
         if self.category is not None and self.category not in listing.category_ids:
             return False
         if self.private is not None and listing.is_private is not self.private:
@@ -94,10 +102,64 @@ class LocalSearch:
                 return False
             if self.price_to is not None and price > self.price_to:
                 return False
-        if self.words:
-            text = set(_WORD.findall(fold(f"{listing.title} {listing.body or ''}")))
-            return all(word in text for word in self.words)
-        return True
+        return found.issuperset(self.words)
+
+
+_Entry = tuple[int, LocalSearch]
+
+
+class FeedMatcher:
+    """Thousands of local searches matched against a feed's adverts at once: what a feed read
+    calls instead of `LocalSearch.matches` for every pair of search and advert.
+
+    Built once from `(search id, search)` pairs; an advert's words are read once, and it is
+    tried only against the searches that may list it: those of the whole marketplace or of a
+    category in its tree, and of those only the ones whose *index word* — the longest of
+    their words, likely the rarest — the advert holds; a search without words by its category
+    alone. A search lists an advert only if the advert holds all its words, so the index
+    leaves out no match: the answer is exactly `matches`' for every pair
+    (`tests/test_scraper_local.py` holds the two together). Pure and synchronous, no I/O:
+    CPU work a feed read can run off the event loop (`asyncio.to_thread`) and outside its
+    write transaction.
+    """
+
+    __slots__ = ("_by_word", "_plain")
+
+    def __init__(self, searches: Iterable[tuple[int, LocalSearch]]) -> None:
+        self._plain: dict[str | None, list[_Entry]] = {}
+        """Searches without words, by category (None: the whole marketplace)."""
+        self._by_word: dict[str, dict[str | None, list[_Entry]]] = {}
+        """Searches with words, by index word, then by category."""
+        ids: set[int] = set()
+        for search_id, search in searches:
+            if search_id in ids:
+                raise ValueError(f"search {search_id} is given twice: give each search once")
+            ids.add(search_id)
+            if search.words:
+                by_category = self._by_word.setdefault(max(search.words, key=len), {})
+                by_category.setdefault(search.category, []).append((search_id, search))
+            else:
+                self._plain.setdefault(search.category, []).append((search_id, search))
+
+    def match(self, listings: Iterable[Listing]) -> dict[int, list[Listing]]:
+        """The adverts of `listings` each search lists, in their order, by search id; a search
+        that lists none of them is left out."""
+        matched: dict[int, list[Listing]] = {}
+        for listing in listings:
+            found = advert_words(listing.title, listing.body)
+            categories = {None, *listing.category_ids}
+            candidates = [
+                entry for category in categories for entry in self._plain.get(category, ())
+            ]
+            for word in found:
+                by_category = self._by_word.get(word)
+                if by_category is not None:
+                    for category in categories:
+                        candidates += by_category.get(category, ())
+            for search_id, search in candidates:
+                if search._admits(listing, found):
+                    matched.setdefault(search_id, []).append(listing)
+        return matched
 
 
 def local_search(url: str) -> LocalSearch | None:
@@ -115,12 +177,9 @@ def local_search(url: str) -> LocalSearch | None:
     if query.get("sort", "1") != "1":
         return None
     keyword = query.get("keyword")
-    words: tuple[str, ...] = ()
-    if keyword is not None:
-        folded = fold(keyword)
-        if not _PLAIN_WORDS.fullmatch(folded):
-            return None
-        words = tuple(folded.split(" "))
+    words = () if keyword is None else keyword_words(keyword)
+    if words is None:
+        return None
     try:
         price_from, price_to = _price(query.get("PRICE_FROM")), _price(query.get("PRICE_TO"))
     except ValueError:
