@@ -51,7 +51,7 @@ from habicht.scraper.coverage import FEED_MEMORY
 from habicht.scraper.errors import ErrorKind, ScrapeError
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.history import record_shown
-from habicht.scraper.local import LocalSearch, local_search
+from habicht.scraper.local import FeedMatcher, local_search
 from habicht.scraper.notes import search_facts
 from habicht.scraper.parse import Listing
 from habicht.scraper.scan import (
@@ -134,9 +134,11 @@ async def scan_feed(
         read = await _read(db, client, feed, now=clock())
         searches = await db.fetchall(_SERVED, {"feed": feed.id, "now": clock()})
         active = [listing for listing in read.listings if not listing.reserved]
-        matched = await asyncio.to_thread(_match, _compiled(searches), active)
+        matched = await asyncio.to_thread(_match, searches, active)
         async with db.transaction() as conn:
-            await _record(conn, feed, read, matched, renderer, found, clock(), max_attempts)
+            await _record(
+                conn, feed, read, searches, matched, renderer, found, clock(), max_attempts
+            )
     except ScrapeError as exc:
         log.warning("feed %d failed (%s): %s", feed.id, exc.kind, exc)
         return await _failed(db, feed, exc.kind, str(exc), now=clock(), tally=tally)
@@ -200,57 +202,39 @@ ORDER BY s.id
 miss sent back to polling (`scraper.coverage`)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Served:
-    """A search a feed read serves: its id, what it asks of an advert, and when its own scan
-    last read it (None: never)."""
-
-    id: int
-    local: LocalSearch
-    scanned_at: float | None
-
-
-def _compiled(rows: Sequence[aiosqlite.Row]) -> list[_Served]:
-    served = []
-    for row in rows:
-        local = local_search(row["url"])
-        if local is not None:
-            served.append(_Served(row["id"], local, row["last_success_at"]))
-    return served
-
-
-def _match(searches: list[_Served], listings: list[Listing]) -> dict[_Served, list[Listing]]:
-    """The adverts each search lists, of `listings`; searches that list none left out."""
-    matched = {}
-    for search in searches:
-        hits = [listing for listing in listings if search.local.matches(listing)]
-        if hits:
-            matched[search] = hits
-    return matched
+def _match(searches: Sequence[aiosqlite.Row], listings: list[Listing]) -> dict[int, list[Listing]]:
+    """The adverts each search of `searches` lists, of `listings`, by search id (searches that
+    list none left out): CPU work, run in a worker thread (`FeedMatcher`)."""
+    local = [(row["id"], search) for row in searches if (search := local_search(row["url"]))]
+    return FeedMatcher(local).match(listings)
 
 
 async def _record(
     conn: aiosqlite.Connection,
     feed: Feed,
     read: _Read,
-    matched: dict[_Served, list[Listing]],
+    searches: Sequence[aiosqlite.Row],
+    matched: dict[int, list[Listing]],
     renderer: Renderer,
     counts: _Counts,
     now: float,
     max_attempts: int,
 ) -> None:
-    """Everything one feed read changes, inside the caller's transaction."""
+    """Everything one feed read changes, inside the caller's transaction: `searches` are
+    the ones it serves (`_SERVED`), `matched` the adverts each lists."""
     kept = {listing.id: listing for hits in matched.values() for listing in hits}
     await record_listings(conn, list(kept.values()), now=now)
     outgoing: list[Outgoing] = []
-    for search, hits in matched.items():
-        await record_shown(conn, search.id, hits, now=now)
+    for search in searches:
+        hits = matched.get(search["id"])
+        if not hits:
+            continue
+        await record_shown(conn, search["id"], hits, now=now)
         # An advert the search's own scan showed at or after its latest is still on its pages,
         # though this read of the newest adverts does not show it: nothing reposts it.
-        facts = await search_facts(
-            conn, search.id, hits, now=now, gone_before=min(now, search.scanned_at or now)
-        )
-        async with conn.execute(_ACTIVE_WATCHES, (search.id,)) as cursor:
+        scanned_at = min(now, search["last_success_at"] or now)
+        facts = await search_facts(conn, search["id"], hits, now=now, gone_before=scanned_at)
+        async with conn.execute(_ACTIVE_WATCHES, (search["id"],)) as cursor:
             watches = [watch for watch in await cursor.fetchall() if watch["baseline_at"]]
         for watch in watches:
             outgoing += await judge(

@@ -41,6 +41,7 @@ not tie to ids (`/iad/immobilien/mietwohnungen/wien`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -162,9 +163,11 @@ class FeedMatcher:
         return matched
 
 
+@functools.lru_cache(maxsize=16384)
 def local_search(url: str) -> LocalSearch | None:
     """The local form of the normalised search `url`, or None when habicht cannot decide it
-    (see the module docstring)."""
+    (see the module docstring). Remembered: every feed read asks it for each search it serves,
+    and a search's URL never changes."""
     parts = urlsplit(url)
     category_id = _category(parts.path)
     if category_id is None:
