@@ -67,7 +67,8 @@ class Settings:
     safety_interval: float = _setting(
         "HABICHT_SAFETY_INTERVAL",
         1800.0,
-        "seconds between the own scans of a search that a feed serves (the safety net)",
+        "the longest a search a feed serves waits for its own scan under load (the safety"
+        " net); with budget to spare it is scanned every HABICHT_SCRAPE_INTERVAL",
         minimum=1,
         maximum=_WEEK,
     )

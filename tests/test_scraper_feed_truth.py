@@ -263,3 +263,22 @@ async def test_a_root_that_lists_one_category_costs_the_others_nothing(
     assert [(off.url, off.searches) for off in switched] == [(f"{MARKET}?sort=1", 3)]
     missing = await db.fetchall("SELECT coverage_misses FROM searches ORDER BY id")
     assert [row[0] > 0 for row in missing] == [False, False, True, True, True]
+
+
+async def test_a_drop_after_a_rise_is_told_from_the_price_the_chat_knows(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, clock: FakeClock
+) -> None:
+    """An advert told at € 870 rises to € 890 (nothing to tell) and falls to € 840: the alert
+    says "€ 870 → € 840", from the price the chat was told — as the README now says too (it
+    promised "€ 890 → € 840", the price seen before the drop)."""
+    await started(subs, run, (1, AREA))
+    card = advert("RTX 3080 Suprim", clock(), price=Decimal(870), params=(("areaId", "900"),))
+    world.publish(card)
+    await run(INTERVAL)
+    for price in (890, 840):
+        world.set_price(card.id, Decimal(price))
+        await run(INTERVAL)
+    assert [key for _, key, _ in await alerts(db)] == [
+        f"new:{card.id}:1",
+        f"drop:{card.id}:1:870:840",
+    ]

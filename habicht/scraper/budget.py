@@ -2,10 +2,12 @@
 owner's `/stats`, the "behind" alert's advice and `habicht health`.
 
 With feeds on (`FeedCadence`), a search with an active watch is either *fed* — a live feed
-serves it (`scraper.feeds`: two or more searches share it), and it is scanned on its own only
-every HABICHT_SAFETY_INTERVAL — or *polled* on its own every HABICHT_SCRAPE_INTERVAL. With
-feeds off every search is polled. The requests that compete for the budget are the polled
-searches, the safety-net scans and the feed reads (`capacity`).
+serves it (`scraper.feeds`: two or more searches share it, and no coverage miss sent it back
+to polling), and its own scans need come only every HABICHT_SAFETY_INTERVAL (they come every
+HABICHT_SCRAPE_INTERVAL with budget to spare) — or *polled* on its own every
+HABICHT_SCRAPE_INTERVAL. With feeds off every search is polled. The requests that compete for
+the budget are the polled searches, the safety-net scans and the feed reads (`capacity`): the
+fed searches' scans beyond their safety net only use what is left.
 
 Knows nothing of Telegram, like the rest of the scraper.
 """

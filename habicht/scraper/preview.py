@@ -2,8 +2,7 @@
 
 Built from the database alone, never with a request to willhaben: the adverts are the ones
 the search showed (`search_listings`) at or after its latest successful scan — that scan's
-pages, and what its feed matched to it since (a fed search's own scan runs only every
-`HABICHT_SAFETY_INTERVAL`, and what the feed matched meanwhile is as much the search's) —
+pages, and what its feed matched to it since (as much the search's as its own pages) —
 rebuilt as `Listing`s from `listings`. Reserved adverts are in neither (a scan records them as
 not on the page).
 

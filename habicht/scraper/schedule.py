@@ -25,9 +25,14 @@ Requested scans get a fair share, not the whole budget (keep in sync with README
   loop so costs the other searches at most the scan under way, not their turn.
 
 With shared feeds (`scraper.feeds`, `FeedCadence`), a live feed that is due is read before
-either: one read serves every local search. A search a live feed serves is due only every
-HABICHT_SAFETY_INTERVAL (its own scan is the safety net), a plain one every interval; its
-freshness counts from the feed's last successful read when that is later. A pass that
+either: one read serves every local search. A search a live feed serves (and no coverage
+miss sent back to polling) is due every HABICHT_SAFETY_INTERVAL (its own scan is the safety
+net), a plain one every interval; its freshness counts from the feed's last successful read
+when that is later. When neither a request nor a due search waits, the served searches whose
+own scan is older than the interval are scanned too (*spare* scans, least recently scanned
+first, counted in neither side of the requests' share): their drops, the words beyond a
+snippet and what the feed does not list come at the interval while the budget has room, and
+the safety interval is only the longest they wait under load. A pass that
 outlasts a feed interval (more searches due than the budget clears in one) reads the feed
 again one interval after its last read, never sooner: else its local searches would wait for
 the pass's end — an hour at 2,000 searches (`benchmarks/freshness.py`).
