@@ -96,8 +96,7 @@ def reader(conn: aiosqlite.Connection) -> Fetch:
     """Reads through `conn` (the writer, inside a transaction)."""
 
     async def fetch(sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
-        async with conn.execute(sql, params) as cursor:
-            return list(await cursor.fetchall())
+        return list(await conn.execute_fetchall(sql, params))
 
     return fetch
 

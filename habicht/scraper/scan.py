@@ -668,14 +668,14 @@ async def _feed_misses(
     news = {item.ad_id: item for item in outgoing if item.kind == "new" and item.ad_id}
     if not news:
         return 0
-    async with conn.execute(
+    rows = await conn.execute_fetchall(
         "SELECT DISTINCT f.ad_id FROM searches s"
         " JOIN feed_listings f ON f.feed_id = s.feed_id"
         " JOIN listings l ON l.ad_id = f.ad_id AND l.price IS f.price"
         " WHERE s.id = ? AND f.ad_id IN (SELECT value FROM json_each(?))",
         (search.id, json.dumps(sorted(news))),
-    ) as cursor:
-        missed = [row[0] for row in await cursor.fetchall()]
+    )
+    missed = [row[0] for row in rows]
     for ad_id in missed:
         log.info("feed miss: search %d alerts advert %s, which its feed showed", search.id, ad_id)
     if missed:
@@ -695,10 +695,10 @@ async def _record_health(
     if read.failure is not None and starved:
         message = f"page {read.failed_page}: {read.failure}"
         return 0, await _count_failure(conn, search, read.failure.kind, message, now=now)
-    async with conn.execute(
+    rows = await conn.execute_fetchall(
         "SELECT consecutive_failures FROM searches WHERE id = ?", (search.id,)
-    ) as cursor:
-        row = await cursor.fetchone()
+    )
+    row = next(iter(rows), None)
     await conn.execute(
         "UPDATE searches SET last_attempt_at = ?, last_success_at = ?, consecutive_failures = 0,"
         " last_error_kind = NULL, last_error = NULL, last_count = ? WHERE id = ?",
@@ -817,11 +817,11 @@ async def _first_seen(conn: aiosqlite.Connection, listings: list[Listing]) -> di
     """When habicht first read each of `listings` on any page (`listings.first_seen_at`)."""
     if not listings:
         return {}
-    async with conn.execute(
+    rows = await conn.execute_fetchall(
         "SELECT ad_id, first_seen_at FROM listings WHERE ad_id IN (SELECT value FROM json_each(?))",
         (json.dumps([listing.id for listing in listings]),),
-    ) as cursor:
-        return {row[0]: row[1] for row in await cursor.fetchall()}
+    )
+    return {row[0]: row[1] for row in rows}
 
 
 async def _seen(
@@ -829,12 +829,11 @@ async def _seen(
 ) -> tuple[dict[str, Decimal | None], dict[str, Decimal]]:
     """Of the adverts on the pages, the ones the watch has seen with the last price it saw,
     and the price its chat was last told of each (where one is known)."""
-    async with conn.execute(
+    rows = await conn.execute_fetchall(
         "SELECT ad_id, last_price, told_price FROM watch_listings"
         " WHERE watch_id = ? AND ad_id IN (SELECT value FROM json_each(?))",
         (watch_id, json.dumps([listing.id for listing in listings])),
-    ) as cursor:
-        rows = await cursor.fetchall()
+    )
     seen = {row["ad_id"]: _decimal(row["last_price"]) for row in rows}
     told = {row["ad_id"]: Decimal(row["told_price"]) for row in rows if row["told_price"]}
     return seen, told
