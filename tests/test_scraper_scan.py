@@ -485,3 +485,24 @@ async def test_the_watches_of_a_search_ask_about_its_adverts_once(
         if sql in statement
     )
     assert asked == Counter({"seen": 1, "paths": 1, "first seen": 1})
+
+
+async def test_a_read_dates_every_advert_and_rewrites_only_what_changed(
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database, clock: FakeClock
+) -> None:
+    """Each read stamps every advert it shows as still on the pages (`updated_at`) and stores
+    what changed; an unchanged advert keeps the rest of its row as it was (issue 26)."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    site.set_listings(RTX.url, [advert("102"), advert("101")])
+    await run()
+    first = clock.now
+    edited = FakeAdvert("102", "Anzeige 102, neu", Decimal(100))
+    site.set_listings(RTX.url, [edited, advert("101")])
+    await run()
+    rows = await db.fetchall(
+        "SELECT ad_id, title, first_seen_at, updated_at FROM listings ORDER BY ad_id"
+    )
+    assert [tuple(row) for row in rows] == [
+        ("101", "Anzeige 101", first, clock.now),
+        ("102", "Anzeige 102, neu", first, clock.now),
+    ]
