@@ -183,6 +183,8 @@ async def refresh_places(
         lat = median(row["lat"] for row in sample)
         lon = median(row["lon"] for row in sample)
         rows.append((postcode, lat, lon, name, len(sample), now))
+    if not rows:  # the usual read: every postcode placed, and not due
+        return 0
     await conn.executemany(
         "INSERT INTO postcode_places (postcode, lat, lon, name, adverts, updated_at)"
         " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (postcode) DO UPDATE SET lat = excluded.lat,"

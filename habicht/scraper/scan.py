@@ -535,8 +535,7 @@ async def _record_page(
     active = await record_listings(conn, read.listings, now=now)
     await record_shown(conn, search.id, active, now=now)
     facts = await search_facts(conn, search.id, active, now=now)
-    async with conn.execute(_ACTIVE_WATCHES, (search.id,)) as cursor:
-        watches = list(await cursor.fetchall())
+    watches = list(await conn.execute_fetchall(_ACTIVE_WATCHES, (search.id,)))
     lookups = Lookups(active, [watch["id"] for watch in watches])
     outgoing: list[Outgoing] = []
     starved = False  # a baselined watch went without: the cycle failed for the search
