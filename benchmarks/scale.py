@@ -20,6 +20,9 @@ rendering alerts.
 - the baseline measured in the same run: the same pass as the old cycle barrier ran it
   (`habicht.scraper.scan`, every search in id order, no due times), on one more new advert
   per search; the ratio is the scheduler's cost against it;
+- a search's own scan (issue 26): the CPU of pass 2 per search, one new advert for its five
+  watches (goal < 8 ms), against reading its page alone in the same run — the client's
+  fetch and parse of every search's page, nothing recorded: what any scan must spend;
 - peak RSS of this process (goal ≤ 200 MB);
 - the database over `--days` (40) simulated days, in a second bot with `--day-searches`
   searches: per day one pass with `--new-per-day` new adverts on every search, every alert
@@ -192,6 +195,16 @@ async def deliver_all(db: Database, now: float) -> None:
         )
 
 
+async def read_alone(services: BotServices, site: Site) -> float:
+    """CPU seconds a search to fetch and parse its page through the bot's client, nothing
+    recorded: the floor under a search's own scan (the site's rendering subtracted)."""
+    urls = [row["url"] for row in await services.db.fetchall("SELECT url FROM searches")]
+    cpu, site_cpu = time.process_time(), site.cpu
+    for url in urls:
+        await services.client.search(url)
+    return (time.process_time() - cpu - (site.cpu - site_cpu)) / len(urls)
+
+
 def size_mb(path: Path) -> float:
     return path.stat().st_size / 1e6 if path.exists() else 0.0
 
@@ -214,7 +227,7 @@ async def passes(folder: Path, searches: int) -> float:
             wall = time.perf_counter() - wall
             print(
                 f"{name:<22}{cpu:7.1f}  {100 * cpu / interval:9.1f} %  {wall:7.1f}"
-                f"  {summary.new:7}  {site_cpu:9.1f}"
+                f"  {summary.new:7}  {site_cpu:9.1f}  {1000 * cpu / searches:9.2f}"
             )
             return cpu, wall
 
@@ -225,7 +238,10 @@ async def passes(folder: Path, searches: int) -> float:
 
         alerts = searches * WATCHES_PER_CHAT
         print(f"{searches} searches, {alerts} watches, {searches} chats")
-        print(f"pass                   CPU s  % of {interval:g} s   wall s   alerts  site CPU s")
+        print(
+            f"pass                   CPU s  % of {interval:g} s   wall s   alerts  site CPU s"
+            "  ms/search"
+        )
         await measured(one_pass(services), "baseline", 0)
         await next_interval(1)
         cpu, wall = await measured(one_pass(services), "1 new per search", alerts)
@@ -234,7 +250,13 @@ async def passes(folder: Path, searches: int) -> float:
             services.db, services.client, services.renderer, clock=clock, max_attempts=max_attempts
         )
         old_cpu, _ = await measured(old, "  id-order cycle (old)", alerts)
+        reading = await read_alone(services, site)
     print(f"scheduler / old cycle: {cpu / old_cpu:.2f}x CPU")
+    own = 1000 * cpu / searches
+    print(
+        f"own scan, one new advert for 5 watches: {own:.2f} ms CPU a search (goal < 8 ms);"
+        f" reading its page alone {1000 * reading:.2f} ms, the scan {own / (1000 * reading):.1f}x"
+    )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {rss:.0f} MB (goal ≤ 200 MB)")
     return wall / searches

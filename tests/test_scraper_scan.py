@@ -455,3 +455,54 @@ async def test_an_older_advert_sliding_onto_a_full_page_is_not_new(
     assert [row[3] for row in await outbox(db) if row[1] == "new"] == ["new:124:1"]
     (watch,) = await subs.watches(1)
     assert watch.listings_known == 7
+
+
+async def test_the_watches_of_a_search_ask_about_its_adverts_once(
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database
+) -> None:
+    """What the watches of a read have seen of its adverts, the adverts' price paths and when
+    they were first seen are one query each, however many watches judge them (issue 26)."""
+    for chat in (1, 2, 3):
+        await subs.add_watch(chat, RTX, max_watches=5)
+    site.set_listings(RTX.url, [advert("101", "400")])
+    await run()
+    site.set_listings(RTX.url, [advert("102", "50"), advert("101", "300")])
+    statements: list[str] = []
+    async with db.transaction() as conn:  # the writer connection, which the scan uses
+        await conn.set_trace_callback(statements.append)
+    summary = await run()
+    async with db.transaction() as conn:
+        await conn.set_trace_callback(None)
+    assert (summary.new, summary.drops) == (3, 3)
+    asked = Counter(
+        what
+        for statement in statements
+        for what, sql in (
+            ("seen", "FROM watch_listings WHERE"),
+            ("paths", "SELECT ad_id, seen_at, price FROM price_history"),
+            ("first seen", "SELECT ad_id, first_seen_at FROM listings"),
+        )
+        if sql in statement
+    )
+    assert asked == Counter({"seen": 1, "paths": 1, "first seen": 1})
+
+
+async def test_a_read_dates_every_advert_and_rewrites_only_what_changed(
+    run: Any, subs: Subscriptions, site: FakeWillhabenSite, db: Database, clock: FakeClock
+) -> None:
+    """Each read stamps every advert it shows as still on the pages (`updated_at`) and stores
+    what changed; an unchanged advert keeps the rest of its row as it was (issue 26)."""
+    await subs.add_watch(1, RTX, max_watches=5)
+    site.set_listings(RTX.url, [advert("102"), advert("101")])
+    await run()
+    first = clock.now
+    edited = FakeAdvert("102", "Anzeige 102, neu", Decimal(100))
+    site.set_listings(RTX.url, [edited, advert("101")])
+    await run()
+    rows = await db.fetchall(
+        "SELECT ad_id, title, first_seen_at, updated_at FROM listings ORDER BY ad_id"
+    )
+    assert [tuple(row) for row in rows] == [
+        ("101", "Anzeige 101", first, clock.now),
+        ("102", "Anzeige 102, neu", first, clock.now),
+    ]

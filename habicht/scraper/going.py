@@ -116,6 +116,5 @@ async def going_price(
     conn: aiosqlite.Connection, search_id: int, *, now: float, window: float = WINDOW
 ) -> PriceStats | None:
     """The going price of the adverts search `search_id` showed within `window` before `now`."""
-    async with conn.execute(SHOWN_PRICES, (search_id, now - window)) as cursor:
-        rows = await cursor.fetchall()
+    rows = await conn.execute_fetchall(SHOWN_PRICES, (search_id, now - window))
     return summarize(Decimal(row[0]) for row in rows if row[0] is not None)

@@ -68,12 +68,12 @@ async def lowest_prices(
 
     (With `MIN()`, SQLite takes the bare column `price` from the row holding the minimum.)
     """
-    async with conn.execute(
+    rows = await conn.execute_fetchall(
         "SELECT ad_id, MIN(CAST(price AS REAL)) AS low, price FROM price_history"
         " WHERE ad_id IN (SELECT value FROM json_each(?)) AND seen_at < ? GROUP BY ad_id",
         (_ids(ad_ids), before),
-    ) as cursor:
-        return {row["ad_id"]: Decimal(row["price"]) for row in await cursor.fetchall()}
+    )
+    return {row["ad_id"]: Decimal(row["price"]) for row in rows}
 
 
 async def price_paths(
@@ -81,13 +81,13 @@ async def price_paths(
 ) -> dict[str, list[PricePoint]]:
     """Each advert's known prices, oldest first."""
     paths: dict[str, list[PricePoint]] = {ad_id: [] for ad_id in ad_ids}
-    async with conn.execute(
+    rows = await conn.execute_fetchall(
         "SELECT ad_id, seen_at, price FROM price_history"
         " WHERE ad_id IN (SELECT value FROM json_each(?)) ORDER BY ad_id, seen_at",
         (_ids(ad_ids),),
-    ) as cursor:
-        for row in await cursor.fetchall():
-            paths[row["ad_id"]].append(PricePoint(row["seen_at"], Decimal(row["price"])))
+    )
+    for row in rows:
+        paths[row["ad_id"]].append(PricePoint(row["seen_at"], Decimal(row["price"])))
     return paths
 
 

@@ -96,8 +96,7 @@ def reader(conn: aiosqlite.Connection) -> Fetch:
     """Reads through `conn` (the writer, inside a transaction)."""
 
     async def fetch(sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
-        async with conn.execute(sql, params) as cursor:
-            return list(await cursor.fetchall())
+        return list(await conn.execute_fetchall(sql, params))
 
     return fetch
 
@@ -184,6 +183,8 @@ async def refresh_places(
         lat = median(row["lat"] for row in sample)
         lon = median(row["lon"] for row in sample)
         rows.append((postcode, lat, lon, name, len(sample), now))
+    if not rows:  # the usual read: every postcode placed, and not due
+        return 0
     await conn.executemany(
         "INSERT INTO postcode_places (postcode, lat, lon, name, adverts, updated_at)"
         " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (postcode) DO UPDATE SET lat = excluded.lat,"

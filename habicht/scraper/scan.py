@@ -551,8 +551,8 @@ async def _record_page(
     counts.uncovered += uncovered
     counts.feeds_off += [feed_off] if feed_off is not None else []
     facts = await search_facts(conn, search.id, active, now=now)
-    async with conn.execute(_ACTIVE_WATCHES, (search.id,)) as cursor:
-        watches = list(await cursor.fetchall())
+    watches = list(await conn.execute_fetchall(_ACTIVE_WATCHES, (search.id,)))
+    lookups = Lookups(active, [watch["id"] for watch in watches])
     outgoing: list[Outgoing] = []
     starved = False  # a baselined watch went without: the cycle failed for the search
     for watch in watches:
@@ -567,7 +567,9 @@ async def _record_page(
                 )
                 continue
         if watch["baseline_at"] is not None:
-            outgoing += await judge(conn, watch, active, facts, renderer=renderer, now=now)
+            outgoing += await judge(
+                conn, watch, active, facts, renderer=renderer, now=now, lookups=lookups
+            )
             continue
         counts.baselines += 1
         text = renderer.for_chat(watch["chat_id"]).baseline(watch["label"], len(active))
@@ -607,6 +609,7 @@ async def judge(
     renderer: Renderer,
     now: float,
     source: Source = "search",
+    lookups: Lookups | None = None,
 ) -> list[Outgoing]:
     """The alerts of one baselined watch (a row of `_ACTIVE_WATCHES`) for adverts its search
     shows, and everything it saw recorded as seen; a muted watch sees, and says nothing.
@@ -614,10 +617,14 @@ async def judge(
     The search's own scan and a feed (for the adverts it matched to the search) judge the
     same way, so an advert is alerted once, whichever reads it first; `facts` are what the
     read told about the search (its going price, its reposts), the same for all its watches.
+    `lookups` are the database's answers about `active` shared by the watches judged after
+    each other on the same adverts (by default this watch's own).
     """
     chat_renderer = renderer.for_chat(watch["chat_id"])
+    if lookups is None:
+        lookups = Lookups(active, [watch["id"]])
     events, told = await _events(
-        conn, watch, active, facts, renderer=chat_renderer, now=now, source=source
+        conn, watch, active, facts, lookups=lookups, renderer=chat_renderer, now=now, source=source
     )
     if (watch["muted_until"] or 0.0) > now:
         events, told = [], set()
@@ -687,14 +694,14 @@ async def _feed_misses(
     news = {item.ad_id: item for item in outgoing if item.kind == "new" and item.ad_id}
     if not news:
         return 0
-    async with conn.execute(
+    rows = await conn.execute_fetchall(
         "SELECT DISTINCT f.ad_id FROM searches s"
         " JOIN feed_listings f ON f.feed_id = s.feed_id"
         " JOIN listings l ON l.ad_id = f.ad_id AND l.price IS f.price"
         " WHERE s.id = ? AND f.ad_id IN (SELECT value FROM json_each(?))",
         (search.id, json.dumps(sorted(news))),
-    ) as cursor:
-        missed = [row[0] for row in await cursor.fetchall()]
+    )
+    missed = [row[0] for row in rows]
     for ad_id in missed:
         log.info("feed miss: search %d alerts advert %s, which its feed showed", search.id, ad_id)
     if missed:
@@ -714,10 +721,10 @@ async def _record_health(
     if read.failure is not None and starved:
         message = f"page {read.failed_page}: {read.failure}"
         return 0, await _count_failure(conn, search, read.failure.kind, message, now=now)
-    async with conn.execute(
+    rows = await conn.execute_fetchall(
         "SELECT consecutive_failures FROM searches WHERE id = ?", (search.id,)
-    ) as cursor:
-        row = await cursor.fetchone()
+    )
+    row = next(iter(rows), None)
     await conn.execute(
         "UPDATE searches SET last_attempt_at = ?, last_success_at = ?, consecutive_failures = 0,"
         " last_error_kind = NULL, last_error = NULL, last_count = ? WHERE id = ?",
@@ -732,6 +739,7 @@ async def _events(
     listings: list[Listing],
     facts: SearchFacts,
     *,
+    lookups: Lookups,
     renderer: Renderer,
     now: float,
     source: Source,
@@ -750,9 +758,9 @@ async def _events(
     else on the pages, so loosening the filter later sends none of it.
     """
     watch_id, chat_id = watch["id"], watch["chat_id"]
-    seen, told_prices = await _seen(conn, watch_id, listings)
+    seen, told_prices = await lookups.seen(conn, watch_id)
     wanted = _maybe_news(listings, seen)
-    paths = await price_paths(conn, wanted) if wanted else {}
+    paths = await lookups.price_paths(conn, wanted)
     unseen = [listing for listing in listings if listing.id not in seen]
     earlier = {
         listing.id: price
@@ -769,7 +777,9 @@ async def _events(
     watch_filter = WatchFilter.from_json(watch["filters"])
     drops = [event.listing.id for event in events if isinstance(event, PriceDrop)]
     lowest = await lowest_prices(conn, drops, before=now) if watch_filter.lowest else {}
-    first_seen = await _first_seen(conn, [event.listing for event in events if _fresh(event)])
+    first_seen = await lookups.first_seen(
+        conn, [event.listing.id for event in events if _fresh(event)]
+    )
     notes_of = await watch_notes(
         conn, watch_filter, chat_id, [event.listing for event in events], facts
     )
@@ -832,31 +842,64 @@ def _fresh(event: object) -> bool:
     return isinstance(event, NewListing) and not event.entered and not event.listing.bumped
 
 
-async def _first_seen(conn: aiosqlite.Connection, listings: list[Listing]) -> dict[str, float]:
-    """When habicht first read each of `listings` on any page (`listings.first_seen_at`)."""
-    if not listings:
-        return {}
-    async with conn.execute(
-        "SELECT ad_id, first_seen_at FROM listings WHERE ad_id IN (SELECT value FROM json_each(?))",
-        (json.dumps([listing.id for listing in listings]),),
-    ) as cursor:
-        return {row[0]: row[1] for row in await cursor.fetchall()}
+class Lookups:
+    """What the watches judged on one read's adverts ask the database about them, asked once
+    for them all (issue 26): a search has several watches, and each question is a round trip
+    to the database's thread. Judging a watch changes no answer another watch gets: it writes
+    only its own `watch_listings` rows, and the prices and first sightings of the adverts were
+    recorded by the read before any watch is judged.
+    """
 
+    def __init__(self, listings: list[Listing], watch_ids: Iterable[int]) -> None:
+        """`listings`: the adverts judged (`judge`'s `active`); `watch_ids`: every watch that
+        may be judged on them (their seen adverts are read in one query, when the first is)."""
+        self._ad_ids = json.dumps([listing.id for listing in listings])
+        self._watch_ids = sorted(set(watch_ids))
+        self._seen: dict[int, tuple[dict[str, Decimal | None], dict[str, Decimal]]] | None = None
+        self._paths: dict[str, list[PricePoint]] = {}
+        self._first_seen: dict[str, float | None] = {}
 
-async def _seen(
-    conn: aiosqlite.Connection, watch_id: int, listings: list[Listing]
-) -> tuple[dict[str, Decimal | None], dict[str, Decimal]]:
-    """Of the adverts on the pages, the ones the watch has seen with the last price it saw,
-    and the price its chat was last told of each (where one is known)."""
-    async with conn.execute(
-        "SELECT ad_id, last_price, told_price FROM watch_listings"
-        " WHERE watch_id = ? AND ad_id IN (SELECT value FROM json_each(?))",
-        (watch_id, json.dumps([listing.id for listing in listings])),
-    ) as cursor:
-        rows = await cursor.fetchall()
-    seen = {row["ad_id"]: _decimal(row["last_price"]) for row in rows}
-    told = {row["ad_id"]: Decimal(row["told_price"]) for row in rows if row["told_price"]}
-    return seen, told
+    async def seen(
+        self, conn: aiosqlite.Connection, watch_id: int
+    ) -> tuple[dict[str, Decimal | None], dict[str, Decimal]]:
+        """Of the adverts on the pages, the ones the watch has seen with the last price it saw,
+        and the price its chat was last told of each (where one is known)."""
+        if self._seen is None:
+            self._seen = {watch: ({}, {}) for watch in self._watch_ids}
+            rows = await conn.execute_fetchall(
+                "SELECT watch_id, ad_id, last_price, told_price FROM watch_listings"
+                " WHERE watch_id IN (SELECT value FROM json_each(?))"
+                " AND ad_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(self._watch_ids), self._ad_ids),
+            )
+            for row in rows:
+                seen, told = self._seen[row["watch_id"]]
+                seen[row["ad_id"]] = _decimal(row["last_price"])
+                if row["told_price"]:
+                    told[row["ad_id"]] = Decimal(row["told_price"])
+        return self._seen[watch_id]
+
+    async def price_paths(
+        self, conn: aiosqlite.Connection, ad_ids: list[str]
+    ) -> dict[str, list[PricePoint]]:
+        """Each advert's known prices, oldest first (`history.price_paths`)."""
+        unknown = [ad_id for ad_id in ad_ids if ad_id not in self._paths]
+        if unknown:
+            self._paths.update(await price_paths(conn, unknown))
+        return {ad_id: self._paths[ad_id] for ad_id in ad_ids}
+
+    async def first_seen(self, conn: aiosqlite.Connection, ad_ids: list[str]) -> dict[str, float]:
+        """When habicht first read each advert on any page (`listings.first_seen_at`)."""
+        unknown = [ad_id for ad_id in ad_ids if ad_id not in self._first_seen]
+        if unknown:
+            self._first_seen.update(dict.fromkeys(unknown))
+            rows = await conn.execute_fetchall(
+                "SELECT ad_id, first_seen_at FROM listings"
+                " WHERE ad_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(unknown),),
+            )
+            self._first_seen.update({row[0]: row[1] for row in rows})
+        return {ad_id: first for ad_id in ad_ids if (first := self._first_seen[ad_id]) is not None}
 
 
 def _maybe_news(listings: list[Listing], seen: Mapping[str, Decimal | None]) -> list[str]:
@@ -909,10 +952,19 @@ def _outgoing(
     )
 
 
-async def _upsert_listings(
-    conn: aiosqlite.Connection, listings: Iterable[Listing], now: float
-) -> None:
-    """The latest known state of each advert; `first_seen_at` keeps its first value."""
+async def _upsert_listings(conn: aiosqlite.Connection, listings: list[Listing], now: float) -> None:
+    """The latest known state of each advert; `first_seen_at` keeps its first value.
+
+    Most adverts of a read are as the last read left them: they only get `updated_at` (still
+    on the pages), and the rest of a row is written only when it changed. An update rewrites
+    a row's entry in the index of every column it sets, changed or not (the seller's index
+    alone: a page of its own for each advert), and the commit writes each page touched to the
+    WAL: in `benchmarks/scale.py` 85 pages a search with every row rewritten, 60 without.
+    """
+    await conn.execute(
+        "UPDATE listings SET updated_at = ? WHERE ad_id IN (SELECT value FROM json_each(?))",
+        (now, json.dumps([listing.id for listing in listings])),
+    )
     await conn.executemany(
         """
         INSERT INTO listings (ad_id, title, price, price_display, location, postcode, url,
@@ -926,6 +978,12 @@ async def _upsert_listings(
             published_at = excluded.published_at, updated_at = excluded.updated_at,
             lat = excluded.lat, lon = excluded.lon, seller_id = excluded.seller_id,
             body = excluded.body, is_private = excluded.is_private
+        WHERE (title, price, price_display, location, postcode, url, image_url, published_at,
+               lat, lon, seller_id, body, is_private)
+           IS NOT (excluded.title, excluded.price, excluded.price_display, excluded.location,
+                   excluded.postcode, excluded.url, excluded.image_url, excluded.published_at,
+                   excluded.lat, excluded.lon, excluded.seller_id, excluded.body,
+                   excluded.is_private)
         """,
         [
             (
