@@ -84,9 +84,13 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
     from telegram.error import InvalidToken, TelegramError
 
     from habicht.bot import build_application, redacted_logs, scrub, serve
+    from habicht.db import examine
     from habicht.watchdog import Watchdog, stall_thresholds
 
     token = settings.require_token()
+    # Another application's file is refused before Telegram is asked anything and before
+    # the instance lock is created beside it (the bot's own open checks again).
+    await asyncio.to_thread(examine, settings.db)
     if not args.verbose:  # APScheduler logs every job run at INFO: two lines per drain
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
     with redacted_logs(token):
