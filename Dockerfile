@@ -24,6 +24,8 @@ RUN pip install --no-deps . \
     && chown habicht:habicht /app/data
 
 USER habicht
+# The database. Mount a named volume here (compose does: habicht-data); without one, each new
+# container gets an anonymous volume and so a new, empty database, which habicht reports.
 VOLUME ["/app/data"]
 
 # Exit 0 while the scrape and drain cycles keep finishing (see README "Operations").

@@ -1,4 +1,4 @@
-"""The `habicht` command line: run, demo, health, queue …, scrape.
+"""The `habicht` command line: run, demo, health, backup, queue …, scrape.
 
 Each subcommand is a small coroutine taking the parsed arguments and the settings and
 returning an exit code. Configuration and database problems end in one line on stderr and
@@ -54,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
         "health", help="exit 0 if the running bot is healthy, 1 if not; prints JSON"
     ).set_defaults(func=_health)
 
+    copy = sub.add_parser(
+        "backup", help="copy the database to PATH with SQLite's online backup (safe while running)"
+    )
+    copy.add_argument("path", help="the copy's file; replaced once the copy is complete")
+    copy.set_defaults(func=_backup)
+
     queue = sub.add_parser("queue", help="inspect and repair the notification queue")
     queue_sub = queue.add_subparsers(dest="queue_command", required=True, metavar="ACTION")
     queue_sub.add_parser("stats", help="counts per status, oldest pending, dead by reason")
@@ -78,9 +84,13 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
     from telegram.error import InvalidToken, TelegramError
 
     from habicht.bot import build_application, redacted_logs, scrub, serve
+    from habicht.db import examine
     from habicht.watchdog import Watchdog, stall_thresholds
 
     token = settings.require_token()
+    # Another application's file is refused before Telegram is asked anything and before
+    # the instance lock is created beside it (the bot's own open checks again).
+    await asyncio.to_thread(examine, settings.db)
     if not args.verbose:  # APScheduler logs every job run at INFO: two lines per drain
         logging.getLogger("apscheduler").setLevel(logging.WARNING)
     with redacted_logs(token):
@@ -137,6 +147,19 @@ async def _health(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if report.healthy else 1
 
 
+async def _backup(args: argparse.Namespace, settings: Settings) -> int:
+    """Copy HABICHT_DB to PATH while the bot may be running: SQLite's online backup, never a
+    file copy (which can miss what is still in the `-wal` file, or catch a page half-written)."""
+    from pathlib import Path
+
+    from habicht.db import backup
+
+    target = Path(args.path)
+    size = await asyncio.to_thread(backup, settings.db, target)
+    print(f"backed up {settings.db} to {target} ({size} bytes)")
+    return 0
+
+
 async def _queue(args: argparse.Namespace, settings: Settings) -> int:
     """Inspect and repair the outbox of HABICHT_DB; it must exist (never created here)."""
     # Imported per subcommand: `habicht health` runs every few seconds in the container and
@@ -145,15 +168,14 @@ async def _queue(args: argparse.Namespace, settings: Settings) -> int:
     from habicht.db import Database
     from habicht.queue import NotificationStore, describe_dead, describe_stats, parse_ids
 
-    if not settings.db.is_file():
-        raise DatabaseError(f"no database at {settings.db}; check HABICHT_DB")
     if args.queue_command == "dead" and args.limit < 1:
         print(f"habicht: error: --limit must be at least 1, got {args.limit}", file=sys.stderr)
         return EXIT_USAGE
     if args.queue_command == "purge" and not args.days >= 0:
         print(f"habicht: error: --days must be 0 or more, got {args.days:g}", file=sys.stderr)
         return EXIT_USAGE
-    async with Database(settings.db) as db:
+    # "rw": a missing or empty file is refused, never created; `async with` then only closes.
+    async with await Database(settings.db).open(mode="rw") as db:
         store = NotificationStore(
             db, clock=system_clock, max_attempts=settings.max_attempts, ttl=settings.message_ttl
         )

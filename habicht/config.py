@@ -49,7 +49,11 @@ class Settings:
     admin_ids: frozenset[int] = _setting(
         "HABICHT_ADMIN_IDS", frozenset(), "comma-separated Telegram user ids of the owners"
     )
-    db: Path = _setting("HABICHT_DB", Path("data/habicht.sqlite3"), "SQLite database path")
+    db: Path = _setting(
+        "HABICHT_DB",
+        Path("data/habicht.sqlite3"),
+        "SQLite database path: habicht's own file, or none yet (another program's is refused)",
+    )
     scrape_interval: float = _setting(
         "HABICHT_SCRAPE_INTERVAL",
         300.0,

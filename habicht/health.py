@@ -19,7 +19,11 @@ percentile), the feeds (`scraper.budget`) and the last hour's alert freshness
 backlog is not something a restart cures. A scheduler that stalls — a pass that neither
 scans a search nor ends, or no pass at all — is: its heartbeat grows old.
 
-Reads only: it never creates or migrates the database and needs nothing from Telegram.
+Reads only: it opens the database read-only (it never creates, converts or migrates a file,
+nor rewrites a byte of it: another application's file is reported, not touched) and needs
+nothing from Telegram. It reports when habicht created the file (`database.created_at`): a
+date after the last deployment where watches were expected means the data volume is not
+mounted.
 
 Wiring (in the bot): wrap every run of the scrape cycle and of a drain in
 ``async with heartbeat(db, "scrape" | "drain", clock=clock, watchdog=watchdog) as beat:``,
@@ -37,6 +41,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from habicht.clock import Clock
@@ -59,6 +64,7 @@ __all__ = [
     "PROGRESS_EVERY",
     "STALE_AFTER_INTERVALS",
     "Beat",
+    "DatabaseFile",
     "HealthReport",
     "Job",
     "JobBeat",
@@ -239,6 +245,22 @@ class JobBeat:
 
 
 @dataclass(frozen=True)
+class DatabaseFile:
+    """The file `habicht health` read, and when habicht created it (None: before it kept
+    that record, in an older version)."""
+
+    path: Path
+    created_at: float | None = None
+
+    def as_dict(self, now: float) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "created_at": _iso(self.created_at),
+            "age_seconds": None if self.created_at is None else round(now - self.created_at, 1),
+        }
+
+
+@dataclass(frozen=True)
 class HealthReport:
     """The verdict with what an operator needs to see next to it."""
 
@@ -251,6 +273,7 @@ class HealthReport:
     freshness: Freshness | None = None
     workload: Workload | None = None
     alerts: Latency | None = None
+    database: DatabaseFile | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON `habicht health` prints."""
@@ -258,6 +281,7 @@ class HealthReport:
             "status": "healthy" if self.healthy else "unhealthy",
             "reason": self.reason,
             "checked_at": _iso(self.checked_at),
+            "database": None if self.database is None else self.database.as_dict(self.checked_at),
             "jobs": {job: beat.as_dict(self.checked_at) for job, beat in self.jobs.items()},
             "queue": self.queue,
             "failing_searches": self.failing_searches,
@@ -335,6 +359,7 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
     ]
     problems = [p for p in (beat.problem(now) for beat in jobs.values()) if p]
     fresh = await freshness(db, now=now, interval=settings.scrape_interval)
+    origin = await db.fetchone("SELECT created_at FROM origin")
     return HealthReport(
         healthy=not problems,
         reason="; ".join(problems) or "scrape and drain cycles are running",
@@ -345,23 +370,30 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
         freshness=fresh,
         workload=await workload(db, now=now, cadence=feed_cadence(settings)),
         alerts=await latency(db, now=now),
+        database=DatabaseFile(db.path, None if origin is None else origin["created_at"]),
     )
 
 
 async def probe(settings: Settings, *, now: float) -> HealthReport:
-    """`check_health` on HABICHT_DB, or an unhealthy report saying why it cannot be read."""
+    """`check_health` on HABICHT_DB opened read-only, or an unhealthy report saying why it
+    cannot be: no file, an empty one, another application's, not SQLite, another schema."""
     path = settings.db
+    file = DatabaseFile(path)
     if not path.is_file():
-        return HealthReport(False, f"no database at {path}; has habicht run started?", now)
+        reason = f"no database at {path}; has habicht run started?"
+        return HealthReport(False, reason, now, database=file)
     db = Database(path)
     try:
-        await db.open(migrate=False)
+        await db.open(mode="ro")
         version, expected = await db.user_version(), latest_version()
         if version != expected:
             reason = f"database {path} is at schema version {version}, expected {expected}"
-            return HealthReport(False, reason, now)
+            return HealthReport(False, reason, now, database=file)
         return await check_health(db, settings, now=now)
-    except (DatabaseError, sqlite3.Error, OSError) as exc:
-        return HealthReport(False, f"cannot read database {path}: {exc}", now)
+    except DatabaseError as exc:  # its sentence names the file
+        return HealthReport(False, str(exc), now, database=file)
+    except (sqlite3.Error, OSError) as exc:
+        reason = f"cannot read database {path}: {exc}"
+        return HealthReport(False, reason, now, database=file)
     finally:
         await db.close()

@@ -18,6 +18,7 @@ from telegram import Update
 
 from habicht.bot import BASELINE, SCRAPE, BotApplication, build_application, run_jobs_now
 from habicht.config import Settings
+from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
@@ -157,17 +158,25 @@ async def running(
     *,
     clock: FakeClock | None = None,
     site: FakeWillhabenSite | None = None,
+    new_database: bool = False,
     **changes: Any,
 ) -> AsyncIterator[Bot]:
     """The Application started as `post_init` starts it (no updater), and shut down after;
     a restart passes the clock of the run before, so time goes on. `site` replaces the kit's
     (MARKET) — e.g. a `FakeWillhabenSite(world=True)`, for tests with feeds
-    (`feed_interval=60`)."""
+    (`feed_interval=60`).
+
+    The bot starts on a database that is there already, as a deployed one does; with
+    `new_database` it has to create it (and tells the owner so, issue 27)."""
     clock = clock or FakeClock()
     site = site or market_site()
     with FakeBotAPI(clock=clock) as api:
+        settings = settings_for(tmp_path, api.token, **changes)
+        if not new_database:
+            async with Database(settings.db, clock=clock):
+                pass
         app = build_application(
-            settings_for(tmp_path, api.token, **changes),
+            settings,
             clock=clock,
             sleep=clock.sleep,
             rand=random.Random(7),

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import random
 import signal
 import time
 from collections.abc import Iterator
@@ -11,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from botkit import ALICE, settings_for
+from botkit import ALICE, OWNER, running, settings_for
+from fakes import FakeClock
 from kit import within
+from kit.files import FOREIGN, contents, foreign_database
 from telegram.error import InvalidToken
 
-from habicht.bot import BotApplication, build_application, serve
+from habicht.bot import BotApplication, build_application, deliver, serve
 from habicht.bot.app import TOKEN_REJECTED, single_instance
 from habicht.bot.services import NotReady
 from habicht.cli import main
@@ -251,3 +255,89 @@ def test_habicht_run_with_a_bad_token_prints_one_line(
     assert "habicht: error: Telegram rejected HABICHT_BOT_TOKEN\n" in err
     assert token not in err
     assert "secret-token-value" not in err
+
+
+@pytest.mark.parametrize("table", sorted(FOREIGN))
+@pytest.mark.usefixtures("restore_logging")
+def test_habicht_run_refuses_another_applications_database(
+    tmp_path: Path, table: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 27: `habicht run` with HABICHT_DB naming another application's SQLite file —
+    with a table named like habicht's outbox (it used to be switched to WAL) or with none in
+    common (it used to get habicht's tables added) — exits 2 with one line naming the file,
+    before anything talks to Telegram; no byte of the folder changes, no lock file appears."""
+    path = tmp_path / "other.sqlite3"
+    foreign_database(path, table)
+    before = contents(tmp_path)
+    monkeypatch.setenv("HABICHT_BOT_TOKEN", "42:secret-token-value")
+    monkeypatch.setenv("HABICHT_TELEGRAM_API", "http://127.0.0.1:9/bot")  # never reached
+    monkeypatch.setenv("HABICHT_DB", str(path))
+    assert main(["run"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"habicht: error: {path} is not habicht's database")
+    assert table in err
+    assert err.count("\n") == 1
+    assert contents(tmp_path) == before
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_habicht_run_refuses_a_file_that_is_no_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Random bytes under HABICHT_DB: exit 2, one line saying so, the bytes as they were."""
+    path = tmp_path / "noise.sqlite3"
+    path.write_bytes(random.Random(27).randbytes(8192))
+    before = contents(tmp_path)
+    monkeypatch.setenv("HABICHT_BOT_TOKEN", "42:secret-token-value")
+    monkeypatch.setenv("HABICHT_TELEGRAM_API", "http://127.0.0.1:9/bot")  # never reached
+    monkeypatch.setenv("HABICHT_DB", str(path))
+    assert main(["run"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"habicht: error: cannot read database {path}: file is not a database\n"
+    assert contents(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        (
+            "de",
+            "Gestartet mit einer neuen, leeren Datenbank unter <code>{path}</code> — gab es"
+            " beobachtete Suchen, ist das Daten-Volume nicht eingebunden.",
+        ),
+        (
+            "en",
+            "Started with a new, empty database at <code>{path}</code> — if you had watches,"
+            " the data volume is not mounted.",
+        ),
+    ],
+)
+async def test_a_new_database_is_logged_and_told_to_the_owners_once(
+    tmp_path: Path, lang: str, words: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 27: a bot that has to create its database (its file moved away, a data volume
+    not mounted) says so at WARNING and tells the owners, in their language, once; the next
+    start, on the database it made, tells nobody anything."""
+    path = tmp_path / "habicht.sqlite3"
+    clock = FakeClock()
+    with caplog.at_level(logging.WARNING, logger="habicht.bot.services"):
+        async with running(tmp_path, clock=clock, lang=lang, new_database=True) as bot:
+            await deliver(bot.app.bot_data)
+            assert [m.text for m in bot.api.messages(OWNER)] == ["🗄 " + words.format(path=path)]
+            assert bot.api.messages() == bot.api.messages(OWNER)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [
+        f"started with a new, empty database at {path} — if you had watches, the data volume"
+        " is not mounted"
+    ]
+    caplog.clear()
+    async with running(tmp_path, clock=clock, lang=lang, new_database=True) as bot:
+        await deliver(bot.app.bot_data)
+        assert bot.api.messages() == []
+        assert (
+            await bot.app.bot_data.db.single_value(
+                "SELECT count(*) FROM notifications WHERE kind = 'admin'"
+            )
+            == 1
+        )
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

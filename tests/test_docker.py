@@ -103,6 +103,16 @@ def test_compose_restarts_and_keeps_the_data() -> None:
     assert re.search(r"^volumes:\s*\n\s+habicht-data:", COMPOSE, re.MULTILINE)
 
 
+def test_compose_volume_has_a_name_of_its_own() -> None:
+    """Issue 27: the data volume is named outright, so compose run from another folder or
+    project name mounts the same database instead of a new, empty one."""
+    assert re.search(
+        r"^volumes:\s*\n\s+habicht-data:\s*\n(?:\s+#.*\n)*\s+name:\s+habicht-data\s*$",
+        COMPOSE,
+        re.MULTILINE,
+    )
+
+
 def test_dockerignore_keeps_secrets_and_local_state_out() -> None:
     """The token file, the virtualenv and the runtime database never enter the build context."""
     ignored = (ROOT / ".dockerignore").read_text().split()

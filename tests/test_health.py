@@ -6,14 +6,16 @@ import asyncio
 import json
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 from fakes import FakeClock
+from kit.files import FOREIGN, contents, crashed_database, foreign_database
 
 from habicht.cli import main
 from habicht.config import Settings
-from habicht.db import Database
+from habicht.db import Database, latest_version
 from habicht.health import PROGRESS_EVERY, Job, check_health, heartbeat, probe, record_start
 from habicht.watchdog import Watchdog
 
@@ -188,10 +190,23 @@ async def test_probe_never_creates_a_database(tmp_path: Path) -> None:
 async def test_probe_refuses_an_unmigrated_database(tmp_path: Path) -> None:
     """A file at another schema version is unhealthy, not migrated by the health check."""
     path = tmp_path / "old.sqlite3"
+    await (await Database(path).open(target=latest_version() - 1)).close()
+    report = await probe(Settings(db=path), now=0)
+    assert not report.healthy
+    assert f"schema version {latest_version() - 1}, expected {latest_version()}" in report.reason
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (latest_version() - 1,)
+
+
+async def test_probe_leaves_an_empty_file_empty(tmp_path: Path) -> None:
+    """Issue 27: an empty file (one `sqlite3.connect` made) is unhealthy, and stays 0 bytes:
+    the health check never sets up a database."""
+    path = tmp_path / "empty.sqlite3"
     sqlite3.connect(path).close()
     report = await probe(Settings(db=path), now=0)
     assert not report.healthy
-    assert "schema version 0" in report.reason
+    assert report.reason == f"the database {path} is empty; check HABICHT_DB"
+    assert path.stat().st_size == 0
 
 
 async def test_probe_reports_an_unreadable_file(tmp_path: Path) -> None:
@@ -233,6 +248,7 @@ async def test_cli_exit_codes_and_json(env: Path, capsys: pytest.CaptureFixture[
         "status",
         "reason",
         "checked_at",
+        "database",
         "jobs",
         "queue",
         "failing_searches",
@@ -247,6 +263,56 @@ async def test_cli_exit_codes_and_json(env: Path, capsys: pytest.CaptureFixture[
         "interval_seconds": 300.0,
         "behind": False,
     }
+
+
+@pytest.mark.parametrize("table", sorted(FOREIGN))
+async def test_health_reports_another_applications_file_and_leaves_it_alone(
+    env: Path, table: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 27: `habicht health` on another application's SQLite file — with a table named
+    like habicht's outbox, or none in common — is unhealthy with the reason, and not a byte
+    of that file changes (it used to switch it to WAL: header bytes 18-19 01 01 → 02 02)."""
+    foreign_database(env, table)
+    before = contents(env.parent)
+    assert await _main_in_thread(["health"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "unhealthy"
+    assert data["reason"].startswith(f"{env} is not habicht's database")
+    assert table in data["reason"]
+    assert data["database"] == {"path": str(env), "created_at": None, "age_seconds": None}
+    assert contents(env.parent) == before
+
+
+async def test_health_never_writes_to_habichts_database(
+    env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 27: `habicht health` on the file a killed bot left, its last commit still in
+    `-wal`, reads it and changes neither the database nor its `-wal` (closing a read-write
+    connection last would have checkpointed one into the other)."""
+    await crashed_database(env)
+    before = {name: data for name, data in contents(env.parent).items() if "-shm" not in name}
+    assert await _main_in_thread(["health"]) == 1  # no cycle recorded
+    assert json.loads(capsys.readouterr().out)["reason"].startswith("no scrape cycle has run")
+    after = {name: data for name, data in contents(env.parent).items() if "-shm" not in name}
+    assert after == before
+
+
+async def test_health_says_when_habicht_created_the_database(tmp_path: Path) -> None:
+    """Issue 27: the report dates the database (a date after the last deployment means a
+    new, empty one: the data volume is not mounted); a file from before that record has none."""
+    path = tmp_path / "habicht.sqlite3"
+    async with Database(path, clock=lambda: 1_700_000_000.0):
+        pass
+    report = (await probe(Settings(db=path), now=1_700_000_090.0)).as_dict()
+    assert report["database"] == {
+        "path": str(path),
+        "created_at": "2023-11-14T22:13:20+00:00",
+        "age_seconds": 90.0,
+    }
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("DELETE FROM origin")
+    report = (await probe(Settings(db=path), now=1_700_000_090.0)).as_dict()
+    assert report["database"] == {"path": str(path), "created_at": None, "age_seconds": None}
 
 
 async def _main_in_thread(argv: list[str]) -> int:

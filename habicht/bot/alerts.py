@@ -4,7 +4,8 @@ Alerts are aggregated per run: one message for the items that went dead in a dra
 per scheduler pass for the searches that reached the scraper's `FAILING_AFTER` failed scans
 in a row (or recovered), for willhaben's block starting or ending and for a database error
 stopping the pass (and the pass after it that went through); one when freshness fell behind
-for an interval and one when it is back; one when delivery stopped. Each key names its
+for an interval and one when it is back; one when delivery stopped; one when `habicht run`
+created its database (a data volume that is not mounted looks like that). Each key names its
 occurrence (the pass's start time), so the same event is never queued twice and a later one
 is never mistaken for it. Unexpected errors are keyed by
 their type and minute: one message per kind of error per minute, however often it happens,
@@ -40,6 +41,7 @@ __all__ = [
     "alert_dead",
     "alert_error",
     "alert_freshness",
+    "alert_new_database",
     "alert_scan",
     "alert_stopped",
     "describe_load",
@@ -215,6 +217,17 @@ async def alert_freshness(services: BotServices) -> None:
         )
 
     await tell_owners(services, render, key=f"freshness:{change}:{now:.6f}")
+
+
+async def alert_new_database(services: BotServices, created_at: float) -> None:
+    """This run created the database at `created_at`: every watch and queued alert of an
+    earlier one would be gone, so the owners hear of it (keyed by that time: once)."""
+    path = shorten(str(services.settings.db), ERROR_BUDGET)
+    await tell_owners(
+        services,
+        lambda texts: texts.fill("alert_new_database", path=path),
+        key=f"new-database:{created_at:.6f}",
+    )
 
 
 async def alert_error(services: BotServices, error: BaseException, *, what: str) -> None:

@@ -55,7 +55,7 @@ from telegram.request import HTTPXRequest
 
 from habicht.bot import admin, buttons, commands, figures, filtering, location, previewing, quiet
 from habicht.bot import settings as chat_settings
-from habicht.bot.alerts import report_error
+from habicht.bot.alerts import alert_new_database, report_error
 from habicht.bot.jobs import DRAIN, RETENTION, SCRAPE, drain_job, retention_job, scrape_job, tick
 from habicht.bot.presence import HANDLER_GROUP, note_chat
 from habicht.bot.services import BotServices, Context
@@ -244,10 +244,13 @@ def build_application(
 
 
 async def _post_init(application: BotApplication) -> None:
-    """Open the database and the willhaben client; publish the command menu: in each
-    language for the users whose app is set to it, in `HABICHT_LANG` for everyone else."""
+    """Open the database and the willhaben client (telling the owners when the database had
+    to be created); publish the command menu: in each language for the users whose app is
+    set to it, in `HABICHT_LANG` for everyone else."""
     services, bot = application.bot_data, application.bot
     await services.open(bot)
+    if services.db.created_at is not None:
+        await alert_new_database(services, services.db.created_at)
     for catalog in CATALOGS.values():
         await bot.set_my_commands(_menu(catalog), language_code=catalog.lang)
     await bot.set_my_commands(_menu(services.texts.catalog))

@@ -130,8 +130,14 @@ class BotServices:
             metrics = Metrics(since=self.clock())
             metrics.serve(host=settings.metrics_host, port=settings.metrics_port)
             self.metrics = metrics
-        db = await Database(settings.db).open()
+        db = await Database(settings.db, clock=self.clock).open()
         self._db = db
+        if db.created_at is not None:
+            log.warning(
+                "started with a new, empty database at %s — if you had watches, the data"
+                " volume is not mounted",
+                settings.db,
+            )
         preferences = await Preferences(
             db,
             clock=self.clock,

@@ -363,6 +363,7 @@ class Catalog:
     alert_database_ok: str
     alert_behind: str
     alert_fresh_again: str
+    alert_new_database: str
     advice_gap: str
     advice_interval: str
     advice_gap_only: str
@@ -767,6 +768,10 @@ GERMAN = Catalog(
         " in ein Intervall, {requests} stehen an; {advice}."
     ),
     alert_fresh_again="✅ Die Suchen sind wieder aktuell (älteste vor {stalest}).",
+    alert_new_database=(
+        "🗄 Gestartet mit einer neuen, leeren Datenbank unter <code>{path}</code> — gab es"
+        " beobachtete Suchen, ist das Daten-Volume nicht eingebunden."
+    ),
     advice_gap="HABICHT_FETCH_GAP={gap} oder HABICHT_SCRAPE_INTERVAL ≥ {interval} würde reichen",
     advice_interval="HABICHT_SCRAPE_INTERVAL ≥ {interval} würde reichen",
     advice_gap_only="HABICHT_FETCH_GAP={gap} würde reichen",
@@ -1149,6 +1154,10 @@ ENGLISH = Catalog(
         " fit in an interval and {requests} compete; {advice}."
     ),
     alert_fresh_again="✅ Searches are fresh again (stalest read {stalest} ago).",
+    alert_new_database=(
+        "🗄 Started with a new, empty database at <code>{path}</code> — if you had watches,"
+        " the data volume is not mounted."
+    ),
     advice_gap="HABICHT_FETCH_GAP={gap} or HABICHT_SCRAPE_INTERVAL ≥ {interval} would fit",
     advice_interval="HABICHT_SCRAPE_INTERVAL ≥ {interval} would fit",
     advice_gap_only="HABICHT_FETCH_GAP={gap} would fit",

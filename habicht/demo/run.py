@@ -32,6 +32,7 @@ from habicht.bot import (
     run_jobs_now,
 )
 from habicht.config import Settings
+from habicht.db import Database
 from habicht.demo import scenario
 from habicht.demo.clock import VirtualClock
 from habicht.demo.feed import feed_served
@@ -181,6 +182,10 @@ class _Demo:
         app = self.app
         assert app.post_init is not None  # both set by the builder
         assert app.post_shutdown is not None
+        # The demo's database is new on purpose: made here, before the bot starts, which
+        # would otherwise tell the owner that it started on a new, empty one (issue 27).
+        async with Database(self.settings.db, clock=self.clock):
+            pass
         with self.api:
             async with app:
                 await app.post_init(app)
