@@ -19,6 +19,11 @@ percentile), the feeds (`scraper.budget`) and the last hour's alert freshness
 backlog is not something a restart cures. A scheduler that stalls — a pass that neither
 scans a search nor ends, or no pass at all — is: its heartbeat grows old.
 
+Nor does a restart cure a storage fault (the database refusing writes: its disk full, its lock
+held; `habicht.storage`). The running bot publishes the one it waits out beside the database,
+and the report names it (`storage_fault`, and first in the reason); no heartbeat can be
+written meanwhile, so one that lasts ages them past the limit.
+
 Reads only: it never creates or migrates the database and needs nothing from Telegram.
 
 Wiring (in the bot): wrap every run of the scrape cycle and of a drain in
@@ -51,6 +56,7 @@ from habicht.scraper import (
     latency,
     workload,
 )
+from habicht.storage import StorageFault, read_fault
 
 if TYPE_CHECKING:
     from habicht.watchdog import Watchdog
@@ -251,6 +257,7 @@ class HealthReport:
     freshness: Freshness | None = None
     workload: Workload | None = None
     alerts: Latency | None = None
+    storage: StorageFault | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON `habicht health` prints."""
@@ -264,7 +271,18 @@ class HealthReport:
             "freshness": None if self.freshness is None else _freshness(self.freshness),
             "feeds": None if self.workload is None else self.workload.as_dict(),
             "alert_freshness": None if self.alerts is None else self.alerts.as_dict(),
+            "storage_fault": None if self.storage is None else _fault(self.storage),
         }
+
+
+def _fault(fault: StorageFault) -> dict[str, Any]:
+    return {
+        "kind": fault.kind,
+        "path": fault.path,
+        "error": fault.error,
+        "since": _iso(fault.since),
+        "message": fault.summary(),
+    }
 
 
 def _freshness(fresh: Freshness) -> dict[str, Any]:
@@ -335,9 +353,11 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
     ]
     problems = [p for p in (beat.problem(now) for beat in jobs.values()) if p]
     fresh = await freshness(db, now=now, interval=settings.scrape_interval)
+    fault = read_fault(db.path)
+    told = [] if fault is None else [fault.summary()]
     return HealthReport(
         healthy=not problems,
-        reason="; ".join(problems) or "scrape and drain cycles are running",
+        reason="; ".join([*told, *problems]) or "scrape and drain cycles are running",
         checked_at=now,
         jobs=jobs,
         queue={"pending": pending, "retrying": retrying, "sending": sending, "dead": dead},
@@ -345,6 +365,7 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
         freshness=fresh,
         workload=await workload(db, now=now, cadence=feed_cadence(settings)),
         alerts=await latency(db, now=now),
+        storage=fault,
     )
 
 
