@@ -15,20 +15,22 @@ NO_LIMIT = 4_294_967_294
 
 @dataclass
 class FullDisk:
-    """The disk is full for the outbox's updates that match `when` (a condition on `new`,
-    the row as the update leaves it): the file may not grow by a page (`max_page_count`),
-    and such an update needs one more — a temporary trigger writes a page's worth beside it,
-    as a scan's larger writes do. (The few bytes a claim or a settle change would otherwise
-    fit in the pages the file has, so no limit of pages alone could refuse them.)"""
+    """The disk is full for the writes `on` a table (by default the outbox's updates) that
+    match `when` (a condition on `new`, the row as the write leaves it): the file may not grow
+    by a page (`max_page_count`), and such a write needs one more — a temporary trigger writes
+    a page's worth beside it, as a scan's larger writes do. (The few bytes a claim or a settle
+    change would otherwise fit in the pages the file has, so no limit of pages alone could
+    refuse them.)"""
 
     db: Database
-    when: str
+    when: str = "1"
+    on: str = "UPDATE ON main.notifications"
 
     async def start(self) -> None:
         async with self.db.transaction() as conn:
             await conn.execute("CREATE TABLE IF NOT EXISTS filler (b BLOB)")
             await conn.execute(
-                "CREATE TEMP TRIGGER filling AFTER UPDATE ON main.notifications"
+                f"CREATE TEMP TRIGGER filling AFTER {self.on}"
                 f" WHEN {self.when} BEGIN INSERT INTO filler VALUES (zeroblob(16384)); END"
             )
             pages = await (await conn.execute("PRAGMA page_count")).fetchone()
