@@ -25,6 +25,11 @@ nothing from Telegram. It reports when habicht created the file (`database.creat
 date after the last deployment where watches were expected means the data volume is not
 mounted.
 
+Nor does a restart cure a storage fault (the database refusing writes: its disk full, its lock
+held; `habicht.storage`). The running bot publishes the one it waits out beside the database,
+and the report names it (`storage_fault`, and first in the reason); no heartbeat can be
+written meanwhile, so one that lasts ages them past the limit.
+
 Wiring (in the bot): wrap every run of the scrape cycle and of a drain in
 ``async with heartbeat(db, "scrape" | "drain", clock=clock, watchdog=watchdog) as beat:``,
 call ``beat.progress()`` whenever the run gets somewhere, and let
@@ -56,6 +61,7 @@ from habicht.scraper import (
     latency,
     workload,
 )
+from habicht.storage import StorageFault, read_fault
 
 if TYPE_CHECKING:
     from habicht.watchdog import Watchdog
@@ -274,6 +280,7 @@ class HealthReport:
     workload: Workload | None = None
     alerts: Latency | None = None
     database: DatabaseFile | None = None
+    storage: StorageFault | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON `habicht health` prints."""
@@ -288,7 +295,18 @@ class HealthReport:
             "freshness": None if self.freshness is None else _freshness(self.freshness),
             "feeds": None if self.workload is None else self.workload.as_dict(),
             "alert_freshness": None if self.alerts is None else self.alerts.as_dict(),
+            "storage_fault": None if self.storage is None else _fault(self.storage),
         }
+
+
+def _fault(fault: StorageFault) -> dict[str, Any]:
+    return {
+        "kind": fault.kind,
+        "path": fault.path,
+        "error": fault.error,
+        "since": _iso(fault.since),
+        "message": fault.summary(),
+    }
 
 
 def _freshness(fresh: Freshness) -> dict[str, Any]:
@@ -360,9 +378,11 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
     problems = [p for p in (beat.problem(now) for beat in jobs.values()) if p]
     fresh = await freshness(db, now=now, interval=settings.scrape_interval)
     origin = await db.fetchone("SELECT created_at FROM origin")
+    fault = read_fault(db.path)
+    told = [] if fault is None else [fault.summary()]
     return HealthReport(
         healthy=not problems,
-        reason="; ".join(problems) or "scrape and drain cycles are running",
+        reason="; ".join([*told, *problems]) or "scrape and drain cycles are running",
         checked_at=now,
         jobs=jobs,
         queue={"pending": pending, "retrying": retrying, "sending": sending, "dead": dead},
@@ -371,6 +391,7 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
         workload=await workload(db, now=now, cadence=feed_cadence(settings)),
         alerts=await latency(db, now=now),
         database=DatabaseFile(db.path, None if origin is None else origin["created_at"]),
+        storage=fault,
     )
 
 

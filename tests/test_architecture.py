@@ -19,6 +19,7 @@ FORBIDDEN = {
     "scraper": ("telegram", "habicht.bot"),
     "queue": ("habicht.scraper", "habicht.bot"),
     "db": ("telegram", "habicht.scraper", "habicht.queue", "habicht.bot"),
+    "storage": ("telegram", "habicht.scraper", "habicht.queue", "habicht.bot"),
     "config": ("telegram", "habicht.scraper", "habicht.queue", "habicht.bot", "habicht.db"),
 }
 

@@ -17,6 +17,7 @@ from habicht.cli import main
 from habicht.config import Settings
 from habicht.db import Database, latest_version
 from habicht.health import PROGRESS_EVERY, Job, check_health, heartbeat, probe, record_start
+from habicht.storage import StatusFile, StorageFault
 from habicht.watchdog import Watchdog
 
 SETTINGS = Settings(scrape_interval=60, queue_interval=10)  # stale after 180 s and 30 s
@@ -40,6 +41,32 @@ async def test_fresh_cycles_are_healthy(db: Database) -> None:
     assert data["jobs"]["drain"]["running"] is False
     assert data["jobs"]["scrape"]["age_seconds"] == 30.0
     assert data["queue"] == {"pending": 0, "retrying": 0, "sending": 0, "dead": 0}
+
+
+async def test_a_storage_fault_the_bot_waits_out_is_named_first(db: Database) -> None:
+    """Issue 27: the fault the running bot published beside the database is in the report —
+    its kind, file and SQLite's words — and first in the reason; the verdict stays the
+    heartbeats' (a restart cures no full disk). Once it is over, the report names none."""
+    clock = FakeClock()
+    await _both_ran(db, clock)
+    status = StatusFile(db.path).open()
+    status.publish(StorageFault("full", "data/h.sqlite3", "database or disk is full", 1e9))
+    report = await check_health(db, SETTINGS, now=clock())
+    assert report.healthy
+    assert report.reason == "the database disk is full (data/h.sqlite3): free space to resume"
+    assert report.as_dict()["storage_fault"] == {
+        "kind": "full",
+        "path": "data/h.sqlite3",
+        "error": "database or disk is full",
+        "since": "2001-09-09T01:46:40+00:00",
+        "message": "the database disk is full (data/h.sqlite3): free space to resume",
+    }
+    clock.advance(200)
+    stale = await check_health(db, SETTINGS, now=clock())
+    assert stale.reason.startswith("the database disk is full (data/h.sqlite3): free space to")
+    assert "; scrape: " in stale.reason
+    status.close()
+    assert (await check_health(db, SETTINGS, now=clock())).as_dict()["storage_fault"] is None
 
 
 async def test_nothing_recorded_is_unhealthy(db: Database) -> None:
@@ -255,6 +282,7 @@ async def test_cli_exit_codes_and_json(env: Path, capsys: pytest.CaptureFixture[
         "freshness",
         "feeds",
         "alert_freshness",
+        "storage_fault",
     }
     assert data["freshness"] == {
         "searches": 0,

@@ -204,6 +204,19 @@ async def test_a_message_that_keeps_crashing_the_process_still_dies(
     assert dead.last_error == "the lease of its last attempt expired mid-send"
 
 
+async def test_reap_leaves_the_rows_of_busy_chats_alone(db: Database, clock: FakeClock) -> None:
+    """Issue 27: a drain waiting out a storage fault holds a row whose last attempt was sent
+    and whose lease ran out in the file meanwhile; a reap that names its chat busy leaves it
+    to the drain's settle — which records it sent, not dead. Without it, it is buried."""
+    store = NotificationStore(db, clock=clock, max_attempts=1, ttl=86400)
+    await store.enqueue_many([item("held", chat_id=1), item("lost", chat_id=2)])
+    held, _ = await store.start(await store.claim(10))
+    clock.advance(2 * store.lease)
+    assert [row.dedupe_key for row in await store.reap(busy={1})] == ["lost"]
+    assert await store.mark_sent([held]) == 1
+    assert await statuses(store) == {"held": "sent", "lost": "dead"}
+
+
 async def test_reap_buries_rows_past_their_ttl(store: NotificationStore, clock: FakeClock) -> None:
     """A pending row older than the TTL is dead (`expired`), never claimed; newer rows live."""
     await store.enqueue(item("old"))

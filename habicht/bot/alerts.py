@@ -1,4 +1,6 @@
-"""Telling the owners, through the same durable outbox as every alert (kind `admin`).
+"""Telling the owners, through the same durable outbox as every alert (kind `admin`) — but
+for a storage fault, which the outbox cannot hold: that is told straight through the Bot,
+from memory (`alert_storage`, `habicht.queue.DirectLine`).
 
 Alerts are aggregated per run: one message for the items that went dead in a drain; one
 per scheduler pass for the searches that reached the scraper's `FAILING_AFTER` failed scans
@@ -26,7 +28,7 @@ from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, NotReady
 from habicht.bot.texts import ERROR_BUDGET, Html, Texts, shorten
 from habicht.health import feed_cadence
-from habicht.queue import Outgoing
+from habicht.queue import Message, Outgoing
 from habicht.scraper import (
     Capacity,
     FeedCadence,
@@ -36,6 +38,7 @@ from habicht.scraper import (
     freshness,
     workload,
 )
+from habicht.storage import StorageFault, fault_kind
 
 __all__ = [
     "alert_dead",
@@ -44,6 +47,7 @@ __all__ = [
     "alert_new_database",
     "alert_scan",
     "alert_stopped",
+    "alert_storage",
     "describe_load",
     "report_error",
     "tell_owners",
@@ -107,7 +111,8 @@ async def alert_scan(
     block_changed = blocked != services.site_blocked
     services.site_blocked = blocked
     wait = (summary.paused_until or cycle) - services.clock()
-    database = summary.database_error is not None
+    # A storage fault (the disk full, the database locked) has a notice of its own.
+    database = summary.database_error is not None and services.storage.fault is None
     database_changed = database != services.database_failing
 
     def render(texts: Texts) -> Html:
@@ -243,9 +248,34 @@ async def alert_error(services: BotServices, error: BaseException, *, what: str)
     )
 
 
+def alert_storage(services: BotServices, fault: StorageFault) -> None:
+    """A storage fault opened or ended (the listener of `services.storage`): each owner is
+    told, in their language, straight through the Bot from memory — the outbox is what
+    cannot be written — retried until Telegram takes it (`habicht.queue.DirectLine`)."""
+    if fault.until is not None:
+        key = "storage_ok"
+    else:
+        key = {"full": "storage_full", "locked": "storage_locked", "io": "storage_io"}[fault.kind]
+    messages = []
+    for owner in sorted(services.settings.admin_ids):
+        texts = services.texts_for(owner)
+        text = texts.fill(
+            key,
+            path=fault.path,
+            error=shorten(fault.error, ERROR_BUDGET),
+            duration=texts.age((fault.until or fault.since) - fault.since),
+        )
+        messages.append(Message(owner, text))
+    services.direct.post(messages)
+
+
 async def report_error(services: BotServices, error: BaseException, *, what: str) -> None:
     """Log first (nothing below may hide the error), then tell the owners via the outbox;
-    never raises."""
+    never raises. A storage fault is one line and no alert: the storage watch has logged it
+    and tells the owners itself."""
+    if fault_kind(error) is not None:
+        log.warning("%s failed: the database refuses writes (%s)", what, error)
+        return
     log.error("error while handling %s", what, exc_info=error)
     try:
         await alert_error(services, error, what=what)

@@ -11,9 +11,11 @@ order — each step runs even if an earlier one failed:
 2. Polling stops; a running scrape or baseline is cancelled (its open transaction rolls
    back).
 3. Drains settle their in-flight sends and give every other claimed row back unsent
-   (attempt not spent); a drain still running after `GRACE` seconds is cancelled, and
-   gives back what it has not started.
-4. The Application stops, then `post_shutdown` closes the willhaben client and the database.
+   (attempt not spent), and the direct line sends what it holds; a drain still running after
+   `GRACE` seconds is cancelled, and gives back what it has not started (one waiting out a
+   storage fault stops waiting: what it could not record is repeated after the restart).
+4. The Application stops, then `post_shutdown` closes the willhaben client and the database
+   (the direct line logs each message it could not send).
 
 Only one `serve` may use a database at a time (its startup takes over every lease it finds):
 it holds an exclusive lock on `<database>.lock` while it runs, and a second one is refused.
@@ -31,6 +33,7 @@ import random
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, cast
@@ -55,7 +58,7 @@ from telegram.request import HTTPXRequest
 
 from habicht.bot import admin, buttons, commands, figures, filtering, location, previewing, quiet
 from habicht.bot import settings as chat_settings
-from habicht.bot.alerts import alert_new_database, report_error
+from habicht.bot.alerts import alert_new_database, alert_storage, report_error
 from habicht.bot.jobs import DRAIN, RETENTION, SCRAPE, drain_job, retention_job, scrape_job, tick
 from habicht.bot.presence import HANDLER_GROUP, note_chat
 from habicht.bot.services import BotServices, Context
@@ -63,6 +66,7 @@ from habicht.bot.texts import CATALOGS, Catalog
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
 from habicht.db import DatabaseError
+from habicht.queue import DIRECT
 from habicht.watchdog import Watchdog
 
 __all__ = ["GRACE", "BotApplication", "build_application", "serve"]
@@ -173,10 +177,20 @@ def build_application(
         .post_shutdown(_post_shutdown)
         .build(),
     )
-    application.bot_data.configure(
-        settings, clock=clock, sleep=sleep, rand=rand, willhaben_transport=willhaben_transport
+    services = application.bot_data
+    services.configure(
+        settings,
+        clock=clock,
+        sleep=sleep,
+        rand=rand,
+        willhaben_transport=willhaben_transport,
+        # Longer than a scheduler pass's pause between two tries of a write: a full disk
+        # that lets a write through now and then is still one fault, told once each way.
+        storage_settled=3 * tick(settings),
     )
-    application.bot_data.http = requests
+    services.http = requests
+    # A storage fault is told to the owners straight through the Bot, from memory.
+    services.storage.listen(partial(alert_storage, services))
 
     # Only new messages: PTB's defaults also match an edited one, which would run its
     # command (another /watch, say) a second time.
@@ -272,10 +286,10 @@ async def on_error(update: object, context: Context) -> None:
 
 
 async def _settle(services: BotServices, grace: float) -> None:
-    """Cancel scrapes and baselines; give drains `grace` seconds; cancel what is left, and
-    wait for it."""
+    """Cancel scrapes and baselines; give drains and the direct line `grace` seconds; cancel
+    what is left, and wait for it."""
     for task in services.tasks:
-        if task.get_name() != DRAIN:
+        if task.get_name() not in (DRAIN, DIRECT):
             task.cancel()
     pending = set(services.tasks)
     if pending:

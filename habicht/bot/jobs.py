@@ -18,13 +18,24 @@ and the watchdog would take the silent scheduler for a stall.)
 
 Every piece of work runs as a task in `BotServices.tasks`, so a shutdown can wait for the
 drains to settle and cancel a scrape or baseline (whose open transaction then rolls back).
+
+A storage fault — the database refusing writes: its disk full, its lock held by another
+program (`habicht.storage`) — pauses both instead of letting them spin. The scheduler skips
+its passes while the fault's growing pause runs, and then tries a pass whose first write, its
+heartbeat, is the probe: refused, the pass ends there, quietly (the storage watch logged the
+fault once and told the owners). A drain waits the fault out inside (`queue.drain`), and one
+that starts during a fault runs without its heartbeat, which cannot be written. Both tell
+the watchdog they are alive meanwhile: waiting for the disk is no stall, and a restart would
+only repeat the sends whose outcome the drain holds in memory.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import AsyncExitStack, asynccontextmanager
+from functools import partial
 from typing import Any
 
 from telegram.ext import Application
@@ -38,10 +49,11 @@ from habicht.bot.alerts import (
 )
 from habicht.bot.services import BotServices, Context
 from habicht.config import Settings
-from habicht.health import feed_cadence, heartbeat
+from habicht.health import Beat, Job, feed_cadence, heartbeat
 from habicht.queue import ChatGoneHook, DeliveryStopped, Message, Send, TopicGoneHook, drain
 from habicht.retention import retain
 from habicht.scraper import run_pass
+from habicht.storage import fault_kind
 
 __all__ = [
     "BASELINE",
@@ -120,9 +132,23 @@ async def _passes(services: BotServices) -> None:
 
 
 async def _pass(services: BotServices) -> None:
+    """One scheduler pass — unless the database refuses writes (module docstring)."""
+    if services.storage.paused():
+        _alive(services, "scrape")
+        return
+    try:
+        await _recorded_pass(services)
+    except Exception as exc:
+        if fault_kind(exc) is None:
+            raise
+        # A storage fault ends the pass, quietly: the storage watch has told it.
+
+
+async def _recorded_pass(services: BotServices) -> None:
     settings, metrics = services.settings, services.metrics
-    beat = heartbeat(services.db, "scrape", clock=services.clock, watchdog=services.watchdog)
-    async with beat as progress:
+    async with _recorded(services, "scrape") as beat:
+        if beat is None:
+            return  # the database refused the heartbeat: it would refuse the pass too
         started = services.clock()
         summary = await run_pass(
             services.db,
@@ -133,7 +159,7 @@ async def _pass(services: BotServices) -> None:
             interval=settings.scrape_interval,
             feeds=feed_cadence(settings),
             slack=tick(settings),
-            progress=progress.progress,
+            progress=beat.progress,
             on_scanned=None if metrics is None else metrics.scanned,
             share=services.request_share,
         )
@@ -202,14 +228,37 @@ async def deliver(services: BotServices) -> None:
     error stops the bot with a non-zero exit. A drain already running is waited for."""
     while not (services.stopping.is_set() or services.stop_requested.is_set()):
         services.drain_again = False
-        beat = heartbeat(services.db, "drain", clock=services.clock, watchdog=services.watchdog)
         send = (
             services.send if services.metrics is None else services.metrics.sending(services.send)
         )
-        async with services.drain_lock, beat as progress:
-            await _drain(services, _sending(send, progress.progress))
+        async with services.drain_lock, _recorded(services, "drain") as beat:
+            progress = partial(_alive, services, "drain") if beat is None else beat.progress
+            await _drain(services, _sending(send, progress))
         if not services.drain_again:
             return
+
+
+@asynccontextmanager
+async def _recorded(services: BotServices, job: Job) -> AsyncIterator[Beat | None]:
+    """A run of `job` with its heartbeat (`habicht.health.heartbeat`), or None when the
+    database refuses the heartbeat's first write (a storage fault): such a run can tell only
+    the watchdog that it ran, which it does at its end."""
+    async with AsyncExitStack() as stack:
+        recording = heartbeat(services.db, job, clock=services.clock, watchdog=services.watchdog)
+        try:
+            beat: Beat | None = await stack.enter_async_context(recording)
+        except Exception as exc:
+            if fault_kind(exc) is None:
+                raise
+            beat = None
+            stack.callback(_alive, services, job)
+        yield beat
+
+
+def _alive(services: BotServices, job: Job) -> None:
+    """Tell the watchdog `job` is alive: waiting out a storage fault is what it should do."""
+    if services.watchdog is not None:
+        services.watchdog.beat(job)
 
 
 def _sending(send: Send, progress: Callable[[], object]) -> Send:
@@ -245,6 +294,7 @@ async def _drain(services: BotServices, send: Send) -> None:
             stop=services.stopping,
             digest_after=settings.digest_after,
             render_digest=services.render_digest,
+            on_pause=partial(_alive, services, "drain"),
         )
     except DeliveryStopped as exc:
         await alert_stopped(services, str(exc))

@@ -31,8 +31,9 @@ from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
 from habicht.db import Database
 from habicht.metrics import Metrics
-from habicht.queue import Message, NotificationStore, Pacer
+from habicht.queue import DirectLine, Message, NotificationStore, Pacer, TakenOver
 from habicht.scraper import FreshnessWatch, RequestShare, Subscriptions, WillhabenClient
+from habicht.storage import StatusFile, StorageWatch, WatchedDatabase, fault_kind
 from habicht.watchdog import Watchdog
 
 __all__ = ["BotServices", "Context", "NotReady"]
@@ -64,6 +65,9 @@ class BotServices:
         self._store: NotificationStore | None = None
         self._client: WillhabenClient | None = None
         self._bot: Bot | None = None
+        self._storage: StorageWatch | None = None
+        self._direct: DirectLine | None = None
+        self._status: StatusFile | None = None
         self._willhaben_transport: httpx.AsyncBaseTransport | None = None
         self.clock: Clock = system_clock
         self.sleep: Sleep = system_sleep
@@ -112,8 +116,11 @@ class BotServices:
         sleep: Sleep = system_sleep,
         rand: random.Random | None = None,
         willhaben_transport: httpx.AsyncBaseTransport | None = None,
+        storage_settled: float,
     ) -> None:
-        """Give the services their settings and the seams tests replace."""
+        """Give the services their settings and the seams tests replace. `storage_settled`
+        is how long writes must go through before a storage fault counts as over (see
+        `habicht.storage.StorageWatch`)."""
         self._settings = settings
         self._texts = Texts("en" if settings.lang == "en" else "de")
         self.clock, self.sleep = clock, sleep
@@ -121,17 +128,32 @@ class BotServices:
         self.pacer = Pacer(clock=clock, sleep=sleep)
         self.chat_admins = ChatAdmins(clock=clock)
         self._willhaben_transport = willhaben_transport
+        self._storage = StorageWatch(settings.db, clock=clock, settled=storage_settled)
+        self._direct = DirectLine(
+            self.send,
+            pacer=self.pacer,
+            clock=clock,
+            sleep=sleep,
+            rand=self.rand,
+            backoff_base=settings.backoff_base,
+            backoff_cap=settings.backoff_cap,
+            tasks=self.tasks,
+        )
 
     async def open(self, bot: Bot) -> None:
         """Start the metrics endpoint (if configured), open the database (migrating it) and
-        the willhaben client; build what uses them."""
+        the willhaben client; build what uses them. A database that refuses writes (a
+        storage fault) does not stop the start: the fault is told, and waited out."""
         settings = self.settings
         if settings.metrics_port:  # first: a port in use is refused before anything opens
             metrics = Metrics(since=self.clock())
             metrics.serve(host=settings.metrics_host, port=settings.metrics_port)
             self.metrics = metrics
-        db = await Database(settings.db, clock=self.clock).open()
+        self._bot = bot  # first: a storage fault met below is told through it at once
+        db = await WatchedDatabase(settings.db, watch=self.storage, clock=self.clock).open()
         self._db = db
+        self._status = StatusFile(settings.db).open()
+        self.storage.listen(self._status.publish)
         if db.created_at is not None:
             log.warning(
                 "started with a new, empty database at %s — if you had watches, the data"
@@ -151,7 +173,13 @@ class BotServices:
         self._store = NotificationStore(
             db, clock=self.clock, max_attempts=settings.max_attempts, ttl=settings.message_ttl
         )
-        taken = await self._store.take_over_leases()
+        try:
+            taken = await self._store.take_over_leases()
+        except Exception as exc:
+            if fault_kind(exc) is None:
+                raise
+            # Told by the storage watch; the dead process's leases run out on their own.
+            taken = TakenOver(in_flight=0, unsent=0)
         if taken.in_flight:
             log.warning(
                 "%d notifications were mid-send when the last run ended: sent again now",
@@ -166,7 +194,6 @@ class BotServices:
             sleep=self.sleep,
             transport=self._willhaben_transport,
         ).open()
-        self._bot = bot
 
     async def close(self) -> None:
         """Close what `open` opened; safe to call when it never opened, or twice."""
@@ -175,6 +202,11 @@ class BotServices:
             self.metrics = None
         if self._client is not None:
             await self._client.close()
+        if self._direct is not None:
+            self._direct.close()
+        if self._status is not None:
+            self._status.close()
+            self._status = None
         self.charts.close()
         if self._db is not None:
             await self._db.close()
@@ -216,6 +248,16 @@ class BotServices:
     @property
     def db(self) -> Database:
         return self._ready(self._db, "database")
+
+    @property
+    def storage(self) -> StorageWatch:
+        """Whether the database takes this process's writes (`habicht.storage`)."""
+        return self._ready(self._storage, "storage watch")
+
+    @property
+    def direct(self) -> DirectLine:
+        """Messages sent from memory, not through the outbox: storage faults' notices."""
+        return self._ready(self._direct, "direct line")
 
     @property
     def subscriptions(self) -> Subscriptions:

@@ -361,6 +361,12 @@ class Catalog:
     alert_error: str
     alert_database: str
     alert_database_ok: str
+    storage_full: str
+    storage_locked: str
+    storage_io: str
+    """A storage fault starts (`habicht.storage`): told straight through the Bot, since the
+    outbox is what cannot be written."""
+    storage_ok: str
     alert_behind: str
     alert_fresh_again: str
     alert_new_database: str
@@ -762,6 +768,23 @@ GERMAN = Catalog(
     alert_error="🐞 Fehler: <code>{error}</code>",
     alert_database="🗄 Datenbankfehler, der Durchlauf hält an: <code>{error}</code>",
     alert_database_ok="✅ Die Datenbank arbeitet wieder.",
+    storage_full=(
+        "🗄 Die Platte der Datenbank ist voll (<code>{path}</code>): Meldungen werden"
+        " zurückgehalten, nichts geht verloren; Platz freigeben, dann geht es weiter."
+    ),
+    storage_locked=(
+        "🗄 Die Datenbank ist von einem anderen Programm gesperrt (<code>{path}</code>):"
+        " Meldungen werden zurückgehalten, nichts geht verloren; dessen Transaktion beenden"
+        " (ein Backup, eine sqlite3-Shell), dann geht es weiter."
+    ),
+    storage_io=(
+        "🗄 Die Datenbank lässt sich nicht schreiben (<code>{path}</code>: {error}): Meldungen"
+        " werden zurückgehalten, nichts geht verloren; die Platte prüfen, dann geht es weiter."
+    ),
+    storage_ok=(
+        "✅ Die Datenbank nimmt wieder Daten an (<code>{path}</code>, nach {duration}): die"
+        " zurückgehaltenen Meldungen gehen jetzt hinaus."
+    ),
     alert_behind=(
         "🐢 Die Suchen hinken nach: die älteste von {searches} wurde vor {stalest} gelesen,"
         " Ziel ist alle {interval}. {load}. Bei {per_search} s pro Abruf passen {fits} Abrufe"
@@ -1148,6 +1171,22 @@ ENGLISH = Catalog(
     alert_error="🐞 Error: <code>{error}</code>",
     alert_database="🗄 Database error, the pass stops: <code>{error}</code>",
     alert_database_ok="✅ The database works again.",
+    storage_full=(
+        "🗄 The database disk is full (<code>{path}</code>): alerts are held, nothing is lost;"
+        " free space to resume."
+    ),
+    storage_locked=(
+        "🗄 The database is locked by another program (<code>{path}</code>): alerts are held,"
+        " nothing is lost; end its transaction (a backup, an sqlite3 shell) to resume."
+    ),
+    storage_io=(
+        "🗄 The database cannot be written (<code>{path}</code>: {error}): alerts are held,"
+        " nothing is lost; check the disk to resume."
+    ),
+    storage_ok=(
+        "✅ The database takes writes again (<code>{path}</code>, after {duration}): the held"
+        " alerts go out now."
+    ),
     alert_behind=(
         "🐢 Searches fall behind: the stalest of {searches} was read {stalest} ago, the"
         " target is every {interval}. {load}. At {per_search} s per request, {fits} requests"

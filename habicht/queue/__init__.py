@@ -1,9 +1,10 @@
 """The notification outbox: a durable SQLite queue, its retry policy, and delivery.
 
 Knows nothing of willhaben; it delivers each row's `Message` (text, and optionally a photo
-URL, buttons, a forum topic, send options) through a `send` callable it is given. Importing
-it does not load `telegram` (the table of Telegram's errors is built on the first
-`classify`). Other code imports only the names listed here.
+URL, buttons, a forum topic, send options) through a `send` callable it is given — and, for
+the few messages the outbox cannot hold (it cannot be written), the same way from memory
+(`DirectLine`). Importing it does not load `telegram` (the table of Telegram's errors is
+built on the first `classify`). Other code imports only the names listed here.
 """
 
 from habicht.queue.deliver import (
@@ -14,6 +15,7 @@ from habicht.queue.deliver import (
     TopicGoneHook,
     drain,
 )
+from habicht.queue.direct import DIRECT, DirectLine
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import (
     Dead,
@@ -55,11 +57,13 @@ from habicht.queue.store import (
 
 __all__ = [
     "DEFAULT_ZONE",
+    "DIRECT",
     "Button",
     "Buttons",
     "ChatGoneHook",
     "Dead",
     "DeliveryStopped",
+    "DirectLine",
     "DrainSummary",
     "Fatal",
     "InvalidQuietHours",

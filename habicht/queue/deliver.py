@@ -33,6 +33,18 @@ ends that topic's rows, and the digest goes on in the chat's other topics.
 
 Leases: `store.start` renews a row's lease when its send starts, and a send is cut off at the
 lease less `LEASE_MARGIN`, so no send outlives its lease (see `store.DEFAULT_LEASE`).
+
+Storage faults (issue 27): every commit of the drain — a claim, a start, a settle, a
+release — is tried until it goes through (`_Drain._commit`). When the database refuses it
+(its disk full, its write lock held by another program, an I/O error: `habicht.storage`), the
+drain keeps what it holds in memory — the claimed rows, a send's outcome — and tries the same
+commit again after a growing pause (`storage.pause`: 0.5 s, doubling, at most 5 s), for as
+long as it takes. So a send is settled once: its message is never sent again because its
+bookkeeping failed, and a refused start sends nothing. Meanwhile the rows' leases may run out
+in the file; nothing takes them over, because only one drain runs, it claims no row of a chat
+it holds and reaps none of them either (a lease only ever expires for a process that is
+gone). Only a cancel — the process ending — ends the wait: what was not recorded then is
+repeated after the restart, as after a crash.
 """
 
 from __future__ import annotations
@@ -43,6 +55,7 @@ import random
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 from habicht.clock import Clock, Sleep
@@ -55,6 +68,7 @@ from habicht.queue.store import (
     Notification,
     NotificationStore,
 )
+from habicht.storage import fault_kind, pause
 
 __all__ = [
     "ChatGoneHook",
@@ -146,6 +160,7 @@ async def drain(
     stop: asyncio.Event | None = None,
     digest_after: int | None = None,
     render_digest: DigestRenderer | None = None,
+    on_pause: Callable[[], object] | None = None,
 ) -> DrainSummary:
     """Deliver every due notification; return what happened.
 
@@ -170,6 +185,10 @@ async def drain(
 
     With `render_digest`, a chat with more than `digest_after` alerts waiting at once (or its
     own threshold) gets them as digests (see the module docstring).
+
+    A commit the database refuses (a storage fault) is tried again until it goes through,
+    `on_pause` called before each pause (the bot tells its watchdog: a drain waiting for the
+    disk is not stuck); see the module docstring.
     """
     run = _Drain(
         store=store,
@@ -188,6 +207,7 @@ async def drain(
         stop=stop if stop is not None else asyncio.Event(),
         digest_after=None if render_digest is None else digest_after,
         render_digest=render_digest,
+        on_pause=on_pause,
     )
     return await run.run()
 
@@ -212,6 +232,9 @@ class _Drain:
     stop: asyncio.Event
     digest_after: int | None
     render_digest: DigestRenderer | None
+    on_pause: Callable[[], object] | None
+    cut: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the drain is cancelled: a commit waiting out a storage fault gives up."""
     # Counted with `tally.update(sent=await …)`, never `self.sent += await …`: the latter
     # reads the old value before the await, and concurrent flights would lose updates.
     tally: Counter[str] = field(default_factory=Counter)
@@ -235,13 +258,14 @@ class _Drain:
         try:
             await self._loop()
         except asyncio.CancelledError:
+            self.cut.set()
             for task in self.flights:  # cut off: each gives back or records what it can
                 task.cancel()
             raise
         finally:
             await self._land_all()
         if self.flood_until is not None:
-            await self.store.postpone(self.flood_until)
+            await self._commit(partial(self.store.postpone, self.flood_until))
             if flooded is None:
                 log.warning("the bot is flooded (429 on several private chats): delivery paused")
         if self.fatal is not None:
@@ -261,7 +285,8 @@ class _Drain:
         while not self.stopping:
             now = self.clock()
             if now >= reap_at:
-                self._count_dead(await self.store.reap())
+                busy = set(self.flights.values())
+                self._count_dead(await self._commit(partial(self.store.reap, busy=busy)))
                 reap_at = now + _REAP_EVERY
             if self._room() and now >= self.claim_at:
                 await self._claim(now)
@@ -278,11 +303,13 @@ class _Drain:
 
     async def _claim(self, now: float) -> None:
         room = self._room()
-        rows = await self.store.claim(room, per_chat=1, skip=set(self.flights.values()))
+        claim = partial(self.store.claim, room, per_chat=1, skip=set(self.flights.values()))
+        rows = await self._commit(claim)
         for row in rows:
             carried = [row]
             if self.digest_after is not None:
-                carried = await self.store.claim_digest(row, digest_after=self.digest_after)
+                more = partial(self.store.claim_digest, row, digest_after=self.digest_after)
+                carried = await self._commit(more)
             self.flights[asyncio.create_task(self._fly_all(carried))] = row.chat_id
         if len(rows) == room:  # there may be more due: claim again when there is room
             self.due = self.claim_at = now
@@ -355,7 +382,9 @@ class _Drain:
         while True:
             if more and len(waiting) < DIGEST_MOST and not self.stopping:
                 held = [row.id for row in waiting]
-                extra = await self.store.claim_digest_more(chat_id, held=held)
+                extra = await self._commit(
+                    partial(self.store.claim_digest_more, chat_id, held=held)
+                )
                 more = len(extra) == DIGEST_MOST
                 waiting = sorted([*waiting, *extra], key=lambda n: (n.next_attempt_at, n.id))
             if not waiting:
@@ -365,11 +394,10 @@ class _Drain:
             try:
                 landing = await self._fly(carried, message)
             except BaseException:
-                self.tally.update(deferred=await _finish(self.store.release(waiting)))
+                self.tally.update(deferred=await self._give_back(waiting))
                 raise
             if not landing.go_on:
-                released = self.store.release(waiting, until=landing.until)
-                self.tally.update(deferred=await _finish(released))
+                self.tally.update(deferred=await self._give_back(waiting, until=landing.until))
                 return
 
     async def _fly(self, rows: list[Notification], message: Message) -> _Landing:
@@ -382,25 +410,25 @@ class _Drain:
             paused = self.pacer.paused_until(chat_id)
             booked = None if paused else await self.pacer.turn(chat_id, by=last_start)
             if booked is not None and not self.stopping:
-                started = await self.store.start(rows)
+                started = await self._commit(partial(self.store.start, rows))
                 if not started:  # the claim was lost (its lease ran out): nothing to send
                     return _Landing(go_on=False, until=self.pacer.ready_at(chat_id))
                 rows = started
                 await self.pacer.keep(chat_id, booked)  # at once, unless the commit was slow
             if booked is None or self.stopping:  # due again when its chat may have it
                 until = None if self.stopping else self.pacer.ready_at(chat_id)
-                self.tally.update(deferred=await _finish(self.store.release(rows, until=until)))
+                self.tally.update(deferred=await self._give_back(rows, until=until))
                 return _Landing(go_on=False, until=until)
         except BaseException:
             # Not sent: back unspent (a started row's attempt is given back too).
-            self.tally.update(deferred=await _finish(self.store.release(rows)))
+            self.tally.update(deferred=await self._give_back(rows))
             raise
         try:
             outcome = await self._attempt(rows, message)
         except asyncio.CancelledError:
             # Cut off mid-send, it may have reached Telegram: the attempt stays spent and
             # the rows are claimable at once, as after a crash.
-            await _finish(self.store.abandon(rows))
+            await _finish(self._commit(partial(self.store.abandon, rows)))
             raise
         return await _finish(self._settle(rows, message, outcome))
 
@@ -434,7 +462,7 @@ class _Drain:
         left = [row for row in rows if row.attempts < row.max_attempts]
         match outcome:
             case None:
-                self.tally.update(sent=await store.mark_sent(rows))
+                self.tally.update(sent=await self._commit(partial(store.mark_sent, rows)))
             case Retry(error=error):
                 # One backoff for the whole message: a digest retries as one, and the rest of
                 # its flight waits with it, so all of them form one digest again.
@@ -444,25 +472,30 @@ class _Drain:
                     attempt, base=self.backoff_base, cap=self.backoff_cap, rand=self.rand
                 )
                 for row in left:
-                    self.tally.update(retried=await store.mark_retry(row, at=at, error=error))
+                    retry = partial(store.mark_retry, row, at=at, error=error)
+                    self.tally.update(retried=await self._commit(retry))
                 return _Landing(go_on=False, until=at)
             case RetryAt(delay=delay):
                 # The pause first: other rows of the chat (and other chats) see it at once.
                 until = self.clock() + max(delay, _LEAST_PAUSE)
                 self._rate_limited(chat_id, until)
-                self.tally.update(deferred=await store.release(rows, until=until))
-                await store.postpone(until, chat_id=chat_id)
+                self.tally.update(
+                    deferred=await self._commit(partial(store.release, rows, until=until))
+                )
+                await self._commit(partial(store.postpone, until, chat_id=chat_id))
                 return _Landing(go_on=False, until=until)
             case Dead(error=error, reason=reason, chat_gone=True):
                 await self._bury(rows, reason, error)
-                self._count_dead(await store.bury_chat(chat_id, reason=reason, error=error))
+                bury = partial(store.bury_chat, chat_id, reason=reason, error=error)
+                self._count_dead(await self._commit(bury))
                 await self._hook(self.on_chat_gone, chat_id, reason)
                 return _Landing(go_on=False)
             case Dead(error=error, reason=reason, topic_gone=True) if message.thread_id is not None:
                 # Only this topic's rows: a digest to another topic of the chat goes on.
                 await self._bury(rows, reason, error)
                 topic = message.thread_id
-                self._count_dead(await store.bury_topic(chat_id, topic, reason=reason, error=error))
+                bury = partial(store.bury_topic, chat_id, topic, reason=reason, error=error)
+                self._count_dead(await self._commit(bury))
                 await self._hook(self.on_topic_gone, chat_id, topic, reason)
             case Dead(error=error, reason=reason):
                 await self._bury(rows, reason, error)
@@ -471,15 +504,51 @@ class _Drain:
                 # attempt spent, so a loop ends.
                 await self._bury(spent, "attempts_exhausted", error)
                 for row in left:
-                    await store.mark_retry(row, at=self.clock(), error=error)
-                await store.migrate_chat(chat_id, new_chat_id)
+                    await self._commit(partial(store.mark_retry, row, at=self.clock(), error=error))
+                await self._commit(partial(store.migrate_chat, chat_id, new_chat_id))
                 await self._hook(self.on_chat_migrated, chat_id, new_chat_id)
                 return _Landing(go_on=False)
             case Fatal(error=error):
                 self.fatal = error
-                self.tally.update(deferred=await store.release(rows))
+                self.tally.update(deferred=await self._commit(partial(store.release, rows)))
                 return _Landing(go_on=False)
         return _Landing(go_on=not self.stopping)
+
+    async def _commit(self, write: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """`write` — one of the store's commits — until it goes through: a storage fault is
+        waited out, a growing pause between tries, however long it lasts (module docstring).
+        Only a cut-off drain stops waiting, with the error; any other error is raised at
+        once."""
+        refused = 0
+        while True:
+            try:
+                return await write()
+            except Exception as exc:
+                if fault_kind(exc) is None or self.cut.is_set():
+                    raise
+                refused += 1
+                if self.on_pause is not None:
+                    self.on_pause()
+                if not await self._pause(pause(refused)):
+                    raise
+
+    async def _pause(self, seconds: float) -> bool:
+        """Wait `seconds`; False if the drain was cut off first."""
+        nap = asyncio.create_task(_sleeping(self.sleep, seconds))
+        cut = asyncio.create_task(self.cut.wait())
+        try:
+            await asyncio.wait({nap, cut}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            nap.cancel()
+            cut.cancel()
+        if nap.done() and not nap.cancelled():
+            nap.result()  # a `sleep` that failed
+        return not self.cut.is_set()
+
+    async def _give_back(self, rows: list[Notification], *, until: float | None = None) -> int:
+        """Release `rows` unsent (`store.release`), to its end even if the drain is cancelled
+        meanwhile; how many were given back."""
+        return await _finish(self._commit(partial(self.store.release, rows, until=until)))
 
     def _rate_limited(self, chat_id: int, until: float) -> None:
         """Pause the chat; private chats paused by 429s at once mean the bot is flooded.
@@ -496,7 +565,8 @@ class _Drain:
             self._dead(row, row.dead_reason or "", row.last_error or "")
 
     async def _bury(self, rows: list[Notification], reason: str, error: str) -> None:
-        self.tally.update(dead=await self.store.mark_dead(rows, reason=reason, error=error))
+        dead = partial(self.store.mark_dead, rows, reason=reason, error=error)
+        self.tally.update(dead=await self._commit(dead))
         for row in rows:
             self._dead(row, reason, error)
 

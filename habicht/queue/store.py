@@ -519,6 +519,7 @@ WHERE id IN (
     SELECT id FROM notifications
     WHERE status = 'sending' AND lease_until <= :now
         AND (queued_at <= :born_after OR attempts >= max_attempts)
+        AND chat_id NOT IN (SELECT value FROM json_each(:busy))
 )
 RETURNING {_COLUMNS}
 """
@@ -730,13 +731,17 @@ class NotificationStore:
             )
             return TakenOver(in_flight=in_flight.rowcount, unsent=unsent.rowcount)
 
-    async def reap(self) -> list[Notification]:
+    async def reap(self, *, busy: Collection[int] = ()) -> list[Notification]:
         """Bury what must never be sent: pending rows past their TTL (`expired`) — also those
         due only later, which could never go out in time — and rows whose last allowed
-        attempt crashed mid-send (`attempts_exhausted`). Returns them, dead."""
+        attempt crashed mid-send (`attempts_exhausted`). Returns them, dead.
+
+        A claimed row of a chat in `busy` is the caller's, in hand however old its lease (a
+        drain waiting out a storage fault holds a send's outcome): never buried here."""
         now = self.clock()
+        params = {"now": now, "born_after": now - self.ttl, "busy": json.dumps(sorted(busy))}
         async with self.db.transaction() as conn:
-            rows = await conn.execute_fetchall(_REAP, {"now": now, "born_after": now - self.ttl})
+            rows = await conn.execute_fetchall(_REAP, params)
         return [_notification(row) for row in rows]
 
     async def mark_sent(self, items: Iterable[Notification]) -> int:

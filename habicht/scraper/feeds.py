@@ -67,6 +67,7 @@ from habicht.scraper.scan import (
     record_listings,
 )
 from habicht.scraper.urls import PAGE_ROWS
+from habicht.storage import log_database_error
 
 __all__ = ["Feed", "classify", "scan_feed"]
 
@@ -143,7 +144,7 @@ async def scan_feed(
         log.warning("feed %d failed (%s): %s", feed.id, exc.kind, exc)
         return await _failed(db, feed, exc.kind, str(exc), now=clock(), tally=tally)
     except _DATABASE_ERRORS as exc:
-        log.error("feed %d: database error: %s", feed.id, exc, exc_info=True)
+        log_database_error(log, exc, "feed %d: database error: %s", feed.id, exc)
         tally.database_error = f"{type(exc).__name__}: {exc}"
         return "database"
     except Exception as exc:  # a bug or a page we cannot handle: the searches still run

@@ -78,6 +78,7 @@ from habicht.scraper.parse import Listing, SearchPage
 from habicht.scraper.places import refresh_places
 from habicht.scraper.reposts import repost_drop
 from habicht.scraper.urls import PAGE_ROWS
+from habicht.storage import log_database_error
 
 __all__ = [
     "FAILING_AFTER",
@@ -374,7 +375,7 @@ async def scan_search(
         log.warning("search %d failed (%s): %s", search.id, exc.kind, exc)
         return await _failed(db, search, exc.kind, str(exc), clock=clock, tally=tally)
     except _DATABASE_ERRORS as exc:
-        log.error("search %d: database error: %s", search.id, exc, exc_info=True)
+        log_database_error(log, exc, "search %d: database error: %s", search.id, exc)
         tally.database_error = f"{type(exc).__name__}: {exc}"
         return await _failed(db, search, "database", tally.database_error, clock=clock, tally=tally)
     except Exception as exc:  # a bug or a page we cannot handle: the next search still runs
@@ -398,7 +399,9 @@ async def _failed(
     try:
         failure = await _record_failure(db, search, kind, message, now=clock())
     except _DATABASE_ERRORS as exc:
-        log.error("search %d: its failure could not be recorded: %s", search.id, exc)
+        log_database_error(
+            log, exc, "search %d: its failure could not be recorded: %s", search.id, exc
+        )
         tally.database_error = tally.database_error or f"{type(exc).__name__}: {exc}"
         failure = SearchFailure(search.id, search.url, kind, message, search.consecutive_failures)
     tally.failed.append(failure)

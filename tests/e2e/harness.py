@@ -4,6 +4,11 @@ willhaben site on 127.0.0.1, and subscribers who talk to it.
 Every wait is a condition with a deadline: it wakes on each change the fake Bot API sees and
 re-checks at least every quarter second (for conditions on the database), and fails early,
 with the process log, when the process died.
+
+A test may give the process a disk of its own to fill (`on_own_tmpfs`): a small tmpfs in a
+mount namespace of the process's own. The test reaches its files through `/proc/<pid>/root`
+(`inside`), and reads the database from a copy of them (`readable`): SQLite resolves the
+symbolic link `/proc/<pid>/root` to the test's own root, where the database is not.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -18,10 +24,13 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any
+
+import pytest
 
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import DEFAULT_TOKEN, FakeBotAPI, SentMessage
@@ -35,6 +44,9 @@ ADMIN = 9000
 SEARCH = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=grafikkarte"
 
 _AD_ID = re.compile(r'href="[^"]*-(\d+)/"')
+
+_MOUNT_TMPFS = 'mount -t tmpfs -o size="$1" tmpfs "$2" && shift 2 && exec "$@"'
+"""Mounts a tmpfs of size $1 at $2, then becomes the command after them."""
 
 
 @dataclass(frozen=True, order=True)
@@ -79,11 +91,58 @@ class World:
     workdir: Path
     overrides: dict[str, str] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = None
+    prefix: list[str] = field(default_factory=list)
+    """What the process is started under (`on_own_tmpfs`)."""
     _log: IO[bytes] | None = None
 
     @property
     def db_path(self) -> Path:
-        return self.workdir / "habicht.sqlite3"
+        """The database, as the process names it (HABICHT_DB)."""
+        return Path(self.overrides.get("HABICHT_DB", self.workdir / "habicht.sqlite3"))
+
+    def on_own_tmpfs(self, size: str) -> None:
+        """From the next start, the process runs in a mount namespace of its own with a tmpfs
+        of `size` at `workdir/data`, which holds the database: a disk the test can fill
+        (`inside`). Skips the test where this machine allows no such namespace (neither
+        root nor unprivileged user namespaces)."""
+        data = self.workdir / "data"
+        data.mkdir()
+        refusals = []
+        for unshare in (["--mount"], ["--user", "--map-root-user", "--mount"]):
+            prefix = ["unshare", *unshare, "sh", "-c", _MOUNT_TMPFS, "sh", size, str(data)]
+            try:
+                tried = subprocess.run([*prefix, "true"], capture_output=True, check=False)
+            except OSError as exc:  # no unshare(1) at all
+                pytest.skip(f"no private mount namespace for a tmpfs here: {exc}")
+            if tried.returncode == 0:
+                self.prefix = prefix
+                self.overrides["HABICHT_DB"] = str(data / "habicht.sqlite3")
+                return
+            refusals.append(tried.stderr.decode(errors="replace").strip())
+        pytest.skip(f"no private mount namespace for a tmpfs here: {refusals}")
+
+    def inside(self, path: Path) -> Path:
+        """Where the test finds the process's `path`: the same place, unless the process has a
+        tmpfs of its own — then through its root in /proc."""
+        if not self.prefix:
+            return path
+        assert self.process is not None, "the tmpfs lives only while the process runs"
+        return Path(f"/proc/{self.process.pid}/root") / path.relative_to("/")
+
+    def readable(self) -> Path:
+        """The database for the test to read: the process's own file, or, on its own tmpfs, a
+        copy of the file, its WAL and the status beside it as they are now (SQLite rebuilds
+        the WAL's index from the copy, committed frames only)."""
+        if not self.prefix:
+            return self.db_path
+        copy = self.workdir / "copy" / self.db_path.name
+        copy.parent.mkdir(exist_ok=True)
+        Path(f"{copy}-shm").unlink(missing_ok=True)  # the index of the copy before
+        for suffix in ("", "-wal", ".fault"):
+            source = self.inside(Path(f"{self.db_path}{suffix}"))
+            if source.exists():
+                shutil.copyfile(source, f"{copy}{suffix}")
+        return copy
 
     @property
     def log_path(self) -> Path:
@@ -117,7 +176,7 @@ class World:
         self._log = self.log_path.open("ab")
         polls = self.telegram.calls["getUpdates"]
         self.process = subprocess.Popen(
-            [str(HABICHT), "run"],
+            [*self.prefix, str(HABICHT), "run"],
             cwd=self.workdir,
             env=self.env(),
             stdout=self._log,
@@ -155,7 +214,7 @@ class World:
         result = subprocess.run(
             [str(HABICHT), "health"],
             cwd=self.workdir,
-            env=self.env(),
+            env={**self.env(), "HABICHT_DB": str(self.readable())},
             capture_output=True,
             timeout=DEADLINE,
             check=False,
@@ -212,7 +271,7 @@ class World:
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Read the database the process writes (committed data only, WAL)."""
-        with sqlite3.connect(self.db_path, timeout=10) as conn:
+        with closing(sqlite3.connect(self.readable(), timeout=10)) as conn:
             return conn.execute(sql, params).fetchall()
 
     def outbox(self, kinds: tuple[str, ...] = ("new", "drop")) -> dict[Alert, str]:
