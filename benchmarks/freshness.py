@@ -44,15 +44,58 @@ never moves an advert across a price bound of any search here, so which searches
 advert never changes. "old": new-listing alerts for adverts from before the baselines
 (bumped ones a watch had not seen), "drops": every drop alert queued.
 
-`--quick` (CI) runs 40 searches / 200 watches for 20 minutes: its figures say nothing. The
-default, what `make bench` runs, is 200 searches / 1,000 watches for a quarter of an hour
-(about a minute: `make bench` must stay within 10). `--full` is the issue's shape — 2,000 searches /
-10,000 watches, then 200 / 1,000, 3 hours each — and takes about 45 minutes: the 2,000
-searches' baselines alone are an hour of virtual time, every feed read is judged for 1,600
-local searches, and 1.2 million alerts are queued.
+Issue 26 adds, per scheduler (a second table):
+
+- **price drops**: the world cuts the price of a live advert at a fifth of each category's
+  publishing rate. A cut is owed to every chat a search of which lists the advert and that
+  knew it before the cut: from its baseline (an advert from before the world started) or an
+  alert of it created before the cut. It is served by the chat's first drop alert (kind
+  "drop") of the advert at the cut's price or lower — its `dedupe_key` ends in the new
+  price; one read that finds two cuts serves both with one alert — and its latency runs from
+  the cut to that alert's `created_at`: p50 / p95 / max, the p95 of those a local ("fed")
+  search of the chat lists and of the rest, owed, missing (owed, never queued) and dup (more
+  than one drop alert to a chat for one advert at one price);
+- **coverage**: `ScanSummary.coverage_misses` summed over the passes, "—" where the scraper
+  measured has no such field;
+- **feed reads** while the world runs, their pages, and the CPU a page: the process CPU
+  (`time.process_time`, the database's threads too) of each feed read, told apart from a
+  search's scan by `run_pass`'s `progress` and `on_scanned` callbacks, from its first
+  request to its end, less what the fake site and the world spent meanwhile (`Observer`);
+- **MB/day**: how much the SQLite file and its WAL grew from the world's start to the end of
+  the passes after it, per day of the world's time (nothing is delivered, so every alert stays
+  as a pending row — as many as a day of sending would leave as sent rows).
+
+**The outage scenario** (`--outage H`, 0 for none): `--outage-searches` searches, a world of
+a quarter hour, `H` hours of willhaben out (`--fault down`: every request a
+`ConnectError`; `forbidden`: a 403 and the block page, so the client's block backoff holds
+requests back), a quarter hour more; the same tables, both schedulers. **Feed reads alone**
+(`--feed-cost N ...`): the CPU of a feed read at N searches without simulating their
+baselines — the watches are written as baselined, each feed is read once with the world still
+(untimed: everything it shows is older than the baselines), then the world runs
+`--feed-minutes` (a read a minute) and each read is timed; no search falls due meanwhile.
+Issue 26's goals are printed beside the figures, met or not: new adverts p95 ≤ 60 s at
+10,000 watches (`--full`'s first shape), price drops of fed searches p95 no worse with feeds
+than without, missing, false and duplicates 0 with and without the outage, a feed page's
+matching ≤ 0.2 s CPU at 10,000 searches (judged on the whole read, an upper bound).
+
+`--quick` (CI) runs 40 searches / 200 watches for 20 minutes, the outage scenario with 10
+searches and a quarter-hour outage, and feed reads alone at 100 searches, in about 15 s: its
+figures say nothing. The default, what `make bench` runs, is 200 searches / 1,000 watches
+for a quarter of an hour, the outage scenario with 40 searches and 3 hours out (3.5 h of
+world), and feed reads alone at 2,000 and 10,000 searches, a minute each — about 2½ minutes,
+most of it the 10,000 searches' two feed reads and the outage's backlog (`make bench` must
+stay within 10). `--full` is issue 20's shape — 2,000 searches / 10,000 watches, then 200 /
+1,000, 3 hours each — with the outage at 200 searches and three minutes of feed reads alone,
+and takes well over an hour: the 2,000 searches' baselines alone are an hour of virtual
+time, every feed read is judged for 1,500 local searches, and 1.2 million alerts are queued.
+
+Run it with the worktree's habicht first on the path (`PYTHONPATH=.`) where the virtual
+environment's editable install points at another checkout.
 
     python benchmarks/freshness.py [--quick | --full] [--hours H] [--searches N ...]
-                                   [--seed N]
+                                   [--outage H] [--outage-searches N]
+                                   [--fault down|forbidden] [--feed-cost N ...]
+                                   [--feed-minutes M] [--seed N]
 """
 
 from __future__ import annotations
@@ -493,11 +536,12 @@ async def populate(
     pairs: list[tuple[int, int]],
     now: float,
     *,
-    baselined: bool = False,
+    seen: list[tuple[int, str, str]] | None = None,
 ) -> None:
-    """Chats, searches and watches in one transaction, as `/watch` leaves them (setup); with
-    `baselined`, as if each search had just been scanned and each watch's baseline had read
-    too little of its search to know it whole (`feed_cost`)."""
+    """Chats, searches and watches (`pairs[n]` is watch n + 1) in one transaction, as
+    `/watch` leaves them (setup); with `seen`, as a complete baseline of every watch just now
+    leaves them: each search scanned, each watch having seen (watch id, advert, price)
+    (`feed_cost`)."""
     async with db.transaction() as conn:
         await conn.executemany(
             "INSERT INTO chats (chat_id, created_at, updated_at) VALUES (?, ?, ?)",
@@ -508,13 +552,19 @@ async def populate(
             [(n + 1, url, now) for n, url in enumerate(urls)],
         )
         await conn.executemany(
-            "INSERT INTO watches (chat_id, search_id, label, created_at) VALUES (?, ?, ?, ?)",
-            [(chat, search + 1, f"w{n}", now) for n, (chat, search) in enumerate(pairs)],
+            "INSERT INTO watches (id, chat_id, search_id, label, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            [(n + 1, chat, search + 1, f"w{n}", now) for n, (chat, search) in enumerate(pairs)],
         )
-        if baselined:
-            await conn.execute("UPDATE watches SET baseline_at = ?, baseline_complete = 0", (now,))
+        if seen is not None:
+            await conn.execute("UPDATE watches SET baseline_at = ?, baseline_complete = 1", (now,))
             await conn.execute(
                 "UPDATE searches SET last_attempt_at = ?, last_success_at = ?", (now, now)
+            )
+            await conn.executemany(
+                "INSERT INTO watch_listings (watch_id, ad_id, last_price, told_price,"
+                " first_seen_at) VALUES (?, ?, ?, ?, ?)",
+                [(watch, ad_id, price, price, now) for watch, ad_id, price in seen],
             )
 
 
@@ -635,14 +685,17 @@ class Truth:
             self.chats.setdefault(search, []).append(chat)
         self.local = ["areaId" not in url for url in urls]
 
+    def searches_of(self, advert: FakeAdvert) -> list[int]:
+        """The searches (indexes of `urls`) that list `advert`."""
+        candidates = self.by_category.get("", []) + self.by_category.get(advert.categories[-1], [])
+        return [search for search in candidates if self.checks[search](advert)]
+
     def chats_of(self, advert: FakeAdvert) -> dict[int, bool]:
         """The chats a search of which lists `advert`, each with whether a local one does."""
         found: dict[int, bool] = {}
-        candidates = self.by_category.get("", []) + self.by_category.get(advert.categories[-1], [])
-        for search in candidates:
-            if self.checks[search](advert):
-                for chat in self.chats.get(search, []):
-                    found[chat] = found.get(chat, False) or self.local[search]
+        for search in self.searches_of(advert):
+            for chat in self.chats.get(search, []):
+                found[chat] = found.get(chat, False) or self.local[search]
         return found
 
 
@@ -759,6 +812,8 @@ async def simulate(
         size = database_bytes(path)
         await passes(services, clock, lambda: _true(world.done))
         ended = clock()
+        # Timed while the world runs: the reads after it find nothing new to alert.
+        feeds_read, reads = observer.feeds, list(observer.reads)
         requests = sum(site.requests.values()) - requests
         minutes = (ended - world.start) / 60
 
@@ -782,8 +837,8 @@ async def simulate(
         feed_misses=misses,
         drops=sum(row["kind"] == "drop" for row in rows),
         coverage_misses=observer.coverage_misses,
-        feeds=observer.feeds,
-        feed_reads=observer.reads,
+        feeds=feeds_read,
+        feed_reads=reads,
         bytes_a_day=grown * 1440 / minutes,
     )
     truth = Truth(urls, pairs)
@@ -812,19 +867,31 @@ class FeedCost:
 
 async def feed_cost(count: int, *, minutes: float, folder: Path, seed: int) -> FeedCost:
     """The CPU of feed reads with `count` searches, without simulating their baselines: the
-    watches are written baselined (`populate`), each live feed is read once with the world
-    still (its first read: every advert it shows is older than the baselines, so nothing is
-    alerted), then the world runs `minutes` and every feed read is timed. Less than a
-    search's interval (less a pass's slack and the first reads): no search falls due."""
+    watches are written as complete baselines leave them (`populate`: every advert of the
+    world its search lists, by the world's truth, seen at its price), each live feed is read
+    once with the world still (its first read, untimed: it shows nothing new), then the
+    world runs `minutes` and every feed read is timed. Less than a search's interval (less
+    a pass's slack and the first reads): no search falls due."""
     wall = time.perf_counter()
     urls = searches(count, seed)
     pairs = watches(count * WATCHES_PER_CHAT, count, seed)
     site = FakeWillhabenSite(world=True)
-    world = World(site, script(seed, minutes / 60), seed=seed)
+    plan = script(seed, minutes / 60)
+    world = World(site, plan, seed=seed)
     clock = VirtualClock(world, Observer())
+    truth = Truth(urls, pairs)
+    watching: dict[int, list[int]] = {}  # search -> its watches' ids
+    for n, (_, search) in enumerate(pairs):
+        watching.setdefault(search, []).append(n + 1)
+    seen = [
+        (watch, advert.id, str(advert.price))
+        for advert in plan.old
+        for search in truth.searches_of(advert)
+        for watch in watching[search]
+    ]
     path = folder / f"{count}-feed-cost.sqlite3"
     async with Database(path) as db:
-        await populate(db, urls, pairs, clock(), baselined=True)
+        await populate(db, urls, pairs, clock(), seen=seen)
     async with running_bot(path, site, clock, feeds=True) as services:
         await one_pass(services, clock)
         world.start = clock()
@@ -905,7 +972,10 @@ def report(title: str, results: list[Result]) -> None:
             f" {'—' if cpu is None else f'{cpu * 1000:.1f}':>11} {r.bytes_a_day / 1e6:7.1f}"
         )
         if len(r.feed_reads) != r.feeds:
-            print(f"  (timed {len(r.feed_reads):,} feed reads where run_pass counted {r.feeds:,})")
+            print(
+                f"  (CPU of {len(r.feed_reads):,} of the {r.feeds:,} feed reads: one with a failed"
+                " request, even retried, is not timed)"
+            )
 
 
 def goals(results: list[Result], *, watches: int, outage: bool) -> None:
@@ -943,8 +1013,8 @@ def goals(results: list[Result], *, watches: int, outage: bool) -> None:
 
 def report_costs(costs: list[FeedCost], *, minutes: float) -> None:
     print(
-        f"\nfeed reads alone: the watches written baselined, each feed read once, then"
-        f" {minutes:g} min of the world with feeds on"
+        "\nfeed reads alone: the watches written as complete baselines leave them, each feed"
+        f" read once, then {minutes:g} min of the world with feeds on"
     )
     print(
         f"{'searches':>8} {'fed':>6} {'feeds':>5} {'reads':>5} {'pages':>5}"
