@@ -61,9 +61,10 @@ Issue 26 adds, per scheduler (a second table):
   (`time.process_time`, the database's threads too) of each feed read, told apart from a
   search's scan by `run_pass`'s `progress` and `on_scanned` callbacks, from its first
   request to its end, less what the fake site and the world spent meanwhile (`Observer`);
-- **MB/day**: how much the SQLite file and its WAL grew from the world's start to the end of
-  the passes after it, per day of the world's time (nothing is delivered, so every alert stays
-  as a pending row — as many as a day of sending would leave as sent rows).
+- **MB/day**: how much the database grew (`PRAGMA page_count`: the file's size with its
+  write-ahead log checkpointed) from the world's start to the end of the passes after it,
+  per day of the world's script (nothing is delivered, so every alert stays a pending row);
+  **WAL MB**: the log's file at the end, its high-water mark.
 
 **The outage scenario** (`--outage H`, 0 for none): `--outage-searches` searches, a world of
 a quarter hour, `H` hours of willhaben out (`--fault down`: every request a
@@ -442,10 +443,18 @@ class Observer:
             self._timed = False
 
 
-def database_bytes(path: Path) -> int:
-    """The SQLite file and its write-ahead log, as the file system holds them."""
-    files = (path, path.with_name(path.name + "-wal"))
-    return sum(file.stat().st_size for file in files if file.exists())
+async def database_bytes(db: Database) -> int:
+    """The database's size, its write-ahead log's pages included: the file's size once they
+    are checkpointed (free pages too: the file keeps its high-water mark). The files' sizes
+    would not do: the log keeps its own high-water mark, megabytes up or down."""
+    pages = int(await db.single_value("PRAGMA page_count"))
+    return pages * int(await db.single_value("PRAGMA page_size"))
+
+
+def log_bytes(path: Path) -> int:
+    """The write-ahead log's file, as the file system holds it."""
+    log = path.with_name(path.name + "-wal")
+    return log.stat().st_size if log.exists() else 0
 
 
 class VirtualClock:
@@ -599,6 +608,7 @@ class Result:
     feeds: int = 0
     feed_reads: list[tuple[float, int]] = field(default_factory=list)
     bytes_a_day: float = 0.0
+    wal_bytes: int = 0
     wall: float = 0.0
 
 
@@ -809,7 +819,7 @@ async def simulate(
         observer.restart()
         baselines = (clock() - START) / 60
         requests = sum(site.requests.values())
-        size = database_bytes(path)
+        size = await database_bytes(db)
         await passes(services, clock, lambda: _true(world.done))
         ended = clock()
         # Timed while the world runs: the reads after it find nothing new to alert.
@@ -823,7 +833,8 @@ async def simulate(
             )
 
         await passes(services, clock, all_scanned)
-        grown = database_bytes(path) - size
+        grown = await database_bytes(db) - size
+        wal = log_bytes(path)
         rows = await db.fetchall(
             "SELECT chat_id, ad_id, kind, created_at, dedupe_key FROM notifications"
             " WHERE kind IN ('new', 'drop')"
@@ -839,7 +850,8 @@ async def simulate(
         coverage_misses=observer.coverage_misses,
         feeds=feeds_read,
         feed_reads=reads,
-        bytes_a_day=grown * 1440 / minutes,
+        bytes_a_day=grown * 24 / plan.hours,
+        wal_bytes=wal,
     )
     truth = Truth(urls, pairs)
     told = count_new(result, world, truth, rows)
@@ -956,7 +968,7 @@ def report(title: str, results: list[Result]) -> None:
     print(
         f"{'price drops':11} {'p50 s':>6} {'p95 s':>6} {'max s':>7} {'p95 local':>9}"
         f" {'p95 plain':>9} {'owed':>6} {'missing':>7} {'dup':>4} {'coverage':>8}"
-        f" {'feed reads':>10} {'pages':>6} {'CPU ms/page':>11} {'MB/day':>7}"
+        f" {'feed reads':>10} {'pages':>6} {'CPU ms/page':>11} {'MB/day':>7} {'WAL MB':>6}"
     )
     for r in results:
         cpu = cpu_a_page(r.feed_reads)
@@ -970,6 +982,7 @@ def report(title: str, results: list[Result]) -> None:
             f" {'—' if r.coverage_misses is None else r.coverage_misses:>8}"
             f" {r.feeds:10,} {sum(pages for _, pages in r.feed_reads):6,}"
             f" {'—' if cpu is None else f'{cpu * 1000:.1f}':>11} {r.bytes_a_day / 1e6:7.1f}"
+            f" {r.wal_bytes / 1e6:6.1f}"
         )
         if len(r.feed_reads) != r.feeds:
             print(
