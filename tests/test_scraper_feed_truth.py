@@ -282,3 +282,28 @@ async def test_a_drop_after_a_rise_is_told_from_the_price_the_chat_knows(
         f"new:{card.id}:1",
         f"drop:{card.id}:1:870:840",
     ]
+
+
+async def test_a_feed_read_judges_only_what_it_has_not_shown_as_it_is(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, clock: FakeClock
+) -> None:
+    """The feed shows the same newest adverts minute after minute: only those it has not shown
+    as they are now are matched and judged again — so the searches' records of them stay as
+    the first read left them — while a card it showed reserved is judged, and alerted from
+    the feed, once it is active again at the same price."""
+    await started(subs, run, (1, RTX), (2, CARDS))
+    card = advert("RTX 3080 Phoenix", clock(), price=Decimal(350))
+    held = advert("RTX 3080 Strix", clock(), price=Decimal(500), reserved=True)
+    world.publish(card, held)
+    await run(60)
+    shown = "SELECT max(last_seen_at) FROM search_listings WHERE ad_id = ?"
+    first = await db.single_value(shown, (card.id,))
+    await run(120)
+    assert await db.single_value(shown, (card.id,)) == first
+    assert [key for _, key, _ in await alerts(db)] == [f"new:{card.id}:1", f"new:{card.id}:2"]
+    world.set_reserved(held.id, False)
+    await run(60)
+    assert [(chat, source) for chat, _, source in await created(db, held.id)] == [
+        (1, "feed"),
+        (2, "feed"),
+    ]

@@ -22,3 +22,7 @@ ALTER TABLE searches ADD COLUMN coverage_misses INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE feeds ADD COLUMN covered_since REAL;
 ALTER TABLE feeds ADD COLUMN off_until REAL;
 ALTER TABLE feeds ADD COLUMN coverage_misses INTEGER NOT NULL DEFAULT 0;
+
+-- Whether the feed last showed the advert reserved: a read judges only the adverts it has not
+-- shown before as they are now (new, at another price, or active again).
+ALTER TABLE feed_listings ADD COLUMN reserved INTEGER NOT NULL DEFAULT 0 CHECK (reserved IN (0, 1));

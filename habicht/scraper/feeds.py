@@ -20,7 +20,8 @@ at the latest (`scraper.schedule`) — and what a feed read records never shorte
 advert the feed showed before (not bumped, not reserved: it sits at its true date, so all that
 is new is above it), up to `MAX_PAGES`; the first read of a feed is page 1. A read that ends
 without reaching an anchor starts the feed's covered span anew (`feeds.covered_since`). Then
-the adverts are matched to the searches the feed serves — outside the write transaction, in a
+the adverts it has not shown before as they are now (`_unjudged`: new, cheaper or dearer,
+active again) are matched to the searches the feed serves — outside the write transaction, in a
 worker thread — and in ONE transaction it judges the adverts each search matches for every
 baselined watch of that search exactly as the search's own scan would (`scan.judge`: new or
 seen, bumped, reserved, drops, the watch's filter, muting, quiet hours, the same dedupe keys),
@@ -134,8 +135,7 @@ async def scan_feed(
     try:
         read = await _read(db, client, feed, now=clock())
         searches = await db.fetchall(_SERVED, {"feed": feed.id, "now": clock()})
-        active = [listing for listing in read.listings if not listing.reserved]
-        matched = await asyncio.to_thread(_match, searches, active)
+        matched = await asyncio.to_thread(_match, searches, await _unjudged(db, feed, read))
         async with db.transaction() as conn:
             await _record(
                 conn, feed, read, searches, matched, renderer, found, clock(), max_attempts
@@ -179,6 +179,25 @@ async def _read(db: Database, client: WillhabenClient, feed: Feed, *, now: float
         if not listing.bumped and listing.published_at is not None
     ]
     return _Read(list(found.values()), min(dates, default=now))
+
+
+async def _unjudged(db: Database, feed: Feed, read: _Read) -> list[Listing]:
+    """The active adverts of `read` the feed has not shown as they are now: new to it, at
+    another price, or reserved when it last showed them. Only those can tell a watch anything
+    a previous read did not (what a watch has seen stays seen); the rest — most of a read, the
+    same newest adverts a minute later — are not matched nor judged again."""
+    active = [listing for listing in read.listings if not listing.reserved]
+    rows = await db.fetchall(
+        "SELECT ad_id, price, reserved FROM feed_listings WHERE feed_id = ? AND ad_id IN"
+        " (SELECT value FROM json_each(?))",
+        (feed.id, json.dumps([listing.id for listing in active])),
+    )
+    shown = {row["ad_id"]: row["price"] for row in rows if not row["reserved"]}
+    return [
+        listing
+        for listing in active
+        if listing.id not in shown or shown[listing.id] != _money(listing.price)
+    ]
 
 
 async def _anchored(db: Database, feed: Feed, ad_ids: list[str]) -> bool:
@@ -248,10 +267,13 @@ async def _record(
         {"now": now, "feed": feed.id},
     )
     await conn.executemany(
-        "INSERT INTO feed_listings (feed_id, ad_id, price, seen_at) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (feed_id, ad_id) DO UPDATE SET price = excluded.price,"
-        " seen_at = excluded.seen_at",
-        [(feed.id, listing.id, _money(listing.price), now) for listing in read.listings],
+        "INSERT INTO feed_listings (feed_id, ad_id, price, seen_at, reserved)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (feed_id, ad_id) DO UPDATE SET"
+        " price = excluded.price, seen_at = excluded.seen_at, reserved = excluded.reserved",
+        [
+            (feed.id, listing.id, _money(listing.price), now, listing.reserved)
+            for listing in read.listings
+        ],
     )
     await conn.execute(
         "DELETE FROM feed_listings WHERE feed_id = ? AND seen_at < ?", (feed.id, now - FEED_MEMORY)
