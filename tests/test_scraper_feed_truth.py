@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from fakes import FakeClock
+from fakes import FakeClock, TextRenderer
 from kit.feeds import (
     AREA,
     CARDS,
@@ -37,6 +37,7 @@ from habicht.scraper import (
     WatchFilter,
     WillhabenClient,
     parse_watch_argument,
+    scan,
 )
 
 __all__ = ["client", "make", "run", "world"]  # the kit's fixtures this file uses
@@ -306,4 +307,41 @@ async def test_a_feed_read_judges_only_what_it_has_not_shown_as_it_is(
     assert [(chat, source) for chat, _, source in await created(db, held.id)] == [
         (1, "feed"),
         (2, "feed"),
+    ]
+
+
+async def test_one_cut_is_told_once_to_a_chat_whose_two_watches_knew_other_prices(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    client: WillhabenClient,
+    clock: FakeClock,
+) -> None:
+    """Found by benchmarks/freshness.py: a chat with two watches whose searches list one card.
+    A cut € 49 → € 42 reaches it through the first watch; the next cut, to € 36, would come
+    as "€ 42 → € 36" by the first watch and "€ 49 → € 36" by the second — one cut, told once.
+    A cut to the same price after a rise is a new drop and told again."""
+    cheap = parse_watch_argument(f"{AREA.url}&PRICE_TO=60")
+    card = advert("GTX 1050", 0.0, price=Decimal(49), params=(("areaId", "900"),))
+    world.publish(card)
+    first = await subs.add_watch(1, AREA, max_watches=5)
+    second = await subs.add_watch(1, cheap, max_watches=5)
+
+    async def scanned(*watches: Any) -> None:
+        ids = [watch.search_id for watch in watches]
+        await scan(db, client, TextRenderer(), clock=clock, max_attempts=5, search_ids=ids)
+
+    await scanned(first, second)
+    for price, watches in ((42, [first]), (36, [first, second]), (45, [first, second])):
+        clock.advance(60)
+        world.set_price(card.id, Decimal(price))
+        await scanned(*watches)
+    clock.advance(60)
+    world.set_price(card.id, Decimal(36))
+    await scanned(second, first)
+    drops = [key for _, key, _ in await alerts(db) if key.startswith("drop")]
+    assert drops == [
+        f"drop:{card.id}:1:49:42",
+        f"drop:{card.id}:1:42:36",
+        f"drop:{card.id}:1:45:36",
     ]

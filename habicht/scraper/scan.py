@@ -675,11 +675,13 @@ async def enqueue_counted(
     now: float,
     max_attempts: int,
 ) -> None:
-    """Enqueue `outgoing`, counting the alerts the dedupe keys let in."""
+    """Enqueue `outgoing`, counting the alerts the dedupe keys let in; a chat hears of each
+    cut of an advert's price once (`_once_a_cut`)."""
+    drops = await _once_a_cut(conn, [item for item in outgoing if item.kind == "drop"])
     queued = {
         kind: await enqueue_within(
             conn,
-            [item for item in outgoing if item.kind == kind],
+            drops if kind == "drop" else [item for item in outgoing if item.kind == kind],
             now=now,
             max_attempts=max_attempts,
         )
@@ -687,6 +689,38 @@ async def enqueue_counted(
     }
     counts.new += queued["new"]
     counts.drops += queued["drop"]
+
+
+_TOLD_CUT = """
+SELECT 1 FROM notifications
+WHERE chat_id = :chat AND ad_id = :ad AND kind = 'drop' AND dedupe_key LIKE :key
+  AND created_at >= (SELECT max(seen_at) FROM price_history WHERE ad_id = :ad)
+LIMIT 1
+"""
+"""Whether the chat already has a drop alert of the advert to its current price since the
+price became it (the cut's first sighting, the history's latest row)."""
+
+
+async def _once_a_cut(conn: aiosqlite.Connection, drops: list[Outgoing]) -> list[Outgoing]:
+    """`drops` less the ones whose chat already hears of the same cut: two watches of one chat
+    that knew the advert at different prices (one was told of an earlier cut, the other not)
+    each make a drop to the same price, "€ 49 → € 36" and "€ 42 → € 36", with keys of their
+    own — one cut, told once. A later cut to the same price (after a rise) is another drop."""
+    kept: list[Outgoing] = []
+    cuts: set[tuple[int, str, str]] = set()
+    for item in drops:
+        assert item.ad_id is not None  # every drop alert names its advert
+        new = item.dedupe_key.rsplit(":", 1)[1]
+        cut = (item.chat_id, item.ad_id, new)
+        if cut in cuts:
+            continue
+        cuts.add(cut)
+        key = f"drop:{item.ad_id}:{item.chat_id}:%:{new}"
+        params = {"chat": item.chat_id, "ad": item.ad_id, "key": key}
+        async with conn.execute(_TOLD_CUT, params) as cursor:
+            if await cursor.fetchone() is None:
+                kept.append(item)
+    return kept
 
 
 async def _feed_misses(
