@@ -13,16 +13,9 @@ NUMBERED = f"{SEARCH}+nr"
 """Another local search of the same adverts (`keyword=grafikkarte nr`)."""
 
 
-def test_two_local_watches_share_the_feed_and_each_alert_arrives_once(world: World) -> None:
-    # The searches' own scans wait ten minutes (fed searches are scanned at the scrape
-    # interval with the budget left): every alert in this test is the feed's.
-    world.overrides.update(
-        {
-            "HABICHT_FEED_INTERVAL": "1",
-            "HABICHT_SCRAPE_INTERVAL": "600",
-            "HABICHT_SAFETY_INTERVAL": "3600",
-        }
-    )
+def fed(world: World) -> None:
+    """habicht started with one card on the site; Anna and Ben watch two local searches of
+    it, and the shared feed has been read once."""
     world.site.publish(gpu(1, 300))
     world.start()
     world.subscribe(ANNA)
@@ -33,6 +26,19 @@ def test_two_local_watches_share_the_feed_and_each_alert_arrives_once(world: Wor
         ),
         "the feed's first read",
     )
+
+
+def test_two_local_watches_share_the_feed_and_each_alert_arrives_once(world: World) -> None:
+    # The searches' own scans wait ten minutes (fed searches are scanned at the scrape
+    # interval with the budget left): every alert in this test is the feed's.
+    world.overrides.update(
+        {
+            "HABICHT_FEED_INTERVAL": "1",
+            "HABICHT_SCRAPE_INTERVAL": "600",
+            "HABICHT_SAFETY_INTERVAL": "3600",
+        }
+    )
+    fed(world)
     own = {url: n for url, n in world.site.hits.items() if "keyword" in url}
     world.site.publish(gpu(2, 250))
     wanted = {Alert(ANNA, "new", "770002"): 1, Alert(BEN, "new", "770002"): 1}
@@ -57,16 +63,7 @@ def test_a_root_that_lists_nothing_costs_no_alert(world: World) -> None:
     a burst of 75 all arrive once each, as with feeds off — the searches' own scans, at the
     scrape interval while the budget has room, are the truth."""
     world.site.root_lists = lambda advert: False
-    world.site.publish(gpu(1, 300))
-    world.start()
-    world.subscribe(ANNA)
-    world.subscribe(BEN, url=NUMBERED)
-    world.wait_for(
-        lambda: (
-            world.query("SELECT count(*) FROM feeds WHERE last_success_at IS NOT NULL") == [(1,)]
-        ),
-        "the feed's first read",
-    )
+    fed(world)
     chats = (ANNA, BEN)
 
     world.site.publish(gpu(2, 250))
