@@ -43,7 +43,9 @@ from habicht.bot import BASELINE, Texts, build_application, history_png, run_job
 from habicht.config import Settings
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.telegram import FakeBotAPI
-from habicht.scraper import GoingDay, PricePoint, PriceStats, day_bounds
+from habicht.market.going import PriceStats
+from habicht.market.history import PricePoint
+from habicht.market.trend import GoingDay, day_bounds
 
 DAY = 86400.0
 SEARCH = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa"

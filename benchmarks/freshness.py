@@ -39,7 +39,7 @@ false (queued, not owed), duplicate (more than one new-listing alert of one adve
 chat). "as drop": owed alerts that came as a drop "now within your search" — the advert's
 price fell before the chat's search first showed it, and habicht, which knew it dearer from
 another read, cannot tell that from an advert that came into a price range by a drop (kept
-as designed: `habicht.scraper.diff`); it is the chat's one alert of the advert. A drop
+as designed: `habicht.watches.diff`); it is the chat's one alert of the advert. A drop
 never moves an advert across a price bound of any search here, so which searches list an
 advert never changes. "old": new-listing alerts for adverts from before the baselines
 (bumped ones a watch had not seen), "drops": every drop alert queued.
@@ -124,7 +124,8 @@ from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.fakes.willhaben_world import lister
-from habicht.scraper import FeedCadence, parse_watch_argument, run_pass
+from habicht.scraper.schedule import FeedCadence, run_pass
+from habicht.scraper.urls import parse_watch_argument
 
 SITE = "http://willhaben.test"
 MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"
@@ -279,7 +280,7 @@ def script(seed: int, hours: float, *, outage: float = 0.0) -> Script:
 def _band(price: Decimal) -> tuple[int, int]:
     """The price bounds of any search around `price`: a drop stays inside them, so which
     searches list an advert never changes (an advert that drops into a search is a case of
-    its own, `tests/test_scraper_detection.py`, not what this benchmark counts)."""
+    its own, `tests/scraper/test_detection.py`, not what this benchmark counts)."""
     bounds = sorted({0, *PRICE_CAPS, *(floor - 1 for floor in PRICE_FLOORS), 10**9})
     low = max(b for b in bounds if b < price)
     high = min(b for b in bounds if b >= price)

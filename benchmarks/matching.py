@@ -46,14 +46,9 @@ from typing import TypeVar
 from urllib.parse import urlencode
 
 from habicht.fakes import FakeAdvert, render_search_page
-from habicht.scraper import (
-    PAGE_ROWS,
-    FeedMatcher,
-    Listing,
-    LocalSearch,
-    local_search,
-    parse_search_page,
-)
+from habicht.scraper.local import FeedMatcher, LocalSearch, local_search
+from habicht.scraper.parse import Listing, parse_search_page
+from habicht.scraper.urls import PAGE_ROWS
 
 T = TypeVar("T")
 

@@ -52,15 +52,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from habicht.clock import Clock
 from habicht.config import Settings
 from habicht.db import Database, DatabaseError, latest_version
-from habicht.scraper import (
-    FeedCadence,
-    Freshness,
-    Latency,
-    Workload,
-    freshness,
-    latency,
-    workload,
-)
+from habicht.scraper.alert_times import Latency, latency
+from habicht.scraper.budget import Workload, workload
+from habicht.scraper.schedule import FeedCadence, Freshness, freshness
 from habicht.storage import StorageFault, read_fault
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import telegram
-from botkit import Bot, running
+from kit.bot import Bot, running
 from kit.fixtures import client, clock, empty_directory, isolated_environment, site, store, subs
 
 from habicht.db import Database

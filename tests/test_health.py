@@ -10,7 +10,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from fakes import FakeClock
+from kit.fakes import FakeClock
 from kit.files import FOREIGN, contents, crashed_database, foreign_database
 
 from habicht.cli import main

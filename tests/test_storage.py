@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fakes import FakeClock
+from kit.fakes import FakeClock
 
 from habicht.storage import (
     STATUS_SIZE,

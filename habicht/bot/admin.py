@@ -26,7 +26,9 @@ from habicht.bot.texts import Html, Texts, shorten
 from habicht.digits import whole_number
 from habicht.health import feed_cadence
 from habicht.queue import DEFAULT_ZONE
-from habicht.scraper import Latency, freshness, latency, workload
+from habicht.scraper.alert_times import Latency, latency
+from habicht.scraper.budget import workload
+from habicht.scraper.schedule import freshness
 
 __all__ = ["owner_only", "queue_command", "stats_command"]
 

@@ -29,15 +29,9 @@ from habicht.bot.services import BotServices, NotReady
 from habicht.bot.texts import ERROR_BUDGET, Html, Texts, shorten
 from habicht.health import feed_cadence
 from habicht.queue import Message, Outgoing
-from habicht.scraper import (
-    Capacity,
-    FeedCadence,
-    ScanSummary,
-    Workload,
-    capacity,
-    freshness,
-    workload,
-)
+from habicht.scraper.budget import Workload, workload
+from habicht.scraper.scan import ScanSummary
+from habicht.scraper.schedule import Capacity, FeedCadence, capacity, freshness
 from habicht.storage import StorageFault, fault_kind
 
 __all__ = [

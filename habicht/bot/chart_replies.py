@@ -26,7 +26,9 @@ from telegram.error import BadRequest
 from habicht.bot.handling import reply
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import MAX_CAPTION, VIENNA, Html, Texts, visible_len
-from habicht.scraper import AdvertHistory, GoingDay, PricePoint, advert_searches, going_by_day
+from habicht.market.history import PricePoint
+from habicht.market.trend import GoingDay, advert_searches, going_by_day
+from habicht.watches.subscriptions import AdvertHistory
 
 __all__ = [
     "CHART_REPLY",

@@ -30,7 +30,9 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator
 
 from habicht.bot.texts import VIENNA, Texts, format_price
-from habicht.scraper import MIN_PRICES, GoingDay, PricePoint
+from habicht.market.going import MIN_PRICES
+from habicht.market.history import PricePoint
+from habicht.market.trend import GoingDay
 
 __all__ = ["DPI", "HEIGHT", "WIDTH", "history_png", "search_png"]
 

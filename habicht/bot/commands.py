@@ -30,14 +30,9 @@ from habicht.bot.presence import reactivate, welcome_back
 from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts
 from habicht.digits import row_id, whole_number
-from habicht.scraper import (
-    DuplicateWatch,
-    InvalidSearch,
-    Search,
-    TooManyWatches,
-    WatchInfo,
-    parse_watch_argument,
-)
+from habicht.scraper.errors import DuplicateWatch, InvalidSearch, TooManyWatches
+from habicht.scraper.urls import Search, parse_watch_argument
+from habicht.watches.subscriptions import WatchInfo
 
 __all__ = [
     "OFFERS_KEPT",

@@ -25,7 +25,10 @@ from habicht.bot.handling import chat_of, reply
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import Html, Texts
 from habicht.digits import whole_number
-from habicht.scraper import MIN_PRICES, WatchFilter, WatchInfo, watch_figures
+from habicht.market.going import MIN_PRICES
+from habicht.watches.figures import watch_figures
+from habicht.watches.filters import WatchFilter
+from habicht.watches.subscriptions import WatchInfo
 
 __all__ = ["deal_note", "stats_command", "watch_stats"]
 

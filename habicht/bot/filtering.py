@@ -1,7 +1,7 @@
 """What subscribers shape their watches with: /filter, and /history of an advert's prices.
 
 `/filter <n> <rule> …` adds rules to watch n, `/filter <n>` shows them, `/filter <n> clear`
-removes them; the rules are `habicht.scraper.filters`'. A change is refused whole when one
+removes them; the rules are `habicht.watches.filters`'. A change is refused whole when one
 rule is bad, and the answer names the words at fault; a new `near` rule also when its centre
 cannot be placed (`habicht.bot.location`), and its answer says where it measures from. In a
 group only its admins may use /filter (it changes what the whole group is told); /history is
@@ -23,7 +23,7 @@ from habicht.bot.permissions import admins_only
 from habicht.bot.services import Context
 from habicht.bot.texts import Html
 from habicht.digits import whole_number
-from habicht.scraper import InvalidFilter, WatchFilter
+from habicht.watches.filters import InvalidFilter, WatchFilter
 
 __all__ = ["HISTORY_LINES", "advert_id", "filter_command", "history_command"]
 

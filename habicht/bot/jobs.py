@@ -52,7 +52,7 @@ from habicht.config import Settings
 from habicht.health import Beat, Job, feed_cadence, heartbeat
 from habicht.queue import ChatGoneHook, DeliveryStopped, Message, Send, TopicGoneHook, drain
 from habicht.retention import retain
-from habicht.scraper import run_pass
+from habicht.scraper.schedule import run_pass
 from habicht.storage import fault_kind
 
 __all__ = [

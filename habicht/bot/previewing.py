@@ -1,6 +1,6 @@
 """`/preview <n>`: why not that one? What watch n's filter did with its search's latest read.
 
-The scraper judges (`Subscriptions.preview`, `habicht.scraper.preview`); this renders: how
+The scraper judges (`Subscriptions.preview`, `habicht.watches.preview`); this renders: how
 many adverts pass, how many each rule hid, up to `EXAMPLES` of each as links, in one message
 in the chat's language. Everyone in a group may preview: it reads and changes nothing.
 
@@ -17,7 +17,8 @@ from habicht.bot.handling import chat_of, reply
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import MAX_MESSAGE, Html, Texts, shorten, visible_len
 from habicht.digits import whole_number
-from habicht.scraper import EXAMPLES, NO_PLACE, Example, Outcome, Preview
+from habicht.watches.filters import NO_PLACE
+from habicht.watches.preview import EXAMPLES, Example, Outcome, Preview
 
 __all__ = ["EXAMPLE_TITLE", "preview_command", "preview_text"]
 

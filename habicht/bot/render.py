@@ -14,7 +14,10 @@ from decimal import Decimal
 from habicht.bot.buttons import Signer, alert_buttons
 from habicht.bot.preferences import AlertStyle, Preferences
 from habicht.bot.texts import MAX_CAPTION, Html, Texts, visible_len
-from habicht.scraper import NO_NOTES, Alert, AlertNotes, Listing, PricePoint
+from habicht.market.history import PricePoint
+from habicht.scraper.parse import Listing
+from habicht.scraper.scan import Alert
+from habicht.watches.notes import NO_NOTES, AlertNotes
 
 __all__ = ["MessageRenderer"]
 

@@ -23,17 +23,11 @@ from itertools import accumulate
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from habicht.scraper import (
-    MIN_PRICES,
-    NO_NOTES,
-    NO_PLACE,
-    AlertNotes,
-    Located,
-    Place,
-    PriceStats,
-    Repost,
-    WatchFigures,
-)
+from habicht.market.going import MIN_PRICES, PriceStats
+from habicht.market.places import Located, Place
+from habicht.watches.figures import WatchFigures
+from habicht.watches.filters import NO_PLACE
+from habicht.watches.notes import NO_NOTES, AlertNotes, Repost
 
 __all__ = [
     "CATALOGS",

@@ -28,7 +28,7 @@ from habicht.clock import Clock
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import FakeBotAPI, Fault
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
-from habicht.scraper import parse_watch_argument
+from habicht.scraper.urls import parse_watch_argument
 
 __all__ = [
     "ANNA",

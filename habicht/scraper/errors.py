@@ -22,7 +22,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 if TYPE_CHECKING:
-    from habicht.scraper.subscriptions import WatchInfo
+    from habicht.watches.subscriptions import WatchInfo
 
 __all__ = [
     "Blocked",

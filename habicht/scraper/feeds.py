@@ -47,13 +47,12 @@ import aiosqlite
 
 from habicht.clock import Clock
 from habicht.db import Database
+from habicht.market.history import record_shown
 from habicht.queue import Outgoing
 from habicht.scraper.coverage import FEED_MEMORY
 from habicht.scraper.errors import ErrorKind, ScrapeError
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.history import record_shown
 from habicht.scraper.local import FeedMatcher, local_search
-from habicht.scraper.notes import search_facts
 from habicht.scraper.parse import Listing
 from habicht.scraper.scan import (
     _ACTIVE_WATCHES,
@@ -69,6 +68,7 @@ from habicht.scraper.scan import (
 )
 from habicht.scraper.urls import PAGE_ROWS
 from habicht.storage import log_database_error
+from habicht.watches.notes import search_facts
 
 __all__ = ["Feed", "classify", "scan_feed"]
 

@@ -119,7 +119,7 @@ class FeedMatcher:
     their words, likely the rarest — the advert holds; a search without words by its category
     alone. A search lists an advert only if the advert holds all its words, so the index
     leaves out no match: the answer is exactly `matches`' for every pair
-    (`tests/test_scraper_local.py` holds the two together). Pure and synchronous, no I/O:
+    (`tests/scraper/test_local.py` holds the two together). Pure and synchronous, no I/O:
     CPU work a feed read can run off the event loop (`asyncio.to_thread`) and outside its
     write transaction.
     """

@@ -59,13 +59,7 @@ import aiosqlite
 
 from habicht.clock import Clock
 from habicht.db import Database, DatabaseError
-from habicht.queue import Buttons, Kind, Outgoing, Source, enqueue_within
-from habicht.scraper.coverage import FeedOff, check_coverage
-from habicht.scraper.diff import BumpedListing, NewListing, PriceDrop, diff
-from habicht.scraper.errors import ErrorKind, ScrapeError
-from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.filters import WatchFilter, money
-from habicht.scraper.history import (
+from habicht.market.history import (
     PricePoint,
     lowest_prices,
     price_paths,
@@ -73,12 +67,18 @@ from habicht.scraper.history import (
     record_prices,
     record_shown,
 )
-from habicht.scraper.notes import NO_NOTES, AlertNotes, SearchFacts, search_facts, watch_notes
+from habicht.market.places import refresh_places
+from habicht.market.reposts import repost_drop
+from habicht.queue import Buttons, Kind, Outgoing, Source, enqueue_within
+from habicht.scraper.coverage import FeedOff, check_coverage
+from habicht.scraper.errors import ErrorKind, ScrapeError
+from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.parse import Listing, SearchPage
-from habicht.scraper.places import refresh_places
-from habicht.scraper.reposts import repost_drop
 from habicht.scraper.urls import PAGE_ROWS
 from habicht.storage import log_database_error
+from habicht.watches.diff import BumpedListing, NewListing, PriceDrop, diff
+from habicht.watches.filters import WatchFilter, money
+from habicht.watches.notes import NO_NOTES, AlertNotes, SearchFacts, search_facts, watch_notes
 
 __all__ = [
     "FAILING_AFTER",

@@ -25,7 +25,7 @@ these readers differ, the text holds fewer words here than in any of them, never
   equal after every one. Lower-casing, not `str.casefold`: casefolding makes "ß" "ss",
   which a search that only lower-cases keeps apart.
 
-So this is not `habicht.scraper.folding.fold`, which filters and reposts use: a watch's own
+So this is not `habicht.folding.fold`, which filters and reposts use: a watch's own
 `+word` is habicht's rule, and there `kaese` finding "Käse" is the friendly reading; here
 it would be an alert for an advert the subscriber's search may not show.
 

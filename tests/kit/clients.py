@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from fakes import FakeClock
 
-from habicht.scraper import WillhabenClient
+from habicht.scraper.fetch import WillhabenClient
+from kit.fakes import FakeClock
 
 WILLHABEN = "https://www.willhaben.at"
 

@@ -10,20 +10,17 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from fakes import FakeClock, TextRenderer
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
-from habicht.scraper import (
-    FeedCadence,
-    ScanSummary,
-    Subscriptions,
-    WillhabenClient,
-    parse_watch_argument,
-    run_pass,
-)
+from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.scan import ScanSummary
+from habicht.scraper.schedule import FeedCadence, run_pass
+from habicht.scraper.urls import parse_watch_argument
+from habicht.watches.subscriptions import Subscriptions
 from kit.clients import willhaben_client
+from kit.fakes import FakeClock, TextRenderer
 
 MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"
 FEED = f"{MARKET}?sort=1"

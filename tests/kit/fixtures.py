@@ -10,13 +10,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from fakes import FakeClock
 
 from habicht.db import Database
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
 from habicht.queue import NotificationStore
-from habicht.scraper import Subscriptions, WillhabenClient
+from habicht.scraper.fetch import WillhabenClient
+from habicht.watches.subscriptions import Subscriptions
 from kit.clients import willhaben_client
+from kit.fakes import FakeClock
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,127 @@
+"""What an alert says beside the advert itself: how far away it is, how its price compares
+with the going price of its search, and whether it is a repost of an advert seen before.
+
+A read of a search yields its `SearchFacts` once (the going price, the reposts among its
+adverts), shared by every watch of the search; a watch adds what is its own (the distance
+from the place its `near` rule names) when it judges an advert. The scan and `/preview` build
+notes the same way, so a preview says what an alert would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+import aiosqlite
+
+from habicht.market.going import PriceStats, going_price
+from habicht.market.places import Point, chat_location, distance_km, places_of, reader
+from habicht.market.reposts import Repost, find_reposts
+from habicht.scraper.parse import Listing
+
+if TYPE_CHECKING:  # the filter reads notes (`hidden_by`): imported for its type alone
+    from habicht.watches.filters import WatchFilter
+
+__all__ = ["NO_NOTES", "AlertNotes", "Repost", "SearchFacts", "search_facts", "watch_notes"]
+
+
+@dataclass(frozen=True, slots=True)
+class AlertNotes:
+    """The lines an alert carries besides the advert; each None when it has nothing to say.
+
+    `km`: the distance from the centre of the watch's `near` rule; `going`: its search's going
+    price (only once it has `MIN_PRICES` prices); `repost`: the advert this one reposts.
+    """
+
+    km: float | None = None
+    going: PriceStats | None = None
+    repost: Repost | None = None
+
+
+NO_NOTES = AlertNotes()
+"""An alert with nothing to say beside the advert."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFacts:
+    """What one read of a search tells every watch of it, worked out once per read."""
+
+    going: PriceStats | None = None
+    reposts: Mapping[str, Repost] = field(default_factory=dict)
+
+    def notes(self, listing: Listing) -> AlertNotes:
+        """The notes every watch of the search gives `listing` (a watch may add its own)."""
+        going = self.going if self.going is not None and self.going.enough else None
+        return AlertNotes(going=going, repost=self.reposts.get(listing.id))
+
+
+async def search_facts(
+    conn: aiosqlite.Connection,
+    search_id: int,
+    listings: list[Listing],
+    *,
+    now: float,
+    read_at: float | None = None,
+    gone_before: float | None = None,
+) -> SearchFacts:
+    """The facts of a read of search `search_id` that showed `listings` (already recorded as
+    shown, so the going price counts them). The read began at `read_at` (now, unless told):
+    the reposts are among the adverts it showed first, of adverts the search last showed
+    before `gone_before` (`read_at`, unless told; `find_reposts`)."""
+    read_at = now if read_at is None else read_at
+    return SearchFacts(
+        going=await going_price(conn, search_id, now=now),
+        reposts=await find_reposts(
+            conn,
+            search_id,
+            listings,
+            now=now,
+            read_at=read_at,
+            gone_before=read_at if gone_before is None else gone_before,
+        ),
+    )
+
+
+async def watch_notes(
+    conn: aiosqlite.Connection,
+    watch_filter: WatchFilter,
+    chat_id: int,
+    listings: list[Listing],
+    facts: SearchFacts,
+) -> dict[str, AlertNotes]:
+    """The notes of each of `listings` for one watch (its filter, its chat): the search's
+    facts, and what is the watch's own: with a `near` rule, each advert's distance from the
+    rule's centre (None when it cannot be placed)."""
+    notes = {listing.id: facts.notes(listing) for listing in listings}
+    if watch_filter.near is None or not listings:
+        return notes
+    centre = await _centre(conn, watch_filter.near.centre, chat_id)
+    if centre is None:  # not placed (any more): nothing is measured, `near` hides all
+        return notes
+    km = await distances(conn, centre, listings)
+    return {ad_id: replace(note, km=km[ad_id]) for ad_id, note in notes.items()}
+
+
+async def _centre(conn: aiosqlite.Connection, centre: str, chat_id: int) -> Point | None:
+    """Where a `near` rule measures from: the chat's shared location, or a postcode's place."""
+    fetch = reader(conn)
+    if centre == "here":
+        return await chat_location(fetch, chat_id)
+    place = (await places_of(fetch, [centre])).get(centre)
+    return None if place is None else place.point
+
+
+async def distances(
+    conn: aiosqlite.Connection, centre: Point, listings: list[Listing]
+) -> dict[str, float | None]:
+    """How far each advert is from `centre` in km: at its coordinates, else at its postcode's
+    place; None when it has neither."""
+    unplaced = [ad.postcode for ad in listings if ad.coordinates is None and ad.postcode]
+    places = await places_of(reader(conn), unplaced) if unplaced else {}
+    out: dict[str, float | None] = {}
+    for listing in listings:
+        place = places.get(listing.postcode or "")
+        point = listing.coordinates or (None if place is None else place.point)
+        out[listing.id] = None if point is None else distance_km(centre, point)
+    return out

@@ -1,0 +1,344 @@
+"""The fake willhaben site, read by the real scraper client over both adapters."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
+from decimal import Decimal
+from typing import Any
+
+import httpx
+import pytest
+from kit.fakes import FakeClock
+
+from habicht.fakes import FakeAdvert
+from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.scraper.errors import Blocked, FetchError, LayoutError
+from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.parse import parse_search_page
+
+SEARCH = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=grafikkarte"
+OTHER = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa"
+# What habicht fetches for SEARCH: normalised, so with sort=1 and sorted parameters.
+FETCHED = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=grafikkarte&sort=1"
+
+GPU = FakeAdvert("1001", "RTX 3070", Decimal(350))
+CABLE = FakeAdvert("1002", "HDMI Kabel", Decimal(5))
+
+
+@pytest.fixture(params=["transport", "loopback"])
+async def scraper_and_site(
+    request: pytest.FixtureRequest,
+) -> AsyncIterator[tuple[WillhabenClient, FakeWillhabenSite]]:
+    site = FakeWillhabenSite()
+    site.set_listings(SEARCH, [GPU])
+    site.set_listings(OTHER, [CABLE])
+    clock = FakeClock()
+    async with AsyncExitStack() as stack:
+        if request.param == "loopback":
+            server = stack.enter_context(site.serve())
+            client = WillhabenClient(
+                base_url=server.base_url, fetch_gap=0, clock=clock, sleep=clock.sleep, attempts=1
+            )
+        else:
+            client = WillhabenClient(
+                base_url="https://www.willhaben.at",
+                fetch_gap=0,
+                clock=clock,
+                sleep=clock.sleep,
+                transport=site.transport(),
+                attempts=1,
+            )
+        yield await stack.enter_async_context(client), site
+
+
+async def test_serves_the_registered_search(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """A normalised request (sort=1 added) gets the page of the search registered without it."""
+    client, site = scraper_and_site
+    page = await client.search(FETCHED)
+    assert [(listing.id, listing.price) for listing in page.listings] == [("1001", Decimal(350))]
+    assert site.hits == {SEARCH: 1}
+    assert site.requests == {"/iad/kaufen-und-verkaufen/marktplatz": 1}
+
+
+async def test_catalogue_changes_between_cycles(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """Added adverts appear on top and a price drop shows on the next fetch."""
+    client, site = scraper_and_site
+    await client.search(FETCHED)
+    site.add(SEARCH, FakeAdvert("1003", "RX 6800", Decimal(420)))
+    site.set_price("1001", Decimal(300))
+    page = await client.search(FETCHED)
+    assert [(listing.id, listing.price) for listing in page.listings] == [
+        ("1003", Decimal(420)),
+        ("1001", Decimal(300)),
+    ]
+    site.remove(SEARCH, "1003")
+    assert [a.id for a in site.listings(SEARCH)] == ["1001"]
+
+
+@pytest.mark.parametrize(
+    ("fault", "error", "message"),
+    [
+        (SiteFault.forbidden(), Blocked, "^willhaben answered 403 Forbidden$"),
+        (SiteFault.rate_limited(120), Blocked, "^willhaben answered 429 Too Many Requests$"),
+        (SiteFault.block_page(), Blocked, "^willhaben answered with its block page$"),
+        (SiteFault.server_error(), FetchError, "^willhaben answered 500$"),
+        (SiteFault.changed_layout(), LayoutError, "^the page has no __NEXT_DATA__ script$"),
+        (SiteFault.down(), FetchError, "^cannot reach willhaben: "),
+    ],
+)
+async def test_faults_reach_the_scraper_as_its_errors(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+    fault: SiteFault,
+    error: type[Exception],
+    message: str,
+) -> None:
+    """Each scripted fault becomes the scraper's own error, once; then the page is back."""
+    client, site = scraper_and_site
+    site.fail_next(fault, url=SEARCH)
+    with pytest.raises(error, match=message):
+        await client.search(FETCHED)
+    assert site.hits[SEARCH] == 1
+
+
+async def test_rate_limit_sends_retry_after(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """A 429 carries its Retry-After, which the scraper honours as its pause."""
+    client, site = scraper_and_site
+    site.fail_next(SiteFault.rate_limited(7200))
+    with pytest.raises(Blocked) as caught:
+        await client.search(FETCHED)
+    assert caught.value.retry_after == pytest.approx(7200)
+
+
+async def test_fault_for_one_search_leaves_others_alone(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """A fault scripted for one search is not spent on another."""
+    client, site = scraper_and_site
+    site.fail_next(SiteFault.server_error(), url=SEARCH)
+    other = await client.search(OTHER + "&sort=1")
+    assert [listing.id for listing in other.listings] == ["1002"]
+    with pytest.raises(FetchError, match=r"^willhaben answered 500$"):
+        await client.search(FETCHED)
+
+
+async def test_an_intercepted_fault_answers_every_request_until_lifted(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """`intercept(fault)` answers every request with it, a search's or not, until
+    `intercept(None)`; the log keeps each request in order."""
+    client, site = scraper_and_site
+    site.intercept(SiteFault.server_error(503))
+    for _ in range(2):
+        with pytest.raises(FetchError, match=r"^willhaben answered 503$"):
+            await client.search(FETCHED)
+    with pytest.raises(FetchError, match=r"^willhaben answered 503$"):
+        await client.search("https://www.willhaben.at/iad/nowhere?keyword=x")
+    site.intercept(None)
+    assert [listing.id for listing in (await client.search(FETCHED)).listings] == ["1001"]
+    assert [(r.url.path, r.url.params.get("keyword")) for r in site.log] == [
+        ("/iad/kaufen-und-verkaufen/marktplatz", "grafikkarte"),
+        ("/iad/kaufen-und-verkaufen/marktplatz", "grafikkarte"),
+        ("/iad/nowhere", "x"),
+        ("/iad/kaufen-und-verkaufen/marktplatz", "grafikkarte"),
+    ]
+    assert site.hits == {SEARCH: 3}
+
+
+async def test_a_hook_sees_each_request_and_answers_raises_or_lets_it_through(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """A hook function answers with a response or a fault, raises an httpx error (the
+    scraper's fetch error), or returns None for the site's own page; it runs before the
+    page is read, so what it changes on the site shows in that very answer."""
+    client, site = scraper_and_site
+    answers: list[httpx.Response | SiteFault | Exception | None] = [
+        httpx.Response(404, text="weg"),
+        SiteFault.server_error(502),
+        httpx.ConnectError("refused"),
+        None,
+    ]
+    seen: list[str | None] = []
+
+    def hook(request: httpx.Request) -> httpx.Response | SiteFault | None:
+        seen.append(request.url.params.get("keyword"))
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        if answer is None:
+            site.set_price("1001", Decimal(299))
+        return answer
+
+    site.intercept(hook)
+    with pytest.raises(FetchError, match=r"^willhaben answered 404$"):
+        await client.search(FETCHED)
+    with pytest.raises(FetchError, match=r"^willhaben answered 502$"):
+        await client.search(FETCHED)
+    with pytest.raises(FetchError, match=r"^cannot reach willhaben: "):
+        await client.search(FETCHED)
+    page = await client.search(FETCHED)
+    assert [(listing.id, listing.price) for listing in page.listings] == [("1001", Decimal(299))]
+    assert seen == ["grafikkarte"] * 4
+    assert len(site.log) == 4
+
+
+def test_a_redirect_fault_names_its_location() -> None:
+    """`SiteFault.redirect` answers 302 (or the status given) with a Location header."""
+    site = FakeWillhabenSite()
+    site.set_listings(SEARCH, [GPU])
+    site.fail_next(SiteFault.redirect("/elsewhere"), SiteFault.redirect("/moved", 301))
+    first, second = (site.handle(httpx.Request("GET", FETCHED)) for _ in range(2))
+    assert (first.status_code, first.headers["Location"]) == (302, "/elsewhere")
+    assert (second.status_code, second.headers["Location"]) == (301, "/moved")
+
+
+def test_unknown_search_is_not_found() -> None:
+    """A path nobody registered gets a 404 and is still counted."""
+    site = FakeWillhabenSite()
+    response = site.handle(httpx.Request("GET", "https://www.willhaben.at/iad/anything"))
+    assert response.status_code == 404
+    assert site.requests["/iad/anything"] == 1
+
+
+def test_most_specific_search_wins() -> None:
+    """With two registered searches on one path, the one matching more parameters answers."""
+    site = FakeWillhabenSite()
+    site.set_listings("/iad/kaufen-und-verkaufen/marktplatz", [CABLE])
+    site.set_listings(SEARCH, [GPU])
+    site.handle(httpx.Request("GET", FETCHED))
+    assert site.hits == {SEARCH: 1}
+
+
+def _page(site: FakeWillhabenSite, query: str) -> tuple[list[str], int, Any]:
+    """The ids, rowsFound and the raw searchResult the site answers for SEARCH + `query`."""
+    response = site.handle(httpx.Request("GET", f"{FETCHED}{query}"))
+    page = parse_search_page(response.text)
+    match = re.search(
+        r'<script id="__NEXT_DATA__" type="application/json">(.*?)</script>', response.text, re.S
+    )
+    assert match is not None
+    result = json.loads(match.group(1))["props"]["pageProps"]["searchResult"]
+    return [listing.id for listing in page.listings], page.rows_found, result
+
+
+def test_pages_hold_30_by_default_at_most_200_and_page_on() -> None:
+    """Like the real site: 30 adverts without `rows`, `rows` capped at 200, `page=` pages,
+    and rowsFound the whole search (issue 9)."""
+    site = FakeWillhabenSite()
+    adverts = [FakeAdvert(str(1000 + n), f"Anzeige {n}", Decimal(n + 1)) for n in range(450)]
+    site.set_listings(SEARCH, adverts)
+    ids = [advert.id for advert in adverts]
+    first, found, result = _page(site, "")
+    assert (first, found, result["rowsRequested"]) == (ids[:30], 450, 30)
+    capped, _, result = _page(site, "&rows=1000")
+    assert (capped, result["rowsRequested"]) == (ids[:200], 200)
+    third, _, result = _page(site, "&rows=200&page=3")
+    assert (third, result["pageRequested"]) == (ids[400:], 3)
+    assert _page(site, "&rows=200&page=4")[0] == []
+
+
+def test_bumping_moves_an_advert_on_top_and_reserving_marks_it() -> None:
+    """A bumped advert is first and marked bumped, with its new PUBLISHED; a reserved one
+    stays in place, shown reserved."""
+    site = FakeWillhabenSite()
+    site.set_listings(SEARCH, [GPU, CABLE])
+    site.bump(SEARCH, CABLE.id, published_ms=1_787_407_800_000)
+    site.set_reserved(GPU.id, True)
+    response = site.handle(httpx.Request("GET", FETCHED))
+    cable, gpu = parse_search_page(response.text).listings
+    assert (cable.id, cable.bumped, cable.published_at) == (CABLE.id, True, 1_787_407_800.0)
+    assert (gpu.id, gpu.reserved, gpu.bumped) == (GPU.id, True, False)
+
+
+# ---- the world (issue 20): any search answered from one catalogue ---------------------
+
+MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"
+GRAPHICS = f"{MARKET}/pc-komponenten/grafikkarten-5882"
+SOFAS = ("5387", "5388")
+
+
+def world_ids(site: FakeWillhabenSite, url: str) -> list[str]:
+    response = site.handle(httpx.Request("GET", url))
+    return [listing.id for listing in parse_search_page(response.content).listings]
+
+
+def test_the_world_answers_every_search_from_one_catalogue_newest_first() -> None:
+    """Published adverts are listed by every search that would list them on willhaben: the
+    marketplace root holds all, a category path its tree, keywords and price bounds select,
+    newest first by `PUBLISHED`; a bump moves an advert up by its new date; a withdrawn one
+    is gone everywhere."""
+    site = FakeWillhabenSite()
+    gpu = FakeAdvert("11", "RTX 3070 Gaming", Decimal(350), published_ms=3000)
+    cheap = FakeAdvert("12", "GTX 760", Decimal(60), published_ms=2000)
+    sofa = FakeAdvert("13", "Sofa", Decimal(300), published_ms=4000, categories=SOFAS)
+    site.publish(gpu, cheap, sofa)
+    assert world_ids(site, f"{MARKET}?sort=1") == ["13", "11", "12"]
+    assert world_ids(site, f"{GRAPHICS}?sort=1") == ["11", "12"]
+    assert world_ids(site, f"{MARKET}?keyword=rtx+3070&sort=1") == ["11"]
+    assert world_ids(site, f"{GRAPHICS}?PRICE_FROM=100&PRICE_TO=400&sort=1") == ["11"]
+    site.bump(None, cheap.id, published_ms=5000)
+    assert world_ids(site, f"{GRAPHICS}?sort=1") == ["12", "11"]
+    site.withdraw(gpu.id)
+    assert world_ids(site, f"{MARKET}?sort=1") == ["12", "13"]
+
+
+def test_a_keyword_further_down_than_the_snippet_is_found_by_the_search_only() -> None:
+    """The page shows at most the first 250 characters of the description (`BODY_DYN`);
+    willhaben's search reads all of it."""
+    site = FakeWillhabenSite()
+    long = FakeAdvert("21", "Grafikkarte", Decimal(200), body="x " * 200 + "Abholung in Linz")
+    site.publish(long)
+    assert world_ids(site, f"{MARKET}?keyword=linz&sort=1") == ["21"]
+    response = site.handle(httpx.Request("GET", f"{MARKET}?keyword=linz&sort=1"))
+    (listing,) = parse_search_page(response.content).listings
+    assert listing.body == "x " * 124 + "x..."
+
+
+@pytest.mark.parametrize(
+    ("description", "shown"),
+    [
+        ("kurz und gut", "kurz und gut"),
+        ("a" * 250, "a" * 250),
+        ("a" * 244 + " Grafikkarte", "a" * 244 + "..."),
+        ("a" * 243 + " Karte, OVP", "a" * 243 + " Karte,..."),
+        ("a" * 244 + " Karte neu", "a" * 244 + " Karte..."),
+        ("a" * 300, "a" * 250 + "..."),
+    ],
+    ids=[
+        "whole",
+        "exactly 250",
+        "a word over the edge",
+        "a comma kept",
+        "a word ending at 250",
+        "one long word",
+    ],
+)
+def test_a_long_description_is_cut_after_a_whole_word(description: str, shown: str) -> None:
+    """Issue 26: as on the real pages ("...in a 2.7 slot form..."), a snippet is cut after
+    the last whole word that fits and marked with "...", never inside a word."""
+    site = FakeWillhabenSite()
+    site.publish(FakeAdvert("22", "Grafikkarte", Decimal(200), body=description))
+    response = site.handle(httpx.Request("GET", f"{MARKET}?sort=1"))
+    (listing,) = parse_search_page(response.content).listings
+    assert listing.body == shown
+
+
+def test_sellers_other_parameters_and_paths_select_in_the_world() -> None:
+    site = FakeWillhabenSite()
+    company = FakeAdvert("31", "RTX", Decimal(300), private=False, params=(("areaId", "900"),))
+    private = FakeAdvert("32", "RTX", Decimal(300))
+    flat = FakeAdvert("33", "Altbau", Decimal(900), path="/iad/immobilien/mietwohnungen/wien")
+    site.publish(company, private, flat)
+    assert world_ids(site, f"{MARKET}?ISPRIVATE=0&keyword=rtx&sort=1") == ["31"]
+    assert world_ids(site, f"{MARKET}?areaId=900&keyword=rtx&sort=1") == ["31"]
+    assert world_ids(site, "https://www.willhaben.at/iad/immobilien/mietwohnungen?sort=1") == ["33"]
+    assert world_ids(site, "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien") == ["33"]
+    assert sorted(world_ids(site, f"{MARKET}?sort=1")) == ["31", "32"]

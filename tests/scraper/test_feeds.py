@@ -1,0 +1,265 @@
+"""Issue 20: one shared feed serves every local search, matched locally, within a feed
+interval; each search's own scan is the safety net — through the real client, scheduler and
+SQLite file, against the fake willhaben world."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kit.fakes import FakeClock
+from kit.feeds import (
+    AREA,
+    CADENCE,
+    CARDS,
+    FEED,
+    GAMING,
+    INTERVAL,
+    MARKET,
+    RTX,
+    alerts,
+    client,
+    make,
+    one_pass,
+    passes,
+    run,
+    started,
+    world,
+)
+
+from habicht.db import Database
+from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.urls import parse_watch_argument
+from habicht.watches.subscriptions import Subscriptions
+
+__all__ = ["client", "make", "run", "world"]  # the kit's fixtures this file uses
+
+
+async def test_a_keyword_watch_and_a_url_watch_share_one_feed_request_a_minute(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, make: Any
+) -> None:
+    """`/watch rtx 3080` and a category URL with a keyword and a price cap: one request for
+    the marketplace's newest adverts a minute serves both; their own scans use the budget
+    that is left, every scrape interval (issue 26). A new matching advert is alerted from the
+    feed within the minute, once per chat, and the own scans later send nothing more."""
+    world.publish(*make(30, "Grafikkarte alt", age=30 * 86400))
+    await started(subs, run, (1, RTX), (2, GAMING), (3, RTX))
+    world.hits.clear()
+    await run(600)
+    assert world.hits[FEED] == 10
+    assert world.hits[RTX.url] == world.hits[GAMING.url] == 600 / INTERVAL
+    card = make(1, "Gigabyte RTX 3080 Gaming OC")[0]
+    world.publish(card)
+    await run(60)
+    assert sorted(await alerts(db)) == [
+        (f"new {card.id}", f"new:{card.id}:1", "feed"),
+        (f"new {card.id}", f"new:{card.id}:2", "feed"),
+        (f"new {card.id}", f"new:{card.id}:3", "feed"),
+    ]
+    summaries = await run(CADENCE.safety)
+    assert len(await alerts(db)) == 3
+    assert sum(summary.feed_misses for summary in summaries) == 0
+
+
+async def test_a_watch_with_an_area_is_polled_as_before(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, make: Any
+) -> None:
+    """A search with a parameter habicht does not model is not local: scanned every
+    HABICHT_SCRAPE_INTERVAL, and the feed never alerts for it."""
+    world.publish(*make(5, "RTX 3080 alt", age=86400, params=(("areaId", "900"),)))
+    await started(subs, run, (1, RTX), (2, CARDS), (3, AREA))
+    world.hits.clear()
+    await run(900)
+    assert world.hits[AREA.url] == 3
+    card = make(1, "RTX 3080", params=(("areaId", "900"),))[0]
+    world.publish(card)
+    await run(60)
+    assert [(key, source) for _, key, source in await alerts(db)] == [
+        (f"new:{card.id}:1", "feed"),
+        (f"new:{card.id}:2", "feed"),
+    ]
+    await run(INTERVAL)
+    assert (f"new {card.id}", f"new:{card.id}:3", "search") in await alerts(db)
+
+
+async def test_a_word_beyond_the_snippet_arrives_by_the_safety_net_as_one_feed_miss(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    run: Any,
+    make: Any,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """willhaben finds "gaming" further down the description than the page's snippet shows:
+    the feed shows the advert but cannot match it; the search's own scan sends it, counted
+    and logged as one feed miss."""
+    await started(subs, run, (1, GAMING), (2, RTX))
+    hidden = make(1, "Grafikkarte", body="Top Zustand. " + "x " * 150 + "Ideal zum Gaming.")[0]
+    world.publish(hidden)
+    await run(60)
+    assert await alerts(db) == []
+    with caplog.at_level(logging.INFO, logger="habicht.scraper.scan"):
+        summaries = await run(CADENCE.safety)
+    assert await alerts(db) == [(f"new {hidden.id}", f"new:{hidden.id}:1", "search")]
+    assert sum(summary.feed_misses for summary in summaries) == 1
+    assert (
+        await db.single_value("SELECT feed_misses FROM searches WHERE url = ?", (GAMING.url,)) == 1
+    )
+    assert f"feed miss: search 1 alerts advert {hidden.id}" in caplog.text
+
+
+async def test_an_old_advert_a_watch_has_seen_stays_silent_when_bumped_into_the_feed(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    run: Any,
+    make: Any,
+    clock: FakeClock,
+) -> None:
+    """A bumped old advert tops the feed with a fresh date; the watches saw it in their
+    baselines, so it is silent — and a drop of its price is a drop."""
+    old = make(20, "RTX 3080 gebraucht", age=40 * 86400)
+    world.publish(*old)
+    await started(subs, run, (1, RTX), (2, CARDS))
+    world.bump(None, old[5].id, published_ms=int(clock() * 1000))
+    await run(60)
+    assert await alerts(db) == []
+    world.set_price(old[5].id, Decimal(350))
+    await run(60)
+    assert [(key, source) for _, key, source in await alerts(db)] == [
+        (f"drop:{old[5].id}:1:400:350", "feed"),
+        (f"drop:{old[5].id}:2:400:350", "feed"),
+    ]
+
+
+async def test_a_failing_feed_delays_nothing_beyond_the_safety_net(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, make: Any
+) -> None:
+    """While the feed fails, its searches still get their safety-net scans, and what they
+    find arrives then."""
+    await started(subs, run, (1, RTX), (2, CARDS))
+    card = make(1, "RTX 3080")[0]
+    world.publish(card)
+    world.fail_next(*[SiteFault.server_error()] * 200, url=FEED)
+    await run(CADENCE.safety)
+    assert [(key, source) for _, key, source in await alerts(db)] == [
+        (f"new:{card.id}:1", "search"),
+        (f"new:{card.id}:2", "search"),
+    ]
+    failures = await db.single_value("SELECT consecutive_failures FROM feeds")
+    assert failures > 20
+
+
+async def test_a_restart_keeps_the_feeds_anchors(
+    tmp_path: Path, world: FakeWillhabenSite, client: WillhabenClient, clock: FakeClock, make: Any
+) -> None:
+    """After a restart the feed still knows what it showed: 300 new adverts in one minute are
+    read over two pages, down to the advert it showed last, and all alerted from the feed."""
+    path = tmp_path / "habicht.sqlite3"
+    world.publish(*make(50, "RTX 3080 alt", age=86400))
+
+    async with Database(path) as db:
+        subs = Subscriptions(db, clock=clock)
+        await subs.add_watch(1, RTX, max_watches=5)
+        await subs.add_watch(2, CARDS, max_watches=5)
+        await passes(db, client, clock, 120)
+    burst = make(300, "RTX 3080 neu")
+    world.publish(*burst)
+    async with Database(path) as db:
+        await passes(db, client, clock, 60)
+        sources = await db.fetchall(
+            "SELECT source, count(*) AS n FROM notifications WHERE kind = 'new' GROUP BY source"
+        )
+    assert {row["source"]: row["n"] for row in sources} == {"feed": 600}
+
+
+async def test_one_local_search_alone_is_polled_on_its_own(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, make: Any
+) -> None:
+    """A feed pays only when it replaces requests: a single local search (however many
+    watches it has) is scanned every HABICHT_SCRAPE_INTERVAL and no feed is read."""
+    world.publish(*make(5, "RTX 3080", age=86400))
+    await started(subs, run, (1, RTX), (2, RTX))
+    world.hits.clear()
+    await run(900)
+    assert (world.hits[FEED], world.hits[RTX.url]) == (0, 3)
+
+
+async def test_a_muted_watch_sees_the_feed_and_says_nothing(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    run: Any,
+    make: Any,
+    clock: FakeClock,
+) -> None:
+    """What the feed shows a muted watch is recorded as seen, not sent: nothing floods in
+    when the mute ends, while the other chat hears of it at once."""
+    await started(subs, run, (1, RTX), (2, CARDS))
+    (muted,) = await subs.watches(1)
+    await subs.mute(muted.id, until=clock() + 3600)
+    card = make(1, "RTX 3080")[0]
+    world.publish(card)
+    await run(60)
+    assert [key for _, key, _ in await alerts(db)] == [f"new:{card.id}:2"]
+    clock.advance(3600)
+    await run(CADENCE.safety)
+    assert [key for _, key, _ in await alerts(db)] == [f"new:{card.id}:2"]
+
+
+async def test_a_feed_goes_with_the_last_search_that_used_it(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any
+) -> None:
+    """Feeds are rows created with the searches that use them and dropped with the last."""
+    await started(subs, run, (1, RTX), (2, CARDS))
+    assert await db.single_value("SELECT count(*) FROM feeds") == 1
+    await subs.remove_watch(1, 1)
+    await subs.remove_watch(2, 1)
+    await run()
+    assert await db.single_value("SELECT count(*) FROM feeds") == 0
+
+
+async def test_the_feed_is_read_every_interval_while_a_long_pass_scans_searches(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    client: WillhabenClient,
+    clock: FakeClock,
+    run: Any,
+    make: Any,
+) -> None:
+    """Issue 20 (found by benchmarks/freshness.py): while more searches are due than the
+    fetch budget clears in a minute, one pass lasts minutes; the feed is still read every
+    HABICHT_FEED_INTERVAL inside it, not once a pass, so a new advert for a local watch
+    arrives within the minute however many plain searches wait."""
+    areas = [
+        parse_watch_argument(f"{MARKET}/pc-komponenten/grafikkarten-5882?areaId={900 + n}")
+        for n in range(100)
+    ]
+    await started(subs, run, (1, RTX), (2, CARDS), *[(10 + n, a) for n, a in enumerate(areas)])
+    clock.advance(INTERVAL)  # every search and the feed due at once
+    card = make(1, "RTX 3080 neu")[0]
+    hits = world.hits[FEED]
+    published: list[float] = []
+
+    def progress() -> None:
+        """Publish the card just after the pass's first read of the feed."""
+        if not published and world.hits[FEED] > hits:
+            published.append(clock())
+            world.publish(replace(card, published_ms=int(clock() * 1000)))
+
+    summary = await one_pass(db, client, clock, progress)
+    # One long pass: the plain searches were due at once, then the budget left scanned the
+    # two the feed serves (issue 26).
+    assert summary.scanned == 102
+    assert world.hits[FEED] - hits == 4  # 200 s: at 0, 60, 120 and 180 s
+    enqueued = await db.fetchall(
+        "SELECT created_at, source FROM notifications WHERE ad_id = ? ORDER BY id", (card.id,)
+    )
+    assert [row["source"] for row in enqueued] == ["feed", "feed"]
+    assert enqueued[0]["created_at"] - published[0] <= CADENCE.interval + 2 * 2.0

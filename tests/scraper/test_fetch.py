@@ -1,0 +1,330 @@
+"""Polite fetching: retries, blocks and backoff, the gap between requests, one error boundary."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator
+from decimal import Decimal
+
+import httpx
+import pytest
+from kit import willhaben_client
+from kit.fakes import FakeClock
+
+from habicht.fakes import FakeAdvert
+from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.scraper.errors import Blocked, FetchError, LayoutError, ScrapeError
+from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.urls import normalise_search_url
+
+BASE = "http://127.0.0.1:8099"
+SEARCH = normalise_search_url(
+    "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx"
+)
+OTHER = normalise_search_url(
+    "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa"
+)
+FETCHED = f"{BASE}/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1&rows=200"
+
+
+@pytest.fixture
+def site() -> FakeWillhabenSite:
+    """willhaben with SEARCH and OTHER, each listing one advert."""
+    site = FakeWillhabenSite()
+    for search in (SEARCH, OTHER):
+        site.set_listings(search, [FakeAdvert("1", "RTX 3070", Decimal(400))])
+    return site
+
+
+def calls(site: FakeWillhabenSite, url: str = FETCHED) -> int:
+    """How many requests the site received for exactly `url`."""
+    return sum(request.url == httpx.URL(url) for request in site.log)
+
+
+@pytest.fixture
+async def client(site: FakeWillhabenSite, clock: FakeClock) -> AsyncIterator[WillhabenClient]:
+    async with willhaben_client(
+        site.transport(),
+        clock,
+        base_url=BASE,
+        attempts=3,
+        retry_delay=5.0,
+        block_base=600.0,
+        block_cap=3600.0,
+    ) as willhaben:
+        yield willhaben
+
+
+async def test_a_page_is_fetched_from_the_configured_base_like_a_browser(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """The request goes to HABICHT_WILLHABEN_URL with a browser User-Agent and de-AT."""
+    page = await client.search(SEARCH)
+    assert [listing.id for listing in page.listings] == ["1"]
+    (request,) = site.log
+    assert request.url == httpx.URL(FETCHED)
+    assert request.headers["Accept-Language"].startswith("de-AT")
+    assert request.headers["User-Agent"].startswith("Mozilla/5.0")
+
+
+async def test_429_waits_exactly_retry_after_then_succeeds(
+    client: WillhabenClient, site: FakeWillhabenSite, clock: FakeClock
+) -> None:
+    """A 429 with Retry-After: 7 is retried after 7 s and does not start a backoff."""
+    site.fail_next(SiteFault.rate_limited(7))
+    await client.search(SEARCH)
+    assert calls(site) == 2
+    assert clock.slept == [7.0]
+    assert client.paused_until is None
+
+
+async def test_5xx_is_retried_with_growing_waits(
+    client: WillhabenClient, site: FakeWillhabenSite, clock: FakeClock
+) -> None:
+    """Two 5xx answers are retried after 5 s and 10 s, then the page is returned."""
+    site.fail_next(SiteFault(502), SiteFault(503))
+    page = await client.search(SEARCH)
+    assert (calls(site), len(page.listings)) == (3, 1)
+    assert clock.slept == [5.0, 10.0]
+
+
+async def test_timeouts_fail_after_the_last_attempt(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """Timing out on every attempt raises FetchError chained from the httpx timeout."""
+
+    def too_slow(request: httpx.Request) -> None:
+        raise httpx.ReadTimeout("slow", request=request)
+
+    site.intercept(too_slow)
+    with pytest.raises(FetchError) as failed:
+        await client.search(SEARCH)
+    assert calls(site) == 3
+    assert isinstance(failed.value.__cause__, httpx.ReadTimeout)
+    assert failed.value.kind == "fetch"
+
+
+async def test_connect_errors_are_fetch_errors(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """An unreachable site is a FetchError; no httpx error leaves the client."""
+    site.intercept(SiteFault.down())
+    with pytest.raises(FetchError) as failed:
+        await client.search(SEARCH)
+    assert isinstance(failed.value.__cause__, httpx.ConnectError)
+
+
+async def test_a_404_is_not_retried(client: WillhabenClient, site: FakeWillhabenSite) -> None:
+    """An answer another try would not change fails at once."""
+    site.intercept(SiteFault(404))
+    with pytest.raises(FetchError, match=r"^willhaben answered 404$"):
+        await client.search(SEARCH)
+    assert calls(site) == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        (SiteFault.block_page(), "^willhaben answered with its block page$"),
+        (SiteFault(403, "Forbidden"), "^willhaben answered 403 Forbidden$"),
+    ],
+    ids=["block-page", "403"],
+)
+async def test_a_block_pauses_all_of_willhaben(
+    client: WillhabenClient,
+    site: FakeWillhabenSite,
+    clock: FakeClock,
+    answer: SiteFault,
+    error: str,
+) -> None:
+    """A block page or 403 raises Blocked and pauses every search without a request."""
+    site.intercept(answer)
+    with pytest.raises(Blocked, match=error):
+        await client.search(SEARCH)
+    assert client.paused_until == clock.now + 600
+    with pytest.raises(Blocked) as paused:
+        await client.search(OTHER)
+    assert paused.value.retry_after == 600
+    assert (calls(site), len(site.log)) == (1, 1)  # OTHER was not asked
+
+
+async def test_the_block_pause_grows_honours_retry_after_and_resets(
+    client: WillhabenClient, site: FakeWillhabenSite, clock: FakeClock
+) -> None:
+    """Blocks in a row pause 600 s, 1200 s, a long Retry-After; a success resets the growth."""
+    site.fail_next(SiteFault(403), SiteFault(403), SiteFault.rate_limited(3000))
+    pauses = []
+    for _ in range(3):
+        with pytest.raises(Blocked):
+            await client.search(SEARCH)
+        assert client.paused_until is not None
+        pauses.append(client.paused_until - clock.now)
+        clock.advance(pauses[-1])
+    assert pauses == [600, 1200, 3000]
+    await client.search(SEARCH)
+    site.fail_next(SiteFault(403))
+    with pytest.raises(Blocked, match=r"^willhaben answered 403 Forbidden$"):
+        await client.search(SEARCH)
+    assert client.paused_until == clock.now + 600
+
+
+async def test_429_on_every_attempt_is_a_block(
+    client: WillhabenClient, site: FakeWillhabenSite, clock: FakeClock
+) -> None:
+    """A 429 without Retry-After is retried after retry_delay, then gives up with Blocked."""
+    site.intercept(SiteFault(429))
+    with pytest.raises(Blocked, match=r"^willhaben answered 429 Too Many Requests$"):
+        await client.search(SEARCH)
+    assert (calls(site), clock.slept) == (3, [5.0, 5.0])
+    assert client.paused_until == clock.now + 600
+
+
+async def test_a_long_retry_after_is_not_waited_for_within_the_cycle(
+    client: WillhabenClient, site: FakeWillhabenSite, clock: FakeClock
+) -> None:
+    """A Retry-After beyond max_retry_wait (here an HTTP date 100 s away) blocks at once."""
+    when = "Tue, 14 Nov 2023 22:15:00 GMT"  # FakeClock starts at 22:13:20 that day
+    site.intercept(SiteFault(429, headers={"Retry-After": when}))
+    with pytest.raises(Blocked) as blocked:
+        await client.search(SEARCH)
+    assert (calls(site), clock.slept, blocked.value.retry_after) == (1, [], 100.0)
+
+
+async def test_requests_keep_the_gap(
+    client: WillhabenClient, site: FakeWillhabenSite, clock: FakeClock
+) -> None:
+    """Consecutive requests start at least fetch_gap seconds after the previous one ended."""
+    started: list[float] = []
+
+    def answer(request: httpx.Request) -> None:
+        started.append(clock.now)
+        clock.advance(0.5)  # the request takes half a second
+
+    site.intercept(answer)
+    for url in (SEARCH, OTHER, SEARCH):
+        await client.search(url)
+    assert [b - a for a, b in itertools.pairwise(started)] == [2.5, 2.5]
+
+
+async def test_layout_errors_are_not_retried(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """A page without data is a LayoutError after one request, and no block."""
+    site.intercept(SiteFault(200, "<html></html>"))
+    with pytest.raises(LayoutError, match=r"^the page has no __NEXT_DATA__ script$"):
+        await client.search(SEARCH)
+    assert calls(site) == 1
+    assert client.paused_until is None
+
+
+async def test_a_redirect_on_the_site_is_followed_after_the_gap(
+    client: WillhabenClient, site: FakeWillhabenSite, clock: FakeClock
+) -> None:
+    """A redirect to the base's own origin is followed, its hop a request that keeps the gap."""
+    moved = f"{BASE}/iad/kaufen-und-verkaufen/marktplatz/?keyword=rtx&sort=1"
+    site.fail_next(SiteFault.redirect(moved, 301))
+    assert len((await client.search(SEARCH)).listings) == 1
+    assert [request.url for request in site.log] == [httpx.URL(FETCHED), httpx.URL(moved)]
+    assert clock.slept == [2.0]
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "https://evil.example/iad/x",
+        "http://127.0.0.1:8098/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx",
+        "https://127.0.0.1:8099/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx",
+        "http://localhost:8099/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx",
+    ],
+    ids=["other-host", "other-port", "other-scheme", "other-name"],
+)
+async def test_redirects_off_the_base_origin_fail_at_once(
+    client: WillhabenClient, site: FakeWillhabenSite, location: str
+) -> None:
+    """A redirect to another scheme, host or port is refused unfetched and not retried
+    (review of issue 3)."""
+    site.intercept(SiteFault.redirect(location))
+    with pytest.raises(FetchError, match="off-site") as failed:
+        await client.search(SEARCH)
+    # One request, to the search: not retried, and nothing fetched from `location`.
+    assert ([request.url for request in site.log], failed.value.retryable) == (
+        [httpx.URL(FETCHED)],
+        False,
+    )
+
+
+async def test_a_redirect_loop_fails_at_once(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """More than 3 redirects in a row fail the search without retrying the loop."""
+    site.intercept(SiteFault.redirect(FETCHED))
+    with pytest.raises(FetchError, match="redirects") as failed:
+        await client.search(SEARCH)
+    assert (calls(site), len(site.log), failed.value.retryable) == (4, 4, False)
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "slept", "pause"),
+    [
+        ("9" * 400, [], 3600.0),
+        ("Fri, 31 Dec 9999 23:59:59 GMT", [], 3600.0),
+        ("\u00b2", [5.0, 5.0], 600.0),
+        ("-1", [5.0, 5.0], 600.0),
+    ],
+    ids=["huge-seconds", "far-date", "superscript-digit", "negative"],
+)
+async def test_a_retry_after_is_read_strictly_and_capped(
+    client: WillhabenClient,
+    site: FakeWillhabenSite,
+    clock: FakeClock,
+    retry_after: str,
+    slept: list[float],
+    pause: float,
+) -> None:
+    """A huge Retry-After pauses at most block_cap; one that is not ASCII digits or an HTTP
+    date counts as absent (retry_delay between tries), never as a crash (review of issue 3)."""
+    # Raw bytes: a `SiteFault`'s headers are text httpx would refuse to encode ("²").
+    header = [(b"Retry-After", retry_after.encode())]
+    site.intercept(lambda request: httpx.Response(429, headers=header))
+    with pytest.raises(Blocked, match=r"^willhaben answered 429 Too Many Requests$"):
+        await client.search(SEARCH)
+    assert clock.slept == slept
+    assert client.paused_until == clock.now + pause
+
+
+async def test_at_most_one_request_is_in_flight(site: FakeWillhabenSite, clock: FakeClock) -> None:
+    """Two concurrent searches: the second request starts after the first ended plus the gap."""
+    spans: list[tuple[float, float]] = []
+    in_flight = 0
+
+    # An async transport in front of the site: only an answer that awaits lets the other
+    # search run meanwhile, and the site's own handler is synchronous.
+    async def answer(request: httpx.Request) -> httpx.Response:
+        nonlocal in_flight
+        in_flight += 1
+        start = clock.now
+        assert in_flight == 1
+        for _ in range(5):  # let the other search run, were it not held back
+            await asyncio.sleep(0)
+        clock.advance(0.5)
+        spans.append((start, clock.now))
+        in_flight -= 1
+        return site.handle(request)
+
+    async with willhaben_client(httpx.MockTransport(answer), clock, base_url=BASE) as client:
+        await asyncio.gather(client.search(SEARCH), client.search(OTHER))
+    (_, first_end), (second_start, _) = spans
+    assert second_start >= first_end + 2.0
+
+
+async def test_a_closed_client_refuses_use(site: FakeWillhabenSite) -> None:
+    """Using the client outside its `async with` raises a sentence, not an httpx error."""
+    client = WillhabenClient(base_url=BASE, fetch_gap=0, transport=site.transport())
+    with pytest.raises(RuntimeError, match="not open yet") as misuse:
+        await client.search(SEARCH)
+    assert not isinstance(misuse.value, ScrapeError)  # a bug, not a search failure to count
+    async with client:
+        pass
+    with pytest.raises(RuntimeError, match="was closed"):
+        await client.open()
