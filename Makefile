@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,lint,bench]"
+	$(BIN)/python -m pip install --quiet -e ".[test,lint,bench,docs]"
 	touch $(STAMP)
 
 demo: $(STAMP)        ## the whole pipeline offline, no token needed
@@ -26,10 +26,11 @@ run: $(STAMP)         ## the bot itself (needs HABICHT_BOT_TOKEN)
 test: $(STAMP)        ## the test suite, in parallel (pytest-xdist)
 	$(BIN)/python -m pytest -n 4 --maxschedchunk 2
 
-lint: $(STAMP)        ## ruff (lint + format) and mypy, as CI runs them
+lint: $(STAMP)        ## ruff (lint + format), mypy and the import contracts, as CI runs them
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy habicht
+	$(BIN)/lint-imports
 
 # Every script in benchmarks/, with the arguments given; stops at the first that fails.
 benchmarks = for b in benchmarks/*.py; do echo "== $$b $(1) at $$(date +%T)"; $(BIN)/python $$b $(1) || exit 1; done
