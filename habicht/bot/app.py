@@ -56,11 +56,12 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from habicht.bot import admin, buttons, commands, figures, filtering, location, previewing, quiet
-from habicht.bot import settings as chat_settings
+from habicht.bot import buttons
 from habicht.bot.alerts import alert_new_database, alert_storage, report_error
+from habicht.bot.handlers import admin, commands, figures, filtering, location, previewing, quiet
+from habicht.bot.handlers import settings as chat_settings
+from habicht.bot.handlers.presence import HANDLER_GROUP, note_chat
 from habicht.bot.jobs import DRAIN, RETENTION, SCRAPE, drain_job, retention_job, scrape_job, tick
-from habicht.bot.presence import HANDLER_GROUP, note_chat
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import CATALOGS, Catalog
 from habicht.clock import Clock, Sleep, system_clock, system_sleep

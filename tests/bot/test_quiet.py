@@ -18,7 +18,7 @@ from kit.buttons import buttons
 from kit.migrations import before_migration
 
 from habicht.bot import deliver
-from habicht.bot.quiet import _outcome, describe_quiet
+from habicht.bot.handlers.quiet import _outcome, describe_quiet
 from habicht.bot.texts import Texts
 from habicht.db import Database
 from habicht.fakes import FakeAdvert

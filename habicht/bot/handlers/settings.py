@@ -22,10 +22,10 @@ from typing import get_args
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
+from habicht.bot.handlers.quiet import describe_quiet
 from habicht.bot.handling import edit_in_place, reply
 from habicht.bot.permissions import admins_only, admins_only_button
 from habicht.bot.preferences import ALERT_STYLES, LANGS, ChatPrefs, Preferences
-from habicht.bot.quiet import describe_quiet
 from habicht.bot.services import Context
 from habicht.bot.texts import LANGUAGE_NAMES, Html, Texts
 from habicht.queue import QuietHours, QuietMode

@@ -19,8 +19,8 @@ from functools import partial
 from telegram import Update
 from telegram.constants import ChatType
 
-from habicht.bot import admin
 from habicht.bot.chart_replies import reply_with_chart, stats_chart
+from habicht.bot.handlers import admin
 from habicht.bot.handling import chat_of, reply
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import Html, Texts

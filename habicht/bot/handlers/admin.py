@@ -18,7 +18,7 @@ from telegram import Update
 from telegram.constants import ChatType
 
 from habicht.bot.alerts import describe_load
-from habicht.bot.commands import unknown_command
+from habicht.bot.handlers.commands import unknown_command
 from habicht.bot.handling import reply
 from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, Context

@@ -23,10 +23,10 @@ import secrets
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
+from habicht.bot.handlers.presence import reactivate, welcome_back
 from habicht.bot.handling import chat_of, edit_in_place, reply
 from habicht.bot.jobs import scan_now
 from habicht.bot.permissions import admins_only, admins_only_button
-from habicht.bot.presence import reactivate, welcome_back
 from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts
 from habicht.digits import row_id, whole_number

@@ -3,7 +3,7 @@
 `/filter <n> <rule> …` adds rules to watch n, `/filter <n>` shows them, `/filter <n> clear`
 removes them; the rules are `habicht.watches.filters`'. A change is refused whole when one
 rule is bad, and the answer names the words at fault; a new `near` rule also when its centre
-cannot be placed (`habicht.bot.location`), and its answer says where it measures from. In a
+cannot be placed (`habicht.bot.handlers.location`), and its answer says where it measures from. In a
 group only its admins may use /filter (it changes what the whole group is told); /history is
 for everyone, and answers with a chart when it can (`habicht.bot.chart_replies`).
 """
@@ -16,9 +16,9 @@ from functools import partial
 from telegram import Update
 
 from habicht.bot.chart_replies import fit_caption, history_chart, reply_with_chart
-from habicht.bot.figures import deal_note
+from habicht.bot.handlers.figures import deal_note
+from habicht.bot.handlers.location import near_centre
 from habicht.bot.handling import chat_of, reply
-from habicht.bot.location import near_centre
 from habicht.bot.permissions import admins_only
 from habicht.bot.services import Context
 from habicht.bot.texts import Html
