@@ -1,10 +1,10 @@
-"""A watch's figures for its subscribers: `/stats <n>`, and the note `/filter … deal` adds.
+"""`/stats`: a watch's figures for its subscribers, or the owners' overview.
 
 `/stats <n>` shows watch n of the chat it is typed in: its search's going price (median and
 quartiles of the last 30 days, or how many prices are still missing), what the search showed,
 the alerts the chat was sent, and what a `deal` rule lets through. Reading is for everyone,
-in groups too. `/stats` without a number stays the owners' (`admin.stats_command`) in their
-private chat; anyone else, and anywhere else, gets the usage.
+in groups too. `/stats` without a number stays the owners' (`owners_stats`, `owner_only`) in
+their private chat; anyone else, and anywhere else, gets the usage.
 
 `/stats <n>` answers with a chart of its search's going price over 30 days and the text as
 its caption (`chart_replies`), or the text alone when no chart can be drawn. `watch_stats` is
@@ -19,18 +19,24 @@ from functools import partial
 from telegram import Update
 from telegram.constants import ChatType
 
+from habicht.bot.alerts import describe_load
 from habicht.bot.chart_replies import reply_with_chart, stats_chart
-from habicht.bot.handlers import admin
+from habicht.bot.guards import owner_only
 from habicht.bot.handling import chat_of, reply
 from habicht.bot.services import BotServices, Context
-from habicht.bot.texts import Html, Texts
+from habicht.bot.texts import Html, Texts, shorten
 from habicht.digits import whole_number
-from habicht.market.going import MIN_PRICES
+from habicht.health import feed_cadence
+from habicht.scraper.alert_times import Latency, latency
+from habicht.scraper.budget import workload
+from habicht.scraper.schedule import freshness
 from habicht.watches.figures import watch_figures
-from habicht.watches.filters import WatchFilter
 from habicht.watches.subscriptions import WatchInfo
 
-__all__ = ["deal_note", "stats_command", "watch_stats"]
+__all__ = ["FAILING_SHOWN", "owners_stats", "stats_command", "watch_stats"]
+
+FAILING_SHOWN = 5
+"""Failing searches the owners' overview names at most."""
 
 
 def _owner_in_private(update: Update, services: BotServices) -> bool:
@@ -45,7 +51,7 @@ async def stats_command(update: Update, context: Context) -> None:
     services = context.bot_data
     args = context.args or []
     if not args and _owner_in_private(update, services):
-        await admin.stats_command(update, context)
+        await owners_stats(update, context)
         return
     texts = services.texts_for(chat_of(update))
     if not args:
@@ -78,19 +84,70 @@ async def watch_stats(services: BotServices, texts: Texts, watch: WatchInfo) -> 
     )
 
 
-async def deal_note(
-    services: BotServices, texts: Texts, watch: WatchInfo, changed: WatchFilter
-) -> Html | None:
-    """What to add when `/filter` sets (or changes) `deal` on a search that has no going price
-    yet: until it has, `deal` hides every advert, and the subscriber should know. None
-    otherwise."""
-    if changed.deal is None or changed.deal == watch.filter.deal:
-        return None
-    figures = await watch_figures(
-        services.db, search_id=watch.search_id, chat_id=watch.chat_id, now=services.clock()
+@owner_only
+async def owners_stats(update: Update, context: Context) -> None:
+    """Chats, watches, unique searches, listings, the last pass, freshness, what the budget
+    serves (searches polled, feeds), feed misses, the last hour's alert freshness, and failing
+    searches."""
+    services = context.bot_data
+    texts = services.texts_for(chat_of(update))
+    overview = await services.subscriptions.overview()
+    interval = services.settings.scrape_interval
+    fresh = await freshness(services.db, now=services.clock(), interval=interval)
+    none = texts.fill("queue_none")
+    cycle = services.last_cycle
+    last_cycle = (
+        texts.fill("never")
+        if cycle is None
+        else texts.fill(
+            "cycle",
+            age=texts.age(services.clock() - cycle[1]),
+            took=texts.age(cycle[1] - cycle[0]),
+        )
     )
-    going = figures.going
-    if going is not None and going.enough:
-        return None
-    count = 0 if going is None else going.count
-    return texts.fill("deal_waiting", number=watch.number, count=count, min=MIN_PRICES)
+    failing = [
+        texts.fill(
+            "failing_line",
+            search_id=search.search_id,
+            kind=search.last_error_kind or "?",
+            count=search.consecutive_failures,
+            watchers=search.watchers,
+            url=shorten(search.url, 120),
+        )
+        for search in overview.failing[:FAILING_SHOWN]
+    ]
+    cadence = feed_cadence(services.settings)
+    load = await workload(services.db, now=services.clock(), cadence=cadence)
+    header = texts.fill(
+        "stats",
+        chats=overview.chats,
+        active_chats=overview.active_chats,
+        watches=overview.watches,
+        active_watches=overview.active_watches,
+        searches=overview.searches,
+        listings=overview.listings,
+        last_cycle=last_cycle,
+        stalest=none if fresh.stalest is None else texts.age(fresh.stalest),
+        p95=none if fresh.p95 is None else texts.age(fresh.p95),
+        interval=texts.age(interval),
+        load=Html(
+            describe_load(texts, load, cadence)
+            + "; "
+            + texts.fill("stats_feeds", misses=load.misses, uncovered=load.uncovered)
+        ),
+        alerts=_alert_freshness(texts, await latency(services.db, now=services.clock())),
+        failing=len(overview.failing),
+    )
+    await reply(update, texts.lines(header, failing))
+
+
+def _alert_freshness(texts: Texts, fresh: Latency) -> Html:
+    """The last hour's new-listing alerts and how fresh they were (`scraper.alert_times`)."""
+    return texts.fill(
+        "stats_alerts",
+        count=fresh.alerts,
+        seen_p50=texts.age_or_none(fresh.seen_p50),
+        seen_p95=texts.age_or_none(fresh.seen_p95),
+        published_p50=texts.age_or_none(fresh.published_p50),
+        published_p95=texts.age_or_none(fresh.published_p95),
+    )

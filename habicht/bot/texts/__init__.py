@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 from habicht.market.going import MIN_PRICES, PriceStats
 from habicht.market.places import Located, Place
+from habicht.queue import QuietHours
 from habicht.watches.figures import WatchFigures
 from habicht.watches.filters import NO_PLACE
 from habicht.watches.notes import NO_NOTES, AlertNotes, Repost
@@ -41,6 +42,7 @@ __all__ = [
     "Html",
     "Lang",
     "Texts",
+    "describe_quiet",
     "escape",
     "format_price",
     "shorten",
@@ -1518,3 +1520,11 @@ class Texts:
         """`reason: n, …` for dead-letter summaries."""
         items = counts.items() if isinstance(counts, Mapping) else counts
         return ", ".join(f"{shorten(reason, 60)}: {n}" for reason, n in items) or "—"
+
+
+def describe_quiet(texts: Texts, quiet: QuietHours | None) -> Html:
+    """`22:00-07:00 (Europe/Vienna), alerts wait until the end`, or "none"."""
+    if quiet is None:
+        return texts.fill("quiet_none")
+    window = f"{quiet.start:%H:%M}-{quiet.end:%H:%M}"
+    return texts.fill(f"quiet_{quiet.mode}", window=window, zone=quiet.zone)
