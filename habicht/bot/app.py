@@ -65,11 +65,11 @@ from habicht.bot.handlers import (
     figures,
     filtering,
     location,
+    presence,
     previewing,
     quiet,
 )
 from habicht.bot.handlers import settings as chat_settings
-from habicht.bot.handlers.presence import HANDLER_GROUP, note_chat
 from habicht.bot.jobs import DRAIN, RETENTION, SCRAPE, drain_job, retention_job, scrape_job, tick
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import CATALOGS, Catalog
@@ -207,7 +207,7 @@ def build_application(
     new = filters.UpdateType.MESSAGE
     # First, in a group of its own, every new message: the chat, its language, and whether
     # it is back after blocking the bot. Then the one handler that matches it.
-    application.add_handler(MessageHandler(new, note_chat), group=HANDLER_GROUP)
+    application.add_handler(MessageHandler(new, presence.note_chat), group=presence.HANDLER_GROUP)
     application.add_handlers(
         [
             CommandHandler("start", commands.start, filters=new),

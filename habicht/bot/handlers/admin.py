@@ -7,9 +7,7 @@ group nobody gets an answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
 from datetime import datetime
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from telegram import Update
@@ -23,8 +21,6 @@ from habicht.digits import whole_number
 from habicht.queue import DEFAULT_ZONE
 
 __all__ = ["queue_command"]
-
-Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
 DEAD_SHOWN = 10
 DEAD_MAX = 50
