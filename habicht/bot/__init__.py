@@ -1,7 +1,20 @@
 """The Telegram side: subscriber and owner commands, message texts, and the app wiring.
 
 Depends on `habicht.scraper` and `habicht.queue`; neither depends on it. Other code imports
-only the names listed here.
+only the names listed here. Inside, wiring above and leaves below (each layer imports only
+those under it; the import contracts in pyproject.toml check it):
+
+- `app.py` builds the Application and registers every handler and job in one block.
+- `handlers/`: what answers an update, one module per topic; only `app` imports them, and
+  they never import each other.
+- What handlers share: `guards.py` (who may), `reactivation.py` (a chat back from a block),
+  `chart_replies.py` (answers with a chart); `jobs.py` (scrape, drain, retention) and
+  `alerts.py` (what the owners are told).
+- `services.py`: the typed context (`BotServices`) every handler and job receives.
+- The services, leaves that import none of the above: `render.py` (alert texts),
+  `signing.py` (alert buttons), `permissions.py` (chat admins), `preferences.py` (each
+  chat's settings), `sending.py`, `chart_worker.py`, `charts.py`, `handling.py` (replying),
+  `redact.py`, and `texts/` (every word, per language).
 """
 
 from habicht.bot.app import BotApplication, build_application, serve

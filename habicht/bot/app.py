@@ -56,11 +56,21 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from habicht.bot import admin, buttons, commands, figures, filtering, location, previewing, quiet
-from habicht.bot import settings as chat_settings
+from habicht.bot import guards, signing
 from habicht.bot.alerts import alert_new_database, alert_storage, report_error
+from habicht.bot.handlers import (
+    admin,
+    buttons,
+    commands,
+    figures,
+    filtering,
+    location,
+    presence,
+    previewing,
+    quiet,
+)
+from habicht.bot.handlers import settings as chat_settings
 from habicht.bot.jobs import DRAIN, RETENTION, SCRAPE, drain_job, retention_job, scrape_job, tick
-from habicht.bot.presence import HANDLER_GROUP, note_chat
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import CATALOGS, Catalog
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
@@ -197,7 +207,7 @@ def build_application(
     new = filters.UpdateType.MESSAGE
     # First, in a group of its own, every new message: the chat, its language, and whether
     # it is back after blocking the bot. Then the one handler that matches it.
-    application.add_handler(MessageHandler(new, note_chat), group=HANDLER_GROUP)
+    application.add_handler(MessageHandler(new, presence.note_chat), group=presence.HANDLER_GROUP)
     application.add_handlers(
         [
             CommandHandler("start", commands.start, filters=new),
@@ -217,14 +227,14 @@ def build_application(
             CallbackQueryHandler(
                 chat_settings.on_settings_button, pattern=f"^{chat_settings.PREFIX}"
             ),
-            CallbackQueryHandler(buttons.on_alert_button, pattern=f"^{buttons.PREFIX}"),
+            CallbackQueryHandler(buttons.on_alert_button, pattern=f"^{signing.PREFIX}"),
             CallbackQueryHandler(commands.on_button),
             # A shared location (📎 → Location): what `near here` measures from.
             MessageHandler(new & filters.LOCATION, location.on_location),
             # Hints only in private chats: in a group, other bots' commands and people's
             # chatter are none of habicht's business.
             MessageHandler(
-                new & filters.COMMAND & filters.ChatType.PRIVATE, commands.unknown_command
+                new & filters.COMMAND & filters.ChatType.PRIVATE, guards.unknown_command
             ),
             MessageHandler(new & filters.TEXT & filters.ChatType.PRIVATE, commands.on_text),
         ]

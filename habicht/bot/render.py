@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
-from habicht.bot.buttons import Signer, alert_buttons
 from habicht.bot.preferences import AlertStyle, Preferences
+from habicht.bot.signing import Signer, alert_buttons
 from habicht.bot.texts import MAX_CAPTION, Html, Texts, visible_len
 from habicht.market.history import PricePoint
 from habicht.scraper.parse import Listing
@@ -27,8 +27,8 @@ class MessageRenderer:
 
     A `photo` alert is the advert's main image with the multi-line text as its caption (a
     text message, whose link preview shows the listing, if the advert has no image); a
-    `compact` alert is one line of text. Both carry the buttons (`buttons`), their callback
-    data tagged by `signer`.
+    `compact` alert is one line of text. Both carry the buttons (`habicht.bot.signing`), their
+    callback data tagged by `signer`.
     """
 
     def __init__(

@@ -20,12 +20,12 @@ from telegram import Bot
 from telegram.ext import CallbackContext, ExtBot
 from telegram.request import HTTPXRequest
 
-from habicht.bot.buttons import Signer
 from habicht.bot.chart_worker import ChartWorker
 from habicht.bot.permissions import ChatAdmins
 from habicht.bot.preferences import Preferences
 from habicht.bot.render import MessageRenderer
 from habicht.bot.sending import send_message
+from habicht.bot.signing import Signer
 from habicht.bot.texts import Texts
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings

@@ -12,7 +12,7 @@ from kit.bot import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, alert_of
 from kit.buttons import buttons
 
 from habicht.bot import deliver
-from habicht.bot.buttons import MUTE_SECONDS
+from habicht.bot.handlers.buttons import MUTE_SECONDS
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import PHOTO_REFUSALS
 from habicht.queue import Message

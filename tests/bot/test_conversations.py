@@ -15,7 +15,7 @@ from habicht.bot import (
     redacted_logs,
 )
 from habicht.bot.alerts import tell_owners
-from habicht.bot.commands import OFFERS_KEPT
+from habicht.bot.handlers.commands import OFFERS_KEPT
 from habicht.bot.texts import MAX_MESSAGE, Html, utf16_len
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import Fault

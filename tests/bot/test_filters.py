@@ -10,7 +10,7 @@ import pytest
 from kit import answered
 from kit.bot import ALICE, BOB, MARKET, SEARCH, Bot, running
 
-from habicht.bot.filtering import advert_id
+from habicht.bot.handlers.filtering import advert_id
 from habicht.fakes import FakeAdvert
 
 

@@ -11,9 +11,9 @@ import pytest
 from kit import sofa
 from kit.bot import ALICE, MARKET, SEARCH, Bot
 
-from habicht.bot.buttons import Signer
 from habicht.bot.preferences import AlertStyle
 from habicht.bot.render import MessageRenderer
+from habicht.bot.signing import Signer
 from habicht.bot.texts import Lang, Texts
 from habicht.fakes import FakeAdvert
 from habicht.market.going import PriceStats

@@ -18,8 +18,8 @@ from kit.buttons import buttons
 from kit.migrations import before_migration
 
 from habicht.bot import deliver
-from habicht.bot.quiet import _outcome, describe_quiet
-from habicht.bot.texts import Texts
+from habicht.bot.handlers.quiet import _outcome
+from habicht.bot.texts import Texts, describe_quiet
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import Fault

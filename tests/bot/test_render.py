@@ -7,9 +7,9 @@ from decimal import Decimal
 
 import pytest
 
-from habicht.bot.buttons import Signer
 from habicht.bot.preferences import AlertStyle
 from habicht.bot.render import MessageRenderer
+from habicht.bot.signing import Signer
 from habicht.bot.texts import MAX_CAPTION, MAX_MESSAGE, Html, Lang, Texts, utf16_len, visible_len
 from habicht.market.history import PricePoint
 from habicht.scraper.parse import Listing

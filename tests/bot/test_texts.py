@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import html
+import importlib.util
 import string
 from collections.abc import Mapping
 from dataclasses import fields
 from decimal import Decimal
+from pathlib import Path
+from typing import get_args
 
 import pytest
 
 from habicht.bot.texts import (
+    CATALOGS,
     ENGLISH,
     GERMAN,
     MAX_MESSAGE,
+    Catalog,
     Html,
     Lang,
     Texts,
@@ -159,3 +164,36 @@ def test_every_refusal_reason_has_its_own_text(reason: InvalidReason) -> None:
     """Each reason the URL rules can give is explained, in both languages."""
     assert reason.value in GERMAN.invalid_reasons
     assert reason.value in ENGLISH.invalid_reasons
+
+
+# The catalogue is typed: a language that lacks a text, or names one it does not have, fails
+# when its module is imported (issue 28 split the languages into texts/de.py and texts/en.py).
+
+
+def test_a_language_lacking_a_text_fails_at_import(tmp_path: Path) -> None:
+    """A language module whose catalog leaves out a text raises TypeError, naming it, as it
+    is imported — when the bot starts, never in front of a subscriber."""
+    given = {f.name: getattr(ENGLISH, f.name) for f in fields(ENGLISH) if f.name != "help"}
+    module = tmp_path / "lacking.py"
+    module.write_text(
+        f"from habicht.bot.texts.catalog import Catalog\nLACKING = Catalog(**{given!r})\n",
+        encoding="utf-8",
+    )
+    spec = importlib.util.spec_from_file_location("lacking", module)
+    assert spec is not None
+    assert spec.loader is not None
+    with pytest.raises(TypeError, match="'help'"):
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+
+
+def test_a_text_no_language_has_is_refused() -> None:
+    """A text the catalogue does not name is refused too: a typo is not a new text."""
+    given = {f.name: getattr(GERMAN, f.name) for f in fields(GERMAN)}
+    with pytest.raises(TypeError, match="helpp"):
+        Catalog(**given, helpp="Hilfe")
+
+
+def test_every_language_has_its_catalog() -> None:
+    """Each `Lang` has a catalog, filed under its own code."""
+    assert set(CATALOGS) == set(get_args(Lang))
+    assert all(catalog.lang == lang for lang, catalog in CATALOGS.items())

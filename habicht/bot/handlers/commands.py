@@ -12,7 +12,7 @@ random so that an old button can never match a newer offer under a recycled key.
 under a message too old to edit is answered with a new message.
 
 Every reply is in the chat's language. In a group, only its admins may add, change, pause or
-remove watches, by command or button (`permissions`); reading (`/list`, `/help`) is for all.
+remove watches, by command or button (`habicht.bot.guards`); reading (`/list`, `/help`) is for all.
 A watch added in a forum topic records that topic; replies go to the topic they answer.
 """
 
@@ -23,10 +23,10 @@ import secrets
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
+from habicht.bot.guards import admins_only, admins_only_button
 from habicht.bot.handling import chat_of, edit_in_place, reply
 from habicht.bot.jobs import scan_now
-from habicht.bot.permissions import admins_only, admins_only_button
-from habicht.bot.presence import reactivate, welcome_back
+from habicht.bot.reactivation import reactivate, welcome_back
 from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts
 from habicht.digits import row_id, whole_number
@@ -43,7 +43,6 @@ __all__ = [
     "pause_command",
     "resume_command",
     "start",
-    "unknown_command",
     "unwatch_command",
     "watch_command",
 ]
@@ -294,8 +293,3 @@ async def on_button(update: Update, context: Context) -> None:
     else:
         return
     await edit_in_place(query, text)
-
-
-async def unknown_command(update: Update, context: Context) -> None:
-    """Registered for private chats only; owner commands give strangers this same answer."""
-    await reply(update, _texts(update, context).fill("unknown_command"))

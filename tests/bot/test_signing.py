@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from habicht.bot.buttons import PREFIX, Signer, alert_buttons
+from habicht.bot.signing import PREFIX, Signer, alert_buttons
 from habicht.bot.texts import Texts
 from habicht.digits import ROW_ID_MAX
 

@@ -4,7 +4,7 @@ A press changes the setting and edits that message to show it — in the new lan
 the language was changed. Callback data is `set:lang:<de|en>`, `set:style:<photo|compact>`,
 `set:quiet:<off|hold|silent>` or `set:digest:<3|5|10|20>` (at most 17 bytes); anything else,
 forged or from an older version, does nothing. In a group, only its admins may press them
-(`permissions`).
+(`habicht.bot.guards`).
 
 The quiet buttons end the quiet hours or switch their mode, keeping the chat's window (or
 22:00-07:00 when it has none); `/quiet` sets any other window.
@@ -22,12 +22,11 @@ from typing import get_args
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
+from habicht.bot.guards import admins_only, admins_only_button
 from habicht.bot.handling import edit_in_place, reply
-from habicht.bot.permissions import admins_only, admins_only_button
 from habicht.bot.preferences import ALERT_STYLES, LANGS, ChatPrefs, Preferences
-from habicht.bot.quiet import describe_quiet
 from habicht.bot.services import Context
-from habicht.bot.texts import LANGUAGE_NAMES, Html, Texts
+from habicht.bot.texts import LANGUAGE_NAMES, Html, Texts, describe_quiet
 from habicht.queue import QuietHours, QuietMode
 
 __all__ = ["PREFIX", "on_settings_button", "settings_command"]

@@ -13,7 +13,7 @@ language, and can hear the bot.
   again"); a chat without active watches gets no greeting. Either way its command is then
   answered as usual. A chat that never started the bot (a 403 "can't initiate
   conversation", such as an owner who never wrote to it) was never blocked, so nothing
-  greets it.
+  greets it. (`/start` and this share `habicht.bot.reactivation`.)
 """
 
 from __future__ import annotations
@@ -21,12 +21,11 @@ from __future__ import annotations
 from telegram import Message, Update
 
 from habicht.bot.handling import reply
-from habicht.bot.jobs import scan_now
 from habicht.bot.preferences import language_of
+from habicht.bot.reactivation import reactivate, welcome_back
 from habicht.bot.services import Context
-from habicht.bot.texts import Html, Texts
 
-__all__ = ["HANDLER_GROUP", "note_chat", "reactivate", "welcome_back"]
+__all__ = ["HANDLER_GROUP", "note_chat"]
 
 HANDLER_GROUP = -100
 """`note_chat`'s handler group. PTB runs the groups in ascending order and, within one, only
@@ -55,23 +54,3 @@ async def note_chat(update: Update, context: Context) -> None:
     resumed = await reactivate(context, chat.id)
     if resumed:  # None: it had not blocked the bot; 0: nothing to say was resumed
         await reply(update, welcome_back(services.texts_for(chat.id), resumed))
-
-
-async def reactivate(context: Context, chat_id: int) -> int | None:
-    """Make a chat that had blocked the bot active again and take its watches' new
-    baselines now; how many of its watches are active again, or None (and nothing done)
-    if it was not blocked."""
-    subscriptions = context.bot_data.subscriptions
-    if not await subscriptions.is_blocked(chat_id) or not await subscriptions.register_chat(
-        chat_id
-    ):
-        return None
-    scan_now(context.application)  # register_chat asked for its searches' scans
-    return sum(not watch.paused for watch in await subscriptions.watches(chat_id))
-
-
-def welcome_back(texts: Texts, resumed: int) -> Html:
-    """The greeting of a chat back from a block, with how many of its watches run again."""
-    if resumed == 1:
-        return texts.fill("start_again_one")
-    return texts.fill("start_again", count=resumed)

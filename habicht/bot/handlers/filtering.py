@@ -3,9 +3,11 @@
 `/filter <n> <rule> …` adds rules to watch n, `/filter <n>` shows them, `/filter <n> clear`
 removes them; the rules are `habicht.watches.filters`'. A change is refused whole when one
 rule is bad, and the answer names the words at fault; a new `near` rule also when its centre
-cannot be placed (`habicht.bot.location`), and its answer says where it measures from. In a
-group only its admins may use /filter (it changes what the whole group is told); /history is
-for everyone, and answers with a chart when it can (`habicht.bot.chart_replies`).
+cannot be placed (`near_centre`: a postcode habicht has read adverts of, or `here` once the
+chat has shared a location), and its answer says where it measures from. A new `deal` rule on
+a search without a going price yet gets a note (`deal_note`). In a group only its admins may
+use /filter (it changes what the whole group is told); /history is for everyone, and answers
+with a chart when it can (`habicht.bot.chart_replies`).
 """
 
 from __future__ import annotations
@@ -16,16 +18,24 @@ from functools import partial
 from telegram import Update
 
 from habicht.bot.chart_replies import fit_caption, history_chart, reply_with_chart
-from habicht.bot.figures import deal_note
+from habicht.bot.guards import admins_only
 from habicht.bot.handling import chat_of, reply
-from habicht.bot.location import near_centre
-from habicht.bot.permissions import admins_only
-from habicht.bot.services import Context
-from habicht.bot.texts import Html
+from habicht.bot.services import BotServices, Context
+from habicht.bot.texts import Html, Texts
 from habicht.digits import whole_number
-from habicht.watches.filters import InvalidFilter, WatchFilter
+from habicht.market.going import MIN_PRICES
+from habicht.watches.figures import watch_figures
+from habicht.watches.filters import InvalidFilter, Near, WatchFilter
+from habicht.watches.subscriptions import WatchInfo
 
-__all__ = ["HISTORY_LINES", "advert_id", "filter_command", "history_command"]
+__all__ = [
+    "HISTORY_LINES",
+    "advert_id",
+    "deal_note",
+    "filter_command",
+    "history_command",
+    "near_centre",
+]
 
 HISTORY_LINES = 20
 """Prices /history lists at most, the newest (its chart draws them all)."""
@@ -129,3 +139,46 @@ async def history_command(update: Update, context: Context) -> None:
         caption=fit_caption(fill, lines),
         text=text,
     )
+
+
+async def near_centre(
+    services: BotServices, texts: Texts, chat_id: int, number: int, near: Near
+) -> tuple[bool, Html]:
+    """Whether `near` can be placed, and what to say: the line naming its centre, or the
+    refusal with the hint (share a location, or take a postcode)."""
+    km = format(near.km.normalize(), "f")
+    km = km.replace(".", ",") if texts.lang == "de" else km
+    if near.here:
+        located = await services.subscriptions.location(chat_id)
+        if located is None:
+            return False, texts.fill("near_no_location", number=number, km=km)
+        if located.nearest is None:
+            lat, lon = located.point
+            place = f"{lat:.5f}, {lon:.5f}"
+        else:
+            place = texts.where(located.nearest)
+        return True, texts.fill("near_here", km=km, place=place)
+    found = await services.subscriptions.place(near.centre)
+    if found is None:
+        return False, texts.fill(
+            "near_unknown_postcode", postcode=near.centre, number=number, km=km
+        )
+    return True, texts.fill("near_postcode", km=km, place=texts.where(found))
+
+
+async def deal_note(
+    services: BotServices, texts: Texts, watch: WatchInfo, changed: WatchFilter
+) -> Html | None:
+    """What to add when `/filter` sets (or changes) `deal` on a search that has no going price
+    yet: until it has, `deal` hides every advert, and the subscriber should know. None
+    otherwise."""
+    if changed.deal is None or changed.deal == watch.filter.deal:
+        return None
+    figures = await watch_figures(
+        services.db, search_id=watch.search_id, chat_id=watch.chat_id, now=services.clock()
+    )
+    going = figures.going
+    if going is not None and going.enough:
+        return None
+    count = 0 if going is None else going.count
+    return texts.fill("deal_waiting", number=watch.number, count=count, min=MIN_PRICES)

@@ -15,11 +15,11 @@ from zoneinfo import ZoneInfo
 
 from telegram import Update
 
+from habicht.bot.guards import admins_only
 from habicht.bot.handling import reply
 from habicht.bot.jobs import kick_delivery
-from habicht.bot.permissions import admins_only
 from habicht.bot.services import Context
-from habicht.bot.texts import Html, Texts
+from habicht.bot.texts import Html, Texts, describe_quiet
 from habicht.queue import (
     DEFAULT_ZONE,
     InvalidQuietHours,
@@ -28,7 +28,7 @@ from habicht.queue import (
     parse_quiet_hours,
 )
 
-__all__ = ["describe_quiet", "quiet_command"]
+__all__ = ["quiet_command"]
 
 _REFUSALS = {
     QuietReason.SYNTAX: "quiet_usage",
@@ -36,14 +36,6 @@ _REFUSALS = {
     QuietReason.TIME: "quiet_bad_time",
     QuietReason.EMPTY: "quiet_empty",
 }
-
-
-def describe_quiet(texts: Texts, quiet: QuietHours | None) -> Html:
-    """`22:00-07:00 (Europe/Vienna), alerts wait until the end`, or "none"."""
-    if quiet is None:
-        return texts.fill("quiet_none")
-    window = f"{quiet.start:%H:%M}-{quiet.end:%H:%M}"
-    return texts.fill(f"quiet_{quiet.mode}", window=window, zone=quiet.zone)
 
 
 def _outcome(texts: Texts, quiet: QuietHours | None, retimed: int, *, now: float) -> Html:
