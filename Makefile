@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo run test lint bench bench-quick clean
+.PHONY: demo run test lint docs docs-generate bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,12 @@ lint: $(STAMP)        ## ruff (lint + format), mypy and the import contracts, as
 	$(BIN)/mypy habicht
 	$(BIN)/lint-imports
 
+docs: $(STAMP)        ## the docs as a site in site/; --strict: a broken link or anchor fails
+	$(BIN)/mkdocs build --strict --quiet
+
+docs-generate: $(STAMP) ## rewrite the generated parts of docs/configuration.md and docs/cli.md
+	$(BIN)/python -m habicht.reference docs
+
 # Every script in benchmarks/, with the arguments given; stops at the first that fails.
 benchmarks = for b in benchmarks/*.py; do echo "== $$b $(1) at $$(date +%T)"; $(BIN)/python $$b $(1) || exit 1; done
 
@@ -42,4 +48,4 @@ bench-quick: $(STAMP) ## every benchmark in seconds: the same code, small shapes
 	$(call benchmarks,--quick)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site

@@ -1,16 +1,32 @@
-"""The documentation keeps up with the code: every setting and every subcommand is described."""
+"""The documentation keeps up with the code: the generated reference pages are current, every
+setting and subcommand is described, and what the docs name in the code still exists."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import re
 from pathlib import Path
 
 import pytest
 
 from habicht.cli import build_parser
 from habicht.config import Settings
+from habicht.reference import BEGIN, END, fill, render_pages
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+REGENERATE = "make docs-generate (python -m habicht.reference docs)"
+
+
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def pages() -> list[Path]:
+    """README.md and every Markdown page under docs/."""
+    return [README, *sorted(DOCS.rglob("*.md"))]
 
 
 def subcommands(parser: argparse.ArgumentParser, prefix: str = "habicht") -> list[str]:
@@ -24,16 +40,32 @@ def subcommands(parser: argparse.ArgumentParser, prefix: str = "habicht") -> lis
     return found
 
 
+@pytest.mark.parametrize("page", ["configuration.md", "cli.md"])
+def test_the_generated_reference_is_current(page: str) -> None:
+    """docs/configuration.md and docs/cli.md hold what the code renders today."""
+    expected = render_pages(DOCS)[DOCS / page]
+    assert read(DOCS / page) == expected, f"docs/{page} is out of date: run {REGENERATE}"
+
+
+def test_fill_needs_both_markers() -> None:
+    """A page whose markers were edited away is refused, not silently left stale."""
+    with pytest.raises(ValueError, match="needs a line"):
+        fill("# Configuration\n", "| table |")
+    assert fill(f"a\n{BEGIN}\nold\n{END}\nb\n", "new") == f"a\n{BEGIN}\nnew\n{END}\nb\n"
+
+
 @pytest.mark.parametrize(("env", "default", "help_text"), Settings.documented())
-def test_every_setting_is_in_the_readme_table(env: str, default: str, help_text: str) -> None:
-    """The README's configuration table has a row for each HABICHT_* setting."""
-    assert f"| `{env}` |" in README
+def test_every_setting_is_in_the_configuration_table(
+    env: str, default: str, help_text: str
+) -> None:
+    """docs/configuration.md has a row for each HABICHT_* setting."""
+    assert f"| `{env}` |" in read(DOCS / "configuration.md")
 
 
 @pytest.mark.parametrize("command", subcommands(build_parser()))
-def test_every_subcommand_is_in_the_readme(command: str) -> None:
-    """Each subcommand appears in the README's command table."""
-    assert f"`{command}" in README
+def test_every_subcommand_is_in_the_cli_reference(command: str) -> None:
+    """Each subcommand has its section in docs/cli.md."""
+    assert f"`{command}`" in read(DOCS / "cli.md")
 
 
 def test_help_lists_every_subcommand_and_setting(capsys: pytest.CaptureFixture[str]) -> None:
@@ -46,3 +78,73 @@ def test_help_lists_every_subcommand_and_setting(capsys: pytest.CaptureFixture[s
         assert command in text
     for env, _default, _help in Settings.documented():
         assert env in text
+
+
+def test_every_setting_the_docs_name_exists() -> None:
+    """A HABICHT_* name in the README or docs/ is a real setting (none renamed or made up)."""
+    known = {env for env, _default, _help in Settings.documented()}
+    unknown = {
+        f"{page.relative_to(ROOT)}: {name}"
+        for page in pages()
+        for name in re.findall(r"HABICHT_[A-Z_]*[A-Z]", read(page))
+        if name not in known
+    }
+    assert not unknown, f"settings that do not exist: {sorted(unknown)}"
+
+
+def _cited(row: str) -> list[str]:
+    return re.findall(r"`(habicht(?:\.\w+)*:[\w.]+)`", row)
+
+
+def _resolves(citation: str) -> bool:
+    module_name, _, attributes = citation.partition(":")
+    try:
+        found: object = importlib.import_module(module_name)
+    except ImportError:
+        return False
+    for attribute in attributes.split("."):
+        if not hasattr(found, attribute):
+            return False
+        found = getattr(found, attribute)
+    return True
+
+
+def test_the_code_map_names_code_that_exists() -> None:
+    """Every `module:name` in docs/internals/code-map.md imports; a failure names the rows."""
+    rows = [line for line in read(DOCS / "internals" / "code-map.md").splitlines() if "|" in line]
+    cited = [(row, citation) for row in rows for citation in _cited(row)]
+    assert len(cited) > 50  # the map is there, and its citations are found
+    stale = [
+        f"{row.split('|')[1].strip()} → {citation}"
+        for row, citation in cited
+        if not _resolves(citation)
+    ]
+    assert not stale, "stale rows in docs/internals/code-map.md:\n" + "\n".join(stale)
+
+
+# A file of the repository named in prose: `scraper/scan.py`, `habicht/bot/app.py`,
+# `benchmarks/parse.py`, `tests/kit/bot.py`, `kit/fixtures.py`.
+SOURCE = re.compile(r"(?<![\w/.-])((?:[a-z_]+/)+[a-z_]+\.py)\b")
+PLACES = ("", "habicht/", "tests/")
+
+
+def test_every_source_file_the_docs_name_exists() -> None:
+    """A path like `scraper/scan.py` in the docs is a file of habicht/, tests/ or the root."""
+    missing = {
+        f"{page.relative_to(ROOT)}: {path}"
+        for page in pages()
+        for path in SOURCE.findall(read(page))
+        if not any((ROOT / place / path).is_file() for place in PLACES)
+    }
+    assert not missing, f"files the docs name that do not exist: {sorted(missing)}"
+
+
+def test_the_readme_stays_short_and_its_links_resolve() -> None:
+    """README.md is the front page (≤ 200 lines); its relative links reach real files (the
+    docs/ pages' own links are checked by `make docs`, mkdocs --strict)."""
+    text = read(README)
+    assert len(text.splitlines()) <= 200
+    targets = re.findall(r"\]\((?![a-z]+:)([^)#\s]+)", text)
+    assert "docs/index.md" in targets
+    broken = [target for target in targets if not (ROOT / target).exists()]
+    assert not broken, f"README links to files that do not exist: {broken}"
