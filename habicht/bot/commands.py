@@ -30,8 +30,9 @@ from habicht.bot.presence import reactivate, welcome_back
 from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts
 from habicht.digits import row_id, whole_number
+from habicht.model import Search
 from habicht.scraper.errors import DuplicateWatch, InvalidSearch, TooManyWatches
-from habicht.scraper.urls import Search, parse_watch_argument
+from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.subscriptions import WatchInfo
 
 __all__ = [

@@ -16,7 +16,7 @@ from decimal import Decimal
 
 import aiosqlite
 
-from habicht.scraper.parse import Listing
+from habicht.model import Listing
 
 __all__ = [
     "HIT_WINDOW",

@@ -19,7 +19,9 @@ httpx errors become `FetchError`/`Blocked` in exactly one place (`fetch.py`), ch
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
+
+from habicht.model import ErrorKind
 
 if TYPE_CHECKING:
     from habicht.watches.subscriptions import WatchInfo
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
 __all__ = [
     "Blocked",
     "DuplicateWatch",
-    "ErrorKind",
     "FetchError",
     "InvalidReason",
     "InvalidSearch",
@@ -36,11 +37,6 @@ __all__ = [
     "TooManyWatches",
     "WatchError",
 ]
-
-ErrorKind = Literal["fetch", "blocked", "layout", "database"]
-"""What `searches.last_error_kind` records: a `ScrapeError`'s kind, or "database" when
-SQLite failed while a scan recorded its page (locked past the busy timeout, disk full) —
-never the page's fault, so never "layout"."""
 
 
 class ScrapeError(Exception):

@@ -48,12 +48,12 @@ import aiosqlite
 from habicht.clock import Clock
 from habicht.db import Database
 from habicht.market.history import record_shown
+from habicht.model import ErrorKind, Listing
 from habicht.queue import Outgoing
 from habicht.scraper.coverage import FEED_MEMORY
-from habicht.scraper.errors import ErrorKind, ScrapeError
+from habicht.scraper.errors import ScrapeError
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.local import FeedMatcher, local_search
-from habicht.scraper.parse import Listing
 from habicht.scraper.scan import (
     _ACTIVE_WATCHES,
     _DATABASE_ERRORS,

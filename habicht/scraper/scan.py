@@ -69,15 +69,16 @@ from habicht.market.history import (
 )
 from habicht.market.places import refresh_places
 from habicht.market.reposts import repost_drop
+from habicht.model import ErrorKind, Listing, money
 from habicht.queue import Buttons, Kind, Outgoing, Source, enqueue_within
 from habicht.scraper.coverage import FeedOff, check_coverage
-from habicht.scraper.errors import ErrorKind, ScrapeError
+from habicht.scraper.errors import ScrapeError
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.parse import Listing, SearchPage
+from habicht.scraper.parse import SearchPage
 from habicht.scraper.urls import PAGE_ROWS
 from habicht.storage import log_database_error
 from habicht.watches.diff import BumpedListing, NewListing, PriceDrop, diff
-from habicht.watches.filters import WatchFilter, money
+from habicht.watches.filters import WatchFilter
 from habicht.watches.notes import NO_NOTES, AlertNotes, SearchFacts, search_facts, watch_notes
 
 __all__ = [

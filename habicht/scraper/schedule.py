@@ -62,7 +62,7 @@ from typing import Any, Literal
 
 from habicht.clock import Clock
 from habicht.db import Database
-from habicht.scraper.errors import ErrorKind
+from habicht.model import ErrorKind
 from habicht.scraper.feeds import Feed, classify, scan_feed
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import (

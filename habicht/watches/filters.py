@@ -40,6 +40,7 @@ from enum import StrEnum
 from typing import Literal, Protocol
 
 from habicht.folding import fold
+from habicht.model import money
 from habicht.watches.notes import NO_NOTES, AlertNotes
 
 __all__ = [
@@ -52,7 +53,6 @@ __all__ = [
     "Near",
     "WatchFilter",
     "fold",
-    "money",
     "parse_price",
     "parse_rules",
 ]
@@ -150,12 +150,6 @@ def _amount(match: re.Match[str], text: str) -> Decimal:
     if not 0 <= value <= _MAX_PRICE:
         raise InvalidFilter(FilterReason.PRICE, text)
     return value
-
-
-def money(value: Decimal) -> str:
-    """An amount as stored, put in dedupe keys and shown in rules: `400`, `99.9`, never
-    `4E+2` or `400.00`."""
-    return format(value.normalize(), "f")
 
 
 @dataclass(frozen=True, slots=True)

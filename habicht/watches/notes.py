@@ -18,7 +18,7 @@ import aiosqlite
 from habicht.market.going import PriceStats, going_price
 from habicht.market.places import Point, chat_location, distance_km, places_of, reader
 from habicht.market.reposts import Repost, find_reposts
-from habicht.scraper.parse import Listing
+from habicht.model import Listing
 
 if TYPE_CHECKING:  # the filter reads notes (`hidden_by`): imported for its type alone
     from habicht.watches.filters import WatchFilter

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import aiosqlite
 
-from habicht.scraper.parse import Listing
+from habicht.model import Listing
 from habicht.watches.filters import WatchFilter
 from habicht.watches.notes import AlertNotes, search_facts, watch_notes
 

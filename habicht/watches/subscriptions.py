@@ -37,9 +37,9 @@ from habicht.market.places import (
     places_of,
     set_chat_location,
 )
+from habicht.model import ErrorKind, Search
 from habicht.queue import disown_within
-from habicht.scraper.errors import DuplicateWatch, ErrorKind, TooManyWatches
-from habicht.scraper.urls import Search
+from habicht.scraper.errors import DuplicateWatch, TooManyWatches
 from habicht.watches.filters import WatchFilter
 from habicht.watches.preview import Preview, preview
 

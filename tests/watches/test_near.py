@@ -29,8 +29,9 @@ from habicht.market.places import (
     reader,
     refresh_places,
 )
+from habicht.model import Listing
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.parse import Listing, parse_search_page
+from habicht.scraper.parse import parse_search_page
 from habicht.scraper.scan import scan
 from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.filters import (
