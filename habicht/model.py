@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Literal
+from typing import Literal, overload
 
 __all__ = ["ErrorKind", "Listing", "Search", "money"]
 
@@ -63,7 +63,13 @@ class Search:
     label: str
 
 
-def money(value: Decimal) -> str:
+@overload
+def money(value: Decimal) -> str: ...
+@overload
+def money(value: None) -> None: ...
+@overload
+def money(value: Decimal | None) -> str | None: ...
+def money(value: Decimal | None) -> str | None:
     """An amount as stored, put in dedupe keys and shown in rules: `400`, `99.9`, never
-    `4E+2` or `400.00`."""
-    return format(value.normalize(), "f")
+    `4E+2` or `400.00`; None (an advert without a price) stays None."""
+    return None if value is None else format(value.normalize(), "f")

@@ -48,7 +48,7 @@ import aiosqlite
 from habicht.clock import Clock
 from habicht.db import Database
 from habicht.market.history import record_shown
-from habicht.model import ErrorKind, Listing
+from habicht.model import ErrorKind, Listing, money
 from habicht.queue import Outgoing
 from habicht.scraper.coverage import FEED_MEMORY
 from habicht.scraper.errors import ScrapeError
@@ -61,7 +61,6 @@ from habicht.scraper.scan import (
     Renderer,
     Tally,
     _Counts,
-    _money,
     enqueue_counted,
     judge,
     record_listings,
@@ -196,7 +195,7 @@ async def _unjudged(db: Database, feed: Feed, read: _Read) -> list[Listing]:
     return [
         listing
         for listing in active
-        if listing.id not in shown or shown[listing.id] != _money(listing.price)
+        if listing.id not in shown or shown[listing.id] != money(listing.price)
     ]
 
 
@@ -271,7 +270,7 @@ async def _record(
         " VALUES (?, ?, ?, ?, ?) ON CONFLICT (feed_id, ad_id) DO UPDATE SET"
         " price = excluded.price, seen_at = excluded.seen_at, reserved = excluded.reserved",
         [
-            (feed.id, listing.id, _money(listing.price), now, listing.reserved)
+            (feed.id, listing.id, money(listing.price), now, listing.reserved)
             for listing in read.listings
         ],
     )

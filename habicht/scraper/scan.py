@@ -527,11 +527,6 @@ async def _count_failure(
     )
 
 
-def _money(value: Decimal | None) -> str | None:
-    """A price as stored and put in dedupe keys (`money`); None stays None."""
-    return None if value is None else money(value)
-
-
 async def _record_page(
     conn: aiosqlite.Connection,
     search: _Search,
@@ -599,7 +594,7 @@ async def record_listings(
     await _upsert_listings(conn, listings, now)
     await refresh_places(conn, listings, now=now)
     active = [listing for listing in listings if not listing.reserved]
-    priced = [(listing.id, _money(listing.price)) for listing in active]
+    priced = [(listing.id, money(listing.price)) for listing in active]
     await record_prices(conn, [(ad_id, price) for ad_id, price in priced if price], now=now)
     return active
 
@@ -658,7 +653,7 @@ async def _record_seen(
             {
                 "watch": watch_id,
                 "ad": listing.id,
-                "price": _money(listing.price),
+                "price": money(listing.price),
                 "told": listing.id in told,
                 "own": own,
                 "now": now,
@@ -864,7 +859,7 @@ async def _events(
                 entered=event.entered,
                 notes=notes,
             )
-            key = f"drop:{ad_id}:{chat_id}:{_money(old)}:{_money(event.new)}"
+            key = f"drop:{ad_id}:{chat_id}:{money(old)}:{money(event.new)}"
             line = renderer.digest_line(
                 listing, drop=(old, event.new), entered=event.entered, notes=notes
             )
@@ -1027,7 +1022,7 @@ async def _upsert_listings(conn: aiosqlite.Connection, listings: list[Listing], 
             (
                 listing.id,
                 listing.title,
-                _money(listing.price),
+                money(listing.price),
                 listing.price_display,
                 listing.location,
                 listing.postcode,
