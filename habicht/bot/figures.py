@@ -28,7 +28,7 @@ from habicht.digits import whole_number
 from habicht.market.going import MIN_PRICES
 from habicht.watches.figures import watch_figures
 from habicht.watches.filters import WatchFilter
-from habicht.watches.subscriptions import WatchInfo
+from habicht.watches.watch import WatchInfo
 
 __all__ = ["deal_note", "stats_command", "watch_stats"]
 

@@ -29,7 +29,7 @@ from habicht.watches.filters import WatchFilter
 from habicht.watches.notes import AlertNotes, search_facts, watch_notes
 
 if TYPE_CHECKING:  # `Subscriptions.preview` hands its watch in: imported for its type alone
-    from habicht.watches.subscriptions import WatchInfo
+    from habicht.watches.watch import WatchInfo
 
 __all__ = ["EXAMPLES", "Example", "Outcome", "Preview", "preview"]
 
