@@ -18,7 +18,8 @@ from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import MAX_MESSAGE, Html, Texts, shorten, visible_len
 from habicht.digits import whole_number
 from habicht.watches.filters import NO_PLACE
-from habicht.watches.preview import EXAMPLES, Example, Outcome, Preview
+from habicht.watches.preview import EXAMPLES, Example, Preview
+from habicht.watches.preview import PreviewGroup as Outcome
 
 __all__ = ["EXAMPLE_TITLE", "preview_command", "preview_text"]
 

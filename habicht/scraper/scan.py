@@ -814,7 +814,7 @@ async def _events(
         conn, [event.listing.id for event in events if _fresh(event)]
     )
     notes_of = await watch_notes(
-        conn, watch_filter, chat_id, [event.listing for event in events], facts
+        conn, watch_filter.centre, chat_id, [event.listing for event in events], facts
     )
     outgoing: list[Outgoing] = []
     hits: list[tuple[str, str]] = []

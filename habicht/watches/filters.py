@@ -196,6 +196,11 @@ class WatchFilter:
     def empty(self) -> bool:
         return self == WatchFilter()
 
+    @property
+    def centre(self) -> str | None:
+        """Where the `near` rule measures from (a postcode or `here`); None without one."""
+        return None if self.near is None else self.near.centre
+
     def rules(self) -> list[str]:
         """The rules in the form `/filter` takes them, for showing and for hide reasons."""
         out = [f"+{word}" for word in self.include] + [f"-{word}" for word in self.exclude]
