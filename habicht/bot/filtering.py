@@ -23,7 +23,8 @@ from habicht.bot.permissions import admins_only
 from habicht.bot.services import Context
 from habicht.bot.texts import Html
 from habicht.digits import whole_number
-from habicht.watches.filters import InvalidFilter, WatchFilter
+from habicht.watches.filters import WatchFilter
+from habicht.watches.rules import InvalidFilter
 
 __all__ = ["HISTORY_LINES", "advert_id", "filter_command", "history_command"]
 

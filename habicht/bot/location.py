@@ -20,7 +20,7 @@ from habicht.bot.handling import chat_of, reply
 from habicht.bot.permissions import admins_only
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import Html, Texts
-from habicht.watches.filters import Near
+from habicht.watches.rules import Near
 
 __all__ = ["near_centre", "on_location"]
 

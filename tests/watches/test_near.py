@@ -34,16 +34,9 @@ from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.parse import parse_search_page
 from habicht.scraper.scan import scan
 from habicht.scraper.urls import parse_watch_argument
-from habicht.watches.filters import (
-    MAX_KM,
-    NO_PLACE,
-    FilterReason,
-    InvalidFilter,
-    Near,
-    WatchFilter,
-    parse_rules,
-)
+from habicht.watches.filters import NO_PLACE, WatchFilter, parse_rules
 from habicht.watches.notes import AlertNotes
+from habicht.watches.rules import MAX_KM, FilterReason, InvalidFilter, Near
 from habicht.watches.subscriptions import Subscriptions
 
 SOFA = parse_watch_argument("sofa")
