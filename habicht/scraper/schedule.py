@@ -65,14 +65,9 @@ from habicht.db import Database
 from habicht.model import ErrorKind
 from habicht.scraper.feeds import Feed, classify, scan_feed
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.scan import (
-    _DATABASE_ERRORS,
-    Renderer,
-    ScanSummary,
-    Tally,
-    _Search,
-    scan_search,
-)
+from habicht.scraper.health import DATABASE_ERRORS, DueSearch
+from habicht.scraper.scan import ScanSummary, Tally, scan_search
+from habicht.watches.judge import Renderer
 
 __all__ = [
     "BEHIND_FACTOR",
@@ -207,7 +202,7 @@ class RequestShare:
 
 @dataclass(frozen=True, slots=True)
 class _Choice:
-    search: _Search
+    search: DueSearch
     kind: Literal["requested", "due", "spare"]
 
 
@@ -249,7 +244,7 @@ async def _next(
                 " WHERE scan_requested_by = ? AND scan_requested_at IS NOT NULL",
                 (behind, row["scan_requested_by"]),
             )
-    search = _Search(row["id"], row["url"], row["consecutive_failures"])
+    search = DueSearch(row["id"], row["url"], row["consecutive_failures"])
     return _Choice(search, kind)
 
 
@@ -311,7 +306,7 @@ async def run_pass(
             choice = None
             if feed is None:
                 choice = await _next(db, now=now, horizons=horizons(now), tried=tried, share=share)
-        except _DATABASE_ERRORS as exc:
+        except DATABASE_ERRORS as exc:
             tally.database_error = f"{type(exc).__name__}: {exc}"
             break
         if feed is not None:

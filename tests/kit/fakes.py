@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from habicht.market.history import PricePoint
 from habicht.model import Listing
-from habicht.scraper.scan import Alert
+from habicht.watches.judge import Alert
 from habicht.watches.notes import NO_NOTES, AlertNotes
 
 
