@@ -26,6 +26,7 @@ __all__ = [
     "SearchFailure",
     "count_failure",
     "record_failure",
+    "record_success",
 ]
 
 FAILING_AFTER = 3
@@ -86,3 +87,20 @@ async def count_failure(
         message=message,
         consecutive_failures=search.consecutive_failures + 1 if row is None else row[0],
     )
+
+
+async def record_success(
+    conn: aiosqlite.Connection, search: DueSearch, count: int, *, now: float
+) -> int:
+    """A successful scan that read `count` adverts, inside the caller's transaction; the
+    streak of failures it ended, as the database held it."""
+    rows = await conn.execute_fetchall(
+        "SELECT consecutive_failures FROM searches WHERE id = ?", (search.id,)
+    )
+    row = next(iter(rows), None)
+    await conn.execute(
+        "UPDATE searches SET last_attempt_at = ?, last_success_at = ?, consecutive_failures = 0,"
+        " last_error_kind = NULL, last_error = NULL, last_count = ? WHERE id = ?",
+        (now, now, count, search.id),
+    )
+    return search.consecutive_failures if row is None else int(row[0])

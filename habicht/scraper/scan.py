@@ -49,6 +49,7 @@ from habicht.scraper.health import (
     SearchFailure,
     count_failure,
     record_failure,
+    record_success,
 )
 from habicht.scraper.pages import PageRead, read_pages
 from habicht.storage import log_database_error
@@ -56,9 +57,9 @@ from habicht.watches.judge import (
     ACTIVE_WATCHES,
     Lookups,
     Renderer,
+    baseline,
     enqueue_alerts,
     judge,
-    record_seen,
 )
 from habicht.watches.notes import search_facts
 
@@ -317,16 +318,9 @@ async def _record_page(
             )
             continue
         counts.baselines += 1
-        text = renderer.for_chat(watch["chat_id"]).baseline(watch["label"], len(active))
-        # One note per baseline: a resumed watch is baselined (and told) again.
-        key = f"baseline:{watch['id']}:{now:.3f}"
-        outgoing.append(Outgoing(watch["chat_id"], "info", text, key))
-        await conn.execute(
-            "UPDATE watches SET baseline_at = ?, baseline_complete = ?, baseline_failures = 0"
-            " WHERE id = ?",
-            (now, read.complete, watch["id"]),
+        outgoing.append(
+            await baseline(conn, watch, active, complete=read.complete, renderer=renderer, now=now)
         )
-        await record_seen(conn, watch["id"], active, told=set(), own=True, now=now)
     counts.misses += await _feed_misses(conn, search, outgoing)
     new, drops = await enqueue_alerts(conn, outgoing, now=now, max_attempts=max_attempts)
     counts.new += new
@@ -369,13 +363,4 @@ async def _record_health(
     if read.failure is not None and starved:
         message = f"page {read.failed_page}: {read.failure}"
         return 0, await count_failure(conn, search, read.failure.kind, message, now=now)
-    rows = await conn.execute_fetchall(
-        "SELECT consecutive_failures FROM searches WHERE id = ?", (search.id,)
-    )
-    row = next(iter(rows), None)
-    await conn.execute(
-        "UPDATE searches SET last_attempt_at = ?, last_success_at = ?, consecutive_failures = 0,"
-        " last_error_kind = NULL, last_error = NULL, last_count = ? WHERE id = ?",
-        (now, now, len(read.listings), search.id),
-    )
-    return (search.consecutive_failures if row is None else row[0]), None
+    return await record_success(conn, search, len(read.listings), now=now), None

@@ -9,9 +9,10 @@ advert's notes (`watches.notes`: distance, going price, repost), and lets the wa
 filter (`watches.filters`) hold back what it does not want — counted as a hit of the rule
 that held it; what passes is rendered by the chat's `Renderer` into `Outgoing` rows with their
 dedupe keys (DESIGN.md). Everything the read showed is then recorded as seen by the watch
-(`record_seen`), so loosening the filter later sends none of it; a muted watch sees, and says
-nothing. `enqueue_alerts` puts the rows into the outbox, one drop alert per cut of a price and
-chat.
+(`_record_seen`), so loosening the filter later sends none of it; a muted watch sees, and says
+nothing. A watch's first successful read is its silent `baseline` instead: all seen, one
+`info` message. `enqueue_alerts` puts the rows into the outbox, one drop alert per cut of a
+price and chat.
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ __all__ = [
     "Alert",
     "Lookups",
     "Renderer",
+    "baseline",
     "enqueue_alerts",
     "judge",
-    "record_seen",
 ]
 
 
@@ -150,11 +151,34 @@ async def judge(
     )
     if (watch["muted_until"] or 0.0) > now:
         events, told = [], set()
-    await record_seen(conn, watch["id"], active, told=told, own=source == "search", now=now)
+    await _record_seen(conn, watch["id"], active, told=told, own=source == "search", now=now)
     return events
 
 
-async def record_seen(
+async def baseline(
+    conn: aiosqlite.Connection,
+    watch: sqlite3.Row,
+    active: list[Listing],
+    *,
+    complete: bool,
+    renderer: Renderer,
+    now: float,
+) -> Outgoing:
+    """A watch's silent baseline (a row of `ACTIVE_WATCHES` without `baseline_at`): everything
+    the read showed recorded as seen, no alerts, and the one `info` message that says how many
+    listings it now watches; `complete`: the read was the whole search (see `diff`)."""
+    text = renderer.for_chat(watch["chat_id"]).baseline(watch["label"], len(active))
+    await conn.execute(
+        "UPDATE watches SET baseline_at = ?, baseline_complete = ?, baseline_failures = 0"
+        " WHERE id = ?",
+        (now, complete, watch["id"]),
+    )
+    await _record_seen(conn, watch["id"], active, told=set(), own=True, now=now)
+    # One note per baseline: a resumed watch is baselined (and told) again.
+    return Outgoing(watch["chat_id"], "info", text, f"baseline:{watch['id']}:{now:.3f}")
+
+
+async def _record_seen(
     conn: aiosqlite.Connection,
     watch_id: int,
     active: list[Listing],
