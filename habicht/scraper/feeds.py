@@ -3,9 +3,9 @@ search of that category, matched here.
 
 A search is *local* when habicht can decide for itself whether it lists an advert
 (`habicht.scraper.local`); its feed is its category's newest-first page (the marketplace root
-for keyword watches). `classify` gives every search its kind and creates or drops the feeds;
-the scheduler calls it before every choice, so a new watch's search is served from the feed's
-first read after its baseline. A feed is *live* while two or more searches with an active
+for keyword watches). `assign_feeds` gives every search its kind and creates or drops the
+feeds; the scheduler calls it before every choice, so a new watch's search is served from the
+feed's first read after its baseline. A feed is *live* while two or more searches with an active
 watch share it and it serves them — one search alone is cheaper polled on its own, a search
 with a coverage miss is polled on its own for a while, and a feed whose searches keep missing
 is switched off (`scraper.coverage`). A live feed is due every HABICHT_FEED_INTERVAL, ahead
@@ -62,7 +62,7 @@ from habicht.storage import log_database_error
 from habicht.watches.judge import ACTIVE_WATCHES, Renderer, enqueue_alerts, judge
 from habicht.watches.notes import search_facts
 
-__all__ = ["Feed", "classify", "scan_feed"]
+__all__ = ["Feed", "assign_feeds", "scan_feed"]
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ class Feed:
     url: str
 
 
-async def classify(db: Database, *, now: float, prune: bool = False) -> None:
+async def assign_feeds(db: Database, *, now: float, prune: bool = False) -> None:
     """Give every search not yet classified its kind — local, with its category's feed, or
     plain; with `prune`, also drop the feeds no search uses any more."""
     rows = await db.fetchall("SELECT id, url FROM searches WHERE local IS NULL")
