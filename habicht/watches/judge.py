@@ -189,7 +189,7 @@ async def _record_seen(
 ) -> None:
     """`active` as seen by the watch, at their prices; `told` are the adverts its chat is now
     told of, whose price becomes what the chat knows (`told_price`); `own`: the search's own
-    scan read them, so they are its anchors (`_bounded`) — a feed's sighting never is."""
+    scan read them, so they are its anchors (`scraper.pages`) — a feed's sighting never is."""
     await conn.executemany(
         "INSERT INTO watch_listings (watch_id, ad_id, last_price, told_price, first_seen_at, own)"
         " VALUES (:watch, :ad, :price, :price, :now, :own) ON CONFLICT (watch_id, ad_id)"
