@@ -42,9 +42,9 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 
 from habicht.config import ConfigError
 from habicht.db import Database
+from habicht.model import ErrorKind
 from habicht.queue import Dead, Fatal, Message, Migrate, Outcome, Retry, RetryAt, Send, classify
 from habicht.scraper.alert_times import samples
-from habicht.scraper.errors import ErrorKind
 from habicht.scraper.scan import ScanSummary
 from habicht.scraper.schedule import freshness
 

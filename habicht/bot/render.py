@@ -15,8 +15,8 @@ from habicht.bot.preferences import AlertStyle, Preferences
 from habicht.bot.signing import Signer, alert_buttons
 from habicht.bot.texts import MAX_CAPTION, Html, Texts, visible_len
 from habicht.market.history import PricePoint
-from habicht.scraper.parse import Listing
-from habicht.scraper.scan import Alert
+from habicht.model import Listing
+from habicht.watches.judge import Alert
 from habicht.watches.notes import NO_NOTES, AlertNotes
 
 __all__ = ["MessageRenderer"]

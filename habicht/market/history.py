@@ -16,8 +16,6 @@ from decimal import Decimal
 
 import aiosqlite
 
-from habicht.scraper.parse import Listing
-
 __all__ = [
     "HIT_WINDOW",
     "PricePoint",
@@ -25,7 +23,6 @@ __all__ = [
     "price_paths",
     "record_hits",
     "record_prices",
-    "record_shown",
 ]
 
 HIT_WINDOW = 86400.0
@@ -104,16 +101,4 @@ async def record_hits(
         " ON CONFLICT (watch_id, ad_id) DO UPDATE SET rule = excluded.rule,"
         " hit_at = excluded.hit_at",
         [(watch_id, ad_id, rule, now) for ad_id, rule in hits],
-    )
-
-
-async def record_shown(
-    conn: aiosqlite.Connection, search_id: int, listings: Iterable[Listing], *, now: float
-) -> None:
-    """Note that search `search_id` showed `listings` now (`search_listings`)."""
-    await conn.executemany(
-        "INSERT INTO search_listings (search_id, ad_id, first_seen_at, last_seen_at)"
-        " VALUES (?, ?, ?, ?) ON CONFLICT (search_id, ad_id)"
-        " DO UPDATE SET last_seen_at = excluded.last_seen_at",
-        [(search_id, listing.id, now, now) for listing in listings],
     )

@@ -32,7 +32,7 @@ from typing import Any
 
 import aiosqlite
 
-from habicht.scraper.parse import Listing
+from habicht.model import Listing
 
 __all__ = [
     "EARTH_RADIUS_KM",

@@ -49,7 +49,7 @@ from decimal import Decimal
 import aiosqlite
 
 from habicht.folding import fold
-from habicht.scraper.parse import Listing
+from habicht.model import Listing
 
 __all__ = [
     "MIN_TYPO_WORD",

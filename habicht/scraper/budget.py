@@ -18,20 +18,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from habicht.db import Database
-from habicht.scraper.schedule import _ACTIVE, _FED, _LIVE_FEEDS, FeedCadence
+from habicht.scraper.schedule import ACTIVE, FED, LIVE_FEEDS, FeedCadence
 
 __all__ = ["Workload", "workload"]
 
 _WORKLOAD = f"""
 SELECT
-    (SELECT count(*) FROM searches s WHERE {_ACTIVE}) AS searches,
+    (SELECT count(*) FROM searches s WHERE {ACTIVE}) AS searches,
     (SELECT max(:now - coalesce(s.last_attempt_at, s.created_at)) FROM searches s
-     WHERE {_ACTIVE}) AS all_age,
-    (SELECT count(*) FROM searches s WHERE {_FED} AND {_ACTIVE}) AS fed,
+     WHERE {ACTIVE}) AS all_age,
+    (SELECT count(*) FROM searches s WHERE {FED} AND {ACTIVE}) AS fed,
     (SELECT max(:now - coalesce(s.last_attempt_at, s.created_at)) FROM searches s
-     WHERE NOT coalesce({_FED}, 0) AND {_ACTIVE}) AS polled_age,
+     WHERE NOT coalesce({FED}, 0) AND {ACTIVE}) AS polled_age,
     (SELECT max(:now - coalesce(s.last_attempt_at, s.created_at)) FROM searches s
-     WHERE {_FED} AND {_ACTIVE}) AS safety_age,
+     WHERE {FED} AND {ACTIVE}) AS safety_age,
     (SELECT count(*) FROM live) AS feeds,
     (SELECT max(:now - coalesce(f.last_success_at, f.created_at)) FROM feeds f
      WHERE f.id IN live) AS feed_age,
@@ -87,7 +87,7 @@ def _rounded(seconds: float | None) -> float | None:
 
 async def workload(db: Database, *, now: float, cadence: FeedCadence | None) -> Workload:
     """The budget's work now; with `cadence` None (feeds off) every search is polled."""
-    sql = f"WITH live AS ({_LIVE_FEEDS}) {_WORKLOAD}"
+    sql = f"WITH live AS ({LIVE_FEEDS}) {_WORKLOAD}"
     row = await db.fetchone(sql, {"now": now})
     assert row is not None  # one row, always
     if cadence is None:

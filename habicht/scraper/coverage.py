@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from habicht.scraper.parse import Listing
+from habicht.model import Listing
 
 __all__ = [
     "FEED_MEMORY",

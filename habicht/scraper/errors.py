@@ -8,9 +8,8 @@
   - `LayoutError` — the page has no data we recognise: a changed site, tell the owner.
 - `InvalidSearch` — a subscriber's `/watch` argument is not something habicht may fetch:
   show them `reason` (a stable code) in their language.
-- `WatchError` — a change to a chat's watches cannot be made: tell the subscriber.
-  - `DuplicateWatch` — the chat already watches this search (`watch` is the existing one).
-  - `TooManyWatches` — the chat already has `limit` watches.
+
+A change to a chat's watches that cannot be made is a `WatchError` (`habicht.watches.errors`).
 
 httpx errors become `FetchError`/`Blocked` in exactly one place (`fetch.py`), chained with
 `from`; nothing above the scraper catches `httpx.*`.
@@ -19,28 +18,18 @@ httpx errors become `FetchError`/`Blocked` in exactly one place (`fetch.py`), ch
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar
 
-if TYPE_CHECKING:
-    from habicht.watches.subscriptions import WatchInfo
+from habicht.model import ErrorKind
 
 __all__ = [
     "Blocked",
-    "DuplicateWatch",
-    "ErrorKind",
     "FetchError",
     "InvalidReason",
     "InvalidSearch",
     "LayoutError",
     "ScrapeError",
-    "TooManyWatches",
-    "WatchError",
 ]
-
-ErrorKind = Literal["fetch", "blocked", "layout", "database"]
-"""What `searches.last_error_kind` records: a `ScrapeError`'s kind, or "database" when
-SQLite failed while a scan recorded its page (locked past the busy timeout, disk full) —
-never the page's fault, so never "layout"."""
 
 
 class ScrapeError(Exception):
@@ -99,23 +88,3 @@ class InvalidSearch(ValueError):
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
-
-
-class WatchError(Exception):
-    """A change to a chat's watches cannot be made."""
-
-
-class DuplicateWatch(WatchError):
-    """The chat already watches this search; `watch` is the existing watch."""
-
-    def __init__(self, watch: WatchInfo) -> None:
-        super().__init__(f"chat {watch.chat_id} already watches {watch.url} as #{watch.number}")
-        self.watch = watch
-
-
-class TooManyWatches(WatchError):
-    """The chat already has `limit` watches (HABICHT_MAX_WATCHES)."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"a chat may have at most {limit} watches")
-        self.limit = limit

@@ -3,9 +3,9 @@ search of that category, matched here.
 
 A search is *local* when habicht can decide for itself whether it lists an advert
 (`habicht.scraper.local`); its feed is its category's newest-first page (the marketplace root
-for keyword watches). `classify` gives every search its kind and creates or drops the feeds;
-the scheduler calls it before every choice, so a new watch's search is served from the feed's
-first read after its baseline. A feed is *live* while two or more searches with an active
+for keyword watches). `assign_feeds` gives every search its kind and creates or drops the
+feeds; the scheduler calls it before every choice, so a new watch's search is served from the
+feed's first read after its baseline. A feed is *live* while two or more searches with an active
 watch share it and it serves them — one search alone is cheaper polled on its own, a search
 with a coverage miss is polled on its own for a while, and a feed whose searches keep missing
 is switched off (`scraper.coverage`). A live feed is due every HABICHT_FEED_INTERVAL, ahead
@@ -14,7 +14,7 @@ of the searches (it serves many).
 A feed is an optimisation, never the truth: the searches it serves are still scanned on their
 own — every HABICHT_SCRAPE_INTERVAL while the budget has room, every HABICHT_SAFETY_INTERVAL
 at the latest (`scraper.schedule`) — and what a feed read records never shortens such a scan
-(`scan._bounded` anchors only on what the search's own scans showed).
+(`pages._bounded` anchors only on what the search's own scans showed).
 
 `scan_feed` reads a feed as deep as its anchors need: page after page until one holds an
 advert the feed showed before (not bumped, not reserved: it sits at its true date, so all that
@@ -23,7 +23,7 @@ without reaching an anchor starts the feed's covered span anew (`feeds.covered_s
 the adverts it has not shown before as they are now (`_unjudged`: new, cheaper or dearer,
 active again) are matched to the searches the feed serves — outside the write transaction, in a
 worker thread — and in ONE transaction it judges the adverts each search matches for every
-baselined watch of that search exactly as the search's own scan would (`scan.judge`: new or
+baselined watch of that search exactly as the search's own scan would (`watches.judge`: new or
 seen, bumped, reserved, drops, the watch's filter, muting, quiet hours, the same dedupe keys),
 records them as seen by a feed for that watch and enqueues the alerts with source `feed`. So
 the search's own scan later finds nothing new in them, and what the feed did not match — a
@@ -47,30 +47,22 @@ import aiosqlite
 
 from habicht.clock import Clock
 from habicht.db import Database
-from habicht.market.history import record_shown
+from habicht.market.listings import record_listings, record_shown
+from habicht.model import ErrorKind, Listing, money
 from habicht.queue import Outgoing
 from habicht.scraper.coverage import FEED_MEMORY
-from habicht.scraper.errors import ErrorKind, ScrapeError
+from habicht.scraper.errors import ScrapeError
 from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.health import DATABASE_ERRORS
 from habicht.scraper.local import FeedMatcher, local_search
-from habicht.scraper.parse import Listing
-from habicht.scraper.scan import (
-    _ACTIVE_WATCHES,
-    _DATABASE_ERRORS,
-    MAX_PAGES,
-    Renderer,
-    Tally,
-    _Counts,
-    _money,
-    enqueue_counted,
-    judge,
-    record_listings,
-)
+from habicht.scraper.pages import MAX_PAGES
+from habicht.scraper.scan import Counts, Tally
 from habicht.scraper.urls import PAGE_ROWS
 from habicht.storage import log_database_error
+from habicht.watches.judge import ACTIVE_WATCHES, Renderer, enqueue_alerts, judge
 from habicht.watches.notes import search_facts
 
-__all__ = ["Feed", "classify", "scan_feed"]
+__all__ = ["Feed", "assign_feeds", "scan_feed"]
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +73,7 @@ class Feed:
     url: str
 
 
-async def classify(db: Database, *, now: float, prune: bool = False) -> None:
+async def assign_feeds(db: Database, *, now: float, prune: bool = False) -> None:
     """Give every search not yet classified its kind — local, with its category's feed, or
     plain; with `prune`, also drop the feeds no search uses any more."""
     rows = await db.fetchall("SELECT id, url FROM searches WHERE local IS NULL")
@@ -131,7 +123,7 @@ async def scan_feed(
 ) -> ErrorKind | None:
     """Read one feed and judge what it shows for the searches it serves (module docstring);
     the kind of its failure, or None. A database error sets `tally.database_error`."""
-    found = _Counts()
+    found = Counts()
     try:
         read = await _read(db, client, feed, now=clock())
         searches = await db.fetchall(_SERVED, {"feed": feed.id, "now": clock()})
@@ -143,7 +135,7 @@ async def scan_feed(
     except ScrapeError as exc:
         log.warning("feed %d failed (%s): %s", feed.id, exc.kind, exc)
         return await _failed(db, feed, exc.kind, str(exc), now=clock(), tally=tally)
-    except _DATABASE_ERRORS as exc:
+    except DATABASE_ERRORS as exc:
         log_database_error(log, exc, "feed %d: database error: %s", feed.id, exc)
         tally.database_error = f"{type(exc).__name__}: {exc}"
         return "database"
@@ -196,7 +188,7 @@ async def _unjudged(db: Database, feed: Feed, read: _Read) -> list[Listing]:
     return [
         listing
         for listing in active
-        if listing.id not in shown or shown[listing.id] != _money(listing.price)
+        if listing.id not in shown or shown[listing.id] != money(listing.price)
     ]
 
 
@@ -236,7 +228,7 @@ async def _record(
     searches: Sequence[aiosqlite.Row],
     matched: dict[int, list[Listing]],
     renderer: Renderer,
-    counts: _Counts,
+    counts: Counts,
     now: float,
     max_attempts: int,
 ) -> None:
@@ -254,13 +246,15 @@ async def _record(
         # though this read of the newest adverts does not show it: nothing reposts it.
         scanned_at = min(now, search["last_success_at"] or now)
         facts = await search_facts(conn, search["id"], hits, now=now, gone_before=scanned_at)
-        async with conn.execute(_ACTIVE_WATCHES, (search["id"],)) as cursor:
+        async with conn.execute(ACTIVE_WATCHES, (search["id"],)) as cursor:
             watches = [watch for watch in await cursor.fetchall() if watch["baseline_at"]]
         for watch in watches:
             outgoing += await judge(
                 conn, watch, hits, facts, renderer=renderer, now=now, source="feed"
             )
-    await enqueue_counted(conn, outgoing, counts=counts, now=now, max_attempts=max_attempts)
+    new, drops = await enqueue_alerts(conn, outgoing, now=now, max_attempts=max_attempts)
+    counts.new += new
+    counts.drops += drops
     await conn.execute(
         "UPDATE searches SET fed_since = :now WHERE feed_id = :feed AND fed_since IS NULL"
         " AND coalesce(polled_until, 0) <= :now",
@@ -271,7 +265,7 @@ async def _record(
         " VALUES (?, ?, ?, ?, ?) ON CONFLICT (feed_id, ad_id) DO UPDATE SET"
         " price = excluded.price, seen_at = excluded.seen_at, reserved = excluded.reserved",
         [
-            (feed.id, listing.id, _money(listing.price), now, listing.reserved)
+            (feed.id, listing.id, money(listing.price), now, listing.reserved)
             for listing in read.listings
         ],
     )
@@ -298,6 +292,6 @@ async def _failed(
                 " consecutive_failures + 1, last_error = ? WHERE id = ?",
                 (now, f"{kind}: {message}", feed.id),
             )
-    except _DATABASE_ERRORS as exc:
+    except DATABASE_ERRORS as exc:
         tally.database_error = tally.database_error or f"{type(exc).__name__}: {exc}"
     return kind

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from urllib.parse import parse_qsl, urlsplit
 
-from habicht.scraper.parse import Listing
+from habicht.model import Listing
 from habicht.scraper.words import advert_words, keyword_words
 
 __all__ = ["FeedMatcher", "LocalSearch", "local_search"]

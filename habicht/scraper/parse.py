@@ -39,9 +39,10 @@ import msgspec
 from bs4 import BeautifulSoup
 
 from habicht.digits import ascii_digits, whole_number
+from habicht.model import Listing
 from habicht.scraper.errors import Blocked, LayoutError
 
-__all__ = ["Listing", "SearchPage", "parse_search_page"]
+__all__ = ["SearchPage", "parse_search_page"]
 
 AD_BASE = "https://www.willhaben.at/iad/"
 IMAGE_BASE = "https://cache.willhaben.at/mmo/"
@@ -58,41 +59,6 @@ MAX_ID = 40
 """Characters an advert id may have (real ids have 9 or 10 digits)."""
 MAX_URL = 500
 """Characters an advert link may have before the short `object?adId=` link replaces it."""
-
-
-@dataclass(frozen=True, slots=True)
-class Listing:
-    """One advert of a search page.
-
-    `price` is None for price-less adverts ("zu verschenken", "VB", "auf Anfrage");
-    `published_at` is epoch seconds from `PUBLISHED` (bumping refreshes it, so it is no
-    measure of "new"); `bumped` marks bumped or promoted adverts shown on top; `reserved`
-    one a seller has marked reserved (`advertStatus.id`), whose title then loses willhaben's
-    "(reserviert) " prefix so that it reads the same once the advert is active again;
-    `body` the start of its description (`BODY_DYN`) where the page has it; `is_private`
-    whether a private person (True) or a company (False) sells it, None if the page says not;
-    `category_ids` its category and every one above it (`categorytreeids`, "5824;5878;5882");
-    `coordinates` where it is (`COORDINATES` "48.38488,16.20766": latitude, longitude), None
-    if the page does not say or says nonsense; `seller_id` who sells it (`ORGID`, which
-    private sellers have too), None if the page does not say.
-    """
-
-    id: str
-    title: str
-    price: Decimal | None
-    price_display: str | None
-    location: str | None
-    postcode: str | None
-    url: str
-    image_url: str | None
-    published_at: float | None
-    bumped: bool
-    reserved: bool = False
-    body: str | None = None
-    is_private: bool | None = None
-    category_ids: tuple[str, ...] = ()
-    coordinates: tuple[float, float] | None = None
-    seller_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

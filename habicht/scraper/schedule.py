@@ -62,20 +62,18 @@ from typing import Any, Literal
 
 from habicht.clock import Clock
 from habicht.db import Database
-from habicht.scraper.errors import ErrorKind
-from habicht.scraper.feeds import Feed, classify, scan_feed
+from habicht.model import ErrorKind
+from habicht.scraper.feeds import Feed, assign_feeds, scan_feed
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.scan import (
-    _DATABASE_ERRORS,
-    Renderer,
-    ScanSummary,
-    Tally,
-    _Search,
-    scan_search,
-)
+from habicht.scraper.health import DATABASE_ERRORS, DueSearch
+from habicht.scraper.scan import ScanSummary, Tally, scan_search
+from habicht.watches.judge import Renderer
 
 __all__ = [
+    "ACTIVE",
     "BEHIND_FACTOR",
+    "FED",
+    "LIVE_FEEDS",
     "Capacity",
     "FeedCadence",
     "Freshness",
@@ -102,32 +100,33 @@ def _active(search: str) -> str:
 )"""
 
 
-_ACTIVE = _active("s")
+ACTIVE = _active("s")
+"""SQL: the search aliased `s` has an active watch of an active chat."""
 
 _SERVED = "coalesce(s.polled_until, 0) <= :now"
 """SQL: the search aliased `s` is not polled on its own after a coverage miss."""
 
-_LIVE_FEEDS = f"""
+LIVE_FEEDS = f"""
 SELECT s.feed_id FROM searches s JOIN feeds f ON f.id = s.feed_id
-WHERE {_SERVED} AND coalesce(f.off_until, 0) <= :now AND {_ACTIVE}
+WHERE {_SERVED} AND coalesce(f.off_until, 0) <= :now AND {ACTIVE}
 GROUP BY s.feed_id HAVING count(*) >= 2
 """
 """The feeds that serve two or more searches with an active watch, and are not switched off
 (`scraper.feeds`, `scraper.coverage`)."""
 
-_FED = f"s.feed_id IN ({_LIVE_FEEDS}) AND {_SERVED}"
+FED = f"s.feed_id IN ({LIVE_FEEDS}) AND {_SERVED}"
 """SQL: a live feed serves the search aliased `s`."""
 
 _DUE_FEEDS = f"""
 SELECT f.id, f.url FROM feeds f
-WHERE f.id IN ({_LIVE_FEEDS}) AND (f.last_attempt_at IS NULL OR f.last_attempt_at < :horizon)
+WHERE f.id IN ({LIVE_FEEDS}) AND (f.last_attempt_at IS NULL OR f.last_attempt_at < :horizon)
 ORDER BY f.last_attempt_at, f.id LIMIT {_CANDIDATES}
 """
 
 # Strictly before the horizon: a pass every `slack` seconds then reads a feed once per
 # interval, never sooner, however quickly its read followed the pass's start.
 
-_HORIZON = f"""CASE WHEN {_FED} THEN :safety_horizon ELSE :horizon END"""
+_HORIZON = f"""CASE WHEN {FED} THEN :safety_horizon ELSE :horizon END"""
 """When a search was last scanned if it is due now: a search a live feed serves may wait for
 its safety net (it is scanned sooner with budget to spare: `_SPARE`)."""
 
@@ -135,7 +134,7 @@ its safety net (it is scanned sooner with budget to spare: `_SPARE`)."""
 _REQUESTED = f"""
 SELECT s.id, s.url, s.consecutive_failures, s.scan_requested_at, s.scan_requested_by
 FROM searches s
-WHERE s.scan_requested_at IS NOT NULL AND {_ACTIVE}
+WHERE s.scan_requested_at IS NOT NULL AND {ACTIVE}
   AND NOT EXISTS (
     SELECT 1 FROM searches o
     WHERE o.scan_requested_by = s.scan_requested_by AND o.scan_requested_at IS NOT NULL
@@ -150,7 +149,7 @@ _DUE = f"""
 SELECT s.id, s.url, s.consecutive_failures, s.scan_requested_at, s.scan_requested_by
 FROM searches s
 WHERE (s.last_attempt_at IS NULL OR s.last_attempt_at <= {_HORIZON})
-  AND s.scan_requested_at IS NULL AND {_ACTIVE}
+  AND s.scan_requested_at IS NULL AND {ACTIVE}
 ORDER BY s.last_attempt_at, s.id LIMIT {_CANDIDATES}
 """
 
@@ -159,21 +158,21 @@ ORDER BY s.last_attempt_at, s.id LIMIT {_CANDIDATES}
 _SPARE = f"""
 SELECT s.id, s.url, s.consecutive_failures, s.scan_requested_at, s.scan_requested_by
 FROM searches s
-WHERE s.last_attempt_at <= :horizon AND s.scan_requested_at IS NULL AND {_FED} AND {_ACTIVE}
+WHERE s.last_attempt_at <= :horizon AND s.scan_requested_at IS NULL AND {FED} AND {ACTIVE}
 ORDER BY s.last_attempt_at, s.id LIMIT {_CANDIDATES}
 """
 
 _COUNT_DUE = f"""
 SELECT count(*) FROM searches s
 WHERE (s.scan_requested_at IS NOT NULL OR s.last_attempt_at IS NULL
-       OR s.last_attempt_at <= {_HORIZON}) AND {_ACTIVE}
+       OR s.last_attempt_at <= {_HORIZON}) AND {ACTIVE}
 """
 
 _SINCE_SCAN = f"""
 SELECT :now - max(coalesce(s.last_attempt_at, s.created_at),
-                  CASE WHEN {_FED} THEN coalesce(f.last_success_at, 0) ELSE 0 END)
+                  CASE WHEN {FED} THEN coalesce(f.last_success_at, 0) ELSE 0 END)
 FROM searches s LEFT JOIN feeds f ON f.id = s.feed_id
-WHERE {_ACTIVE}
+WHERE {ACTIVE}
 """
 
 
@@ -207,7 +206,7 @@ class RequestShare:
 
 @dataclass(frozen=True, slots=True)
 class _Choice:
-    search: _Search
+    search: DueSearch
     kind: Literal["requested", "due", "spare"]
 
 
@@ -249,7 +248,7 @@ async def _next(
                 " WHERE scan_requested_by = ? AND scan_requested_at IS NOT NULL",
                 (behind, row["scan_requested_by"]),
             )
-    search = _Search(row["id"], row["url"], row["consecutive_failures"])
+    search = DueSearch(row["id"], row["url"], row["consecutive_failures"])
     return _Choice(search, kind)
 
 
@@ -301,7 +300,7 @@ async def run_pass(
             if feeds is not None:
                 # Before every choice: a watch added during a long pass is served by its
                 # feed from the feed's next read, not from the next pass.
-                await classify(db, now=now, prune=prune)
+                await assign_feeds(db, now=now, prune=prune)
                 prune = False
                 # A pass can outlast a feed interval (more searches due than the budget
                 # clears): a feed it read is read again one interval later, never sooner.
@@ -311,7 +310,7 @@ async def run_pass(
             choice = None
             if feed is None:
                 choice = await _next(db, now=now, horizons=horizons(now), tried=tried, share=share)
-        except _DATABASE_ERRORS as exc:
+        except DATABASE_ERRORS as exc:
             tally.database_error = f"{type(exc).__name__}: {exc}"
             break
         if feed is not None:

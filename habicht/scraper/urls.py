@@ -28,17 +28,16 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from decimal import Decimal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from habicht.digits import ascii_digits
+from habicht.model import Search
 from habicht.scraper.errors import InvalidReason, InvalidSearch
 
 __all__ = [
     "PAGE_ROWS",
     "SEARCH_SECTIONS",
-    "Search",
     "keyword_search",
     "normalise_search_url",
     "parse_watch_argument",
@@ -79,14 +78,6 @@ _LOOKS_LIKE_URL = re.compile(
     r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:[:/?#@]|$))",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Search:
-    """A watchable search: its normalised URL and a short human label for lists."""
-
-    url: str
-    label: str
 
 
 def normalise_search_url(text: str) -> str:

@@ -1,2 +1,12 @@
-"""What a watch wants and what its chat is told: subscriptions, the filter's rules, the
-diff between two reads, the notes an alert carries, and the preview of a filter."""
+"""What a watch wants and what its chat is told.
+
+- `subscriptions` — chats, their watches, and the searches those share; `watch` — one watch
+  as its chat sees it; `errors` — the changes to watches that cannot be made.
+- `rules` — the grammar of `/filter`; `filters` — the filter those rules make, applied.
+- `diff` — what changed for a watch between two reads (new, bumped, dropped).
+- `notes` — what an alert says beside the advert (distance, going price, repost).
+- `judge` — a watch's events through its filter into outbox rows.
+- `preview`, `figures` — what a filter would do, and a watch's numbers.
+
+It imports the market and `habicht.model`, never the scraper or the bot.
+"""

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from habicht.scraper.parse import Listing
+from habicht.model import Listing
 
 __all__ = ["PUBLISHED_SLACK", "BumpedListing", "Event", "NewListing", "PriceDrop", "diff"]
 

@@ -1,4 +1,5 @@
-"""A watch's own filters and price rules: parsed from `/filter`, applied at detection time.
+"""A watch's own filters and price rules, applied at detection time; the text `/filter` takes
+is read into rules by `habicht.watches.rules` (its grammar), and made a filter here.
 
 Pure: no I/O, no clock. The search row is the willhaben query that is fetched; the filter
 belongs to the watch, so watches that differ only in their filters share one fetch. A filter
@@ -24,93 +25,38 @@ has two halves:
 Words match case-, accent- and umlaut-insensitively (`kaese` = `Käse`, `Cafe` = `Café`) as
 parts of words: `-defekt` also hides "Defekte Platine". `-reposts` is the rule, not the word;
 to hide adverts that say "reposts", type `-repost` (a part of the word finds it).
-
-Rules are typed as users write them: `/filter 2 +iphone -defekt max 1.200 drop 10%`. Prices
-take the forms people type (`400`, `1.200`, `€ 99,90`, `99.90`, `1.200,50 €`).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from decimal import Decimal, InvalidOperation
-from enum import StrEnum
+from decimal import Decimal
 from typing import Literal, Protocol
 
 from habicht.folding import fold
+from habicht.model import money
 from habicht.watches.notes import NO_NOTES, AlertNotes
+from habicht.watches.rules import NO_REPOSTS, FilterReason, InvalidFilter, Near, Rule, read_rules
 
 __all__ = [
-    "MAX_KM",
     "MAX_WORDS",
     "NO_PLACE",
-    "FilterReason",
     "Filterable",
-    "InvalidFilter",
-    "Near",
     "WatchFilter",
-    "fold",
-    "money",
-    "parse_price",
     "parse_rules",
 ]
 
 MAX_WORDS = 20
 """Most `+word`/`-word` rules one watch may have."""
-MAX_WORD_LENGTH = 40
-_MAX_PRICE = Decimal(100_000_000)
 _HUNDRED = Decimal(100)
 
 Seller = Literal["private", "company"]
 
-# A price as typed: `400`, `1.200`, `1.200,50`, `99,90`, `99.90`, with an optional € sign or
-# `eur`/`euro` before or after; a trailing `%` makes it a percentage (`drop` and `deal`).
-# Digits are ASCII (`habicht.digits`): `\d` would take Arabic-Indic digits too.
-_AMOUNT = re.compile(
-    r"(?:€\s*)?(?P<number>[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]{1,2})?|[0-9]{1,9}(?:[.,][0-9]{1,2})?)"
-    r"(?:\s*(?P<unit>€|euro|eur|%))?",
-    re.IGNORECASE,
-)
-_FLAGS = frozenset({"priced", "private", "company", "lowest"})
-MAX_KM = Decimal(300)
-"""The widest `near` radius: about the farthest anyone drives for a pick-up and back in a day
-(Vienna to Salzburg is 250 km); a wider one would hide next to nothing in Austria."""
 NO_PLACE = "without a place"
 """What `hidden_by` names when `near` hid an advert habicht cannot place (no coordinates, and
 a postcode it has not placed): counted apart from the adverts beyond the radius."""
-HERE = "here"
-_POSTCODE = re.compile(r"[1-9][0-9]{3}")
-# A radius as typed: `5`, `12km`, `2,5`, `2.5 km` (the unit may be a word of its own).
-_RADIUS = re.compile(r"(?P<number>[0-9]{1,6}(?:[.,][0-9]{1,2})?)(?:\s*km\b)?", re.IGNORECASE)
-_WITH_AMOUNT = frozenset({"min", "max", "below", "drop", "deal"})
-_NO_REPOSTS = "-reposts"
-
-
-class FilterReason(StrEnum):
-    """Why a `/filter` rule was refused: a stable code the bot turns into a de/en text."""
-
-    UNKNOWN_RULE = "unknown_rule"  # not one of the rules
-    PRICE = "price"  # a rule that needs an amount got none, or not a sensible one
-    DROP_UNIT = "drop_unit"  # `drop 50`: say `drop 10%` or `drop 50€`
-    PERCENT = "percent"  # a percentage outside 1..99
-    DEAL_UNIT = "deal_unit"  # `deal 20`: say `deal 20%`
-    EMPTY_WORD = "empty_word"  # `+` or `-` with nothing after it
-    WORD_TOO_LONG = "word_too_long"
-    TOO_MANY_WORDS = "too_many_words"
-    MIN_ABOVE_MAX = "min_above_max"
-    POSTCODE = "postcode"  # `near` without a four-digit postcode or `here`
-    RADIUS = "radius"  # `near` without a radius above 0 and at most `MAX_KM`
-
-
-class InvalidFilter(ValueError):
-    """A `/filter` rule habicht cannot take; `token` is the part of the input at fault."""
-
-    def __init__(self, reason: FilterReason, token: str) -> None:
-        super().__init__(f"{reason}: {token!r}")
-        self.reason = reason
-        self.token = token
 
 
 class Filterable(Protocol):
@@ -127,51 +73,6 @@ class Filterable(Protocol):
 
     @property
     def is_private(self) -> bool | None: ...
-
-
-def parse_price(text: str) -> Decimal:
-    """An amount in euros as people type it; `InvalidFilter(PRICE)` if it is none."""
-    match = _AMOUNT.fullmatch(text.strip())
-    if match is None or match["unit"] == "%":
-        raise InvalidFilter(FilterReason.PRICE, text)
-    return _amount(match, text)
-
-
-def _amount(match: re.Match[str], text: str) -> Decimal:
-    number = match["number"]
-    if "," in number:  # German: `.` groups thousands, `,` starts the cents
-        number = number.replace(".", "").replace(",", ".")
-    elif re.fullmatch(r"[0-9]{1,3}(?:\.[0-9]{3})+", number):  # `1.200`: thousands, not a decimal
-        number = number.replace(".", "")
-    try:
-        value = Decimal(number)
-    except InvalidOperation as exc:  # pragma: no cover - the pattern admits only numbers
-        raise InvalidFilter(FilterReason.PRICE, text) from exc
-    if not 0 <= value <= _MAX_PRICE:
-        raise InvalidFilter(FilterReason.PRICE, text)
-    return value
-
-
-def money(value: Decimal) -> str:
-    """An amount as stored, put in dedupe keys and shown in rules: `400`, `99.9`, never
-    `4E+2` or `400.00`."""
-    return format(value.normalize(), "f")
-
-
-@dataclass(frozen=True, slots=True)
-class Near:
-    """Only adverts within `km` of `centre`: a four-digit postcode, or `here` (the location
-    the chat last shared, looked up whenever the watch judges adverts)."""
-
-    centre: str
-    km: Decimal
-
-    @property
-    def here(self) -> bool:
-        return self.centre == HERE
-
-    def rule(self) -> str:
-        return f"near {self.centre} {money(self.km)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +103,11 @@ class WatchFilter:
     def empty(self) -> bool:
         return self == WatchFilter()
 
+    @property
+    def centre(self) -> str | None:
+        """Where the `near` rule measures from (a postcode or `here`); None without one."""
+        return None if self.near is None else self.near.centre
+
     def rules(self) -> list[str]:
         """The rules in the form `/filter` takes them, for showing and for hide reasons."""
         out = [f"+{word}" for word in self.include] + [f"-{word}" for word in self.exclude]
@@ -216,7 +122,7 @@ class WatchFilter:
         if self.near is not None:
             out.append(self.near.rule())
         if self.no_reposts:
-            out.append(_NO_REPOSTS)
+            out.append(NO_REPOSTS)
         if self.drop_percent is not None:
             out.append(f"drop {money(self.drop_percent)}%")
         if self.drop_amount is not None:
@@ -257,7 +163,7 @@ class WatchFilter:
             if notes.km > float(self.near.km):
                 return self.near.rule()
         if self.no_reposts and notes.repost is not None:
-            return _NO_REPOSTS
+            return NO_REPOSTS
         if self.deal is not None and not _a_deal(price, notes, self.deal):
             return f"deal {money(self.deal)}%"
         return None
@@ -342,7 +248,7 @@ class WatchFilter:
         """This filter with `rules` added: words accumulate, an amount or seller replaces the
         one set before. Refused whole (`InvalidFilter`) if any rule is."""
         current = self
-        for rule in _tokens(" ".join(rules)):
+        for rule in read_rules(" ".join(rules)):
             current = current._with(rule)
         if len(current.include) + len(current.exclude) > MAX_WORDS:
             raise InvalidFilter(FilterReason.TOO_MANY_WORDS, str(MAX_WORDS))
@@ -351,7 +257,7 @@ class WatchFilter:
             raise InvalidFilter(FilterReason.MIN_ABOVE_MAX, f"min {money(low)} max {money(high)}")
         return current
 
-    def _with(self, rule: _Rule) -> WatchFilter:
+    def _with(self, rule: Rule) -> WatchFilter:
         name, value, token = rule.name, rule.value, rule.token
         if name in ("+", "-"):
             word = str(value)
@@ -368,7 +274,7 @@ class WatchFilter:
             return replace(self, seller="company")
         if name == "lowest":
             return replace(self, lowest=True)
-        if name == _NO_REPOSTS:
+        if name == NO_REPOSTS:
             return replace(self, no_reposts=True)
         if isinstance(value, Near):
             return replace(self, near=value)
@@ -401,106 +307,7 @@ def _near(data: dict[str, str] | None) -> Near | None:
     return None if data is None else Near(data["centre"], Decimal(data["km"]))
 
 
-@dataclass(frozen=True, slots=True)
-class _Rule:
-    name: str  # '+', '-', a flag, '-reposts', 'min', 'max', 'below', 'drop%', 'drop€', 'deal' or
-    # 'near'
-    value: str | Decimal | Near | None
-    token: str  # what the user typed, for the error
-
-
 def parse_rules(args: Sequence[str]) -> WatchFilter:
-    """The filter that `args` (the words after `/filter <n>`) describe on their own."""
+    """The filter that `args` (the words after `/filter <n>`) describe on their own
+    (`WatchFilter.with_rules` on the empty filter)."""
     return WatchFilter().with_rules(args)
-
-
-def _tokens(text: str) -> Iterable[_Rule]:
-    """The rules in `text`, left to right; an amount may be split over several words
-    (`max € 99,90`)."""
-    position = 0
-    text = text.strip()
-    while position < len(text):
-        word_end = _word_end(text, position)
-        word = text[position:word_end]
-        keyword = word.casefold()
-        if keyword == _NO_REPOSTS:
-            yield _Rule(_NO_REPOSTS, None, word)
-            position = _skip_spaces(text, word_end)
-        elif word[0] in "+-":
-            phrase = word[1:]
-            if not phrase:
-                raise InvalidFilter(FilterReason.EMPTY_WORD, word)
-            if len(phrase) > MAX_WORD_LENGTH:
-                raise InvalidFilter(FilterReason.WORD_TOO_LONG, word)
-            yield _Rule(word[0], phrase, word)
-            position = _skip_spaces(text, word_end)
-        elif keyword in _FLAGS:
-            yield _Rule(keyword, None, word)
-            position = _skip_spaces(text, word_end)
-        elif keyword in _WITH_AMOUNT:
-            start = _skip_spaces(text, word_end)
-            match = _AMOUNT.match(text, start)
-            end = match.end() if match else start
-            if match is None or (end < len(text) and not text[end].isspace()):
-                raise InvalidFilter(FilterReason.PRICE, text[position : _word_end(text, start)])
-            token = text[position:end]
-            yield _amount_rule(keyword, match, token)
-            position = _skip_spaces(text, end)
-        elif keyword == "near":
-            rule, end = _near_rule(text, position, _skip_spaces(text, word_end))
-            yield rule
-            position = _skip_spaces(text, end)
-        else:
-            raise InvalidFilter(FilterReason.UNKNOWN_RULE, word)
-
-
-def _near_rule(text: str, position: int, start: int) -> tuple[_Rule, int]:
-    """`near <postcode or here> <km>` from `start` (after `near`, which begins at
-    `position`); the rule and where it ends. `hier` is taken for `here`."""
-    centre_end = _word_end(text, start)
-    centre = text[start:centre_end].casefold()
-    if centre == "hier":
-        centre = HERE
-    if centre != HERE and not _POSTCODE.fullmatch(centre):
-        raise InvalidFilter(FilterReason.POSTCODE, text[position:centre_end])
-    radius_start = _skip_spaces(text, centre_end)
-    match = _RADIUS.match(text, radius_start)
-    end = match.end() if match else radius_start
-    token = text[position : _word_end(text, end if match else radius_start)]
-    if match is None or (end < len(text) and not text[end].isspace()):
-        raise InvalidFilter(FilterReason.RADIUS, token)
-    km = Decimal(match["number"].replace(",", "."))
-    if not 0 < km <= MAX_KM:
-        raise InvalidFilter(FilterReason.RADIUS, token)
-    return _Rule("near", Near(centre, km), token), end
-
-
-def _amount_rule(keyword: str, match: re.Match[str], token: str) -> _Rule:
-    unit = (match["unit"] or "").casefold()
-    euros = unit in ("€", "eur", "euro") or match.group(0).startswith("€")
-    if keyword == "drop":
-        if unit == "%":
-            return _Rule("drop%", _amount(match, token), token)
-        if not euros:
-            raise InvalidFilter(FilterReason.DROP_UNIT, token)
-        return _Rule("drop€", _amount(match, token), token)
-    if keyword == "deal":
-        if unit != "%":
-            raise InvalidFilter(FilterReason.DEAL_UNIT, token)
-        return _Rule("deal", _amount(match, token), token)
-    if unit == "%":
-        raise InvalidFilter(FilterReason.PRICE, token)
-    return _Rule(keyword, _amount(match, token), token)
-
-
-def _word_end(text: str, position: int) -> int:
-    end = position
-    while end < len(text) and not text[end].isspace():
-        end += 1
-    return end
-
-
-def _skip_spaces(text: str, position: int) -> int:
-    while position < len(text) and text[position].isspace():
-        position += 1
-    return position

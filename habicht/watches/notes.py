@@ -11,17 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 import aiosqlite
 
 from habicht.market.going import PriceStats, going_price
 from habicht.market.places import Point, chat_location, distance_km, places_of, reader
 from habicht.market.reposts import Repost, find_reposts
-from habicht.scraper.parse import Listing
-
-if TYPE_CHECKING:  # the filter reads notes (`hidden_by`): imported for its type alone
-    from habicht.watches.filters import WatchFilter
+from habicht.model import Listing
 
 __all__ = ["NO_NOTES", "AlertNotes", "Repost", "SearchFacts", "search_facts", "watch_notes"]
 
@@ -85,21 +81,22 @@ async def search_facts(
 
 async def watch_notes(
     conn: aiosqlite.Connection,
-    watch_filter: WatchFilter,
+    centre: str | None,
     chat_id: int,
     listings: list[Listing],
     facts: SearchFacts,
 ) -> dict[str, AlertNotes]:
-    """The notes of each of `listings` for one watch (its filter, its chat): the search's
-    facts, and what is the watch's own: with a `near` rule, each advert's distance from the
-    rule's centre (None when it cannot be placed)."""
+    """The notes of each of `listings` for one watch (its chat, the centre of its filter's
+    `near` rule: a postcode or `here`, None without the rule): the search's facts, and what is
+    the watch's own: with a centre, each advert's distance from it (None when it cannot be
+    placed). The filter reads these notes (`WatchFilter.hidden_by`), so it is not asked here."""
     notes = {listing.id: facts.notes(listing) for listing in listings}
-    if watch_filter.near is None or not listings:
+    if centre is None or not listings:
         return notes
-    centre = await _centre(conn, watch_filter.near.centre, chat_id)
-    if centre is None:  # not placed (any more): nothing is measured, `near` hides all
+    point = await _centre(conn, centre, chat_id)
+    if point is None:  # not placed (any more): nothing is measured, `near` hides all
         return notes
-    km = await distances(conn, centre, listings)
+    km = await distances(conn, point, listings)
     return {ad_id: replace(note, km=km[ad_id]) for ad_id, note in notes.items()}
 
 

@@ -20,33 +20,30 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 import aiosqlite
 
-from habicht.scraper.parse import Listing
+from habicht.model import Listing
 from habicht.watches.filters import WatchFilter
 from habicht.watches.notes import AlertNotes, search_facts, watch_notes
+from habicht.watches.watch import WatchInfo
 
-if TYPE_CHECKING:  # `Subscriptions.preview` hands its watch in: imported for its type alone
-    from habicht.watches.subscriptions import WatchInfo
-
-__all__ = ["EXAMPLES", "Example", "Outcome", "Preview", "preview"]
+__all__ = ["EXAMPLES", "Example", "Preview", "PreviewGroup", "preview"]
 
 EXAMPLES = 3
-"""Adverts shown of each outcome (the newest in the search first)."""
+"""Adverts shown of each group (the newest in the search first)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Example:
-    """One advert of an outcome, with the notes its alert would carry (its distance, …)."""
+    """One advert of a group, with the notes its alert would carry (its distance, …)."""
 
     listing: Listing
     notes: AlertNotes
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class PreviewGroup:
     """The adverts that went one way: through the filter (`rule` None), or hidden by `rule`
     (as `WatchFilter.rules()` writes it); `count` of them, up to `EXAMPLES` shown."""
 
@@ -69,8 +66,8 @@ class Preview:
     watch: WatchInfo
     scanned_at: float | None
     adverts: int
-    alerted: Outcome
-    hidden: tuple[Outcome, ...]
+    alerted: PreviewGroup
+    hidden: tuple[PreviewGroup, ...]
     price_rules: tuple[str, ...]
     muted_until: float | None
 
@@ -93,7 +90,7 @@ async def preview(conn: aiosqlite.Connection, watch: WatchInfo, *, now: float) -
     muted_until = await _muted_until(conn, watch.id, now=now)
     scanned_at = watch.last_success_at
     if scanned_at is None:
-        nothing = Outcome(None, 0, ())
+        nothing = PreviewGroup(None, 0, ())
         return Preview(watch, None, 0, nothing, (), price_rules, muted_until)
     async with conn.execute(_LATEST, (watch.search_id, scanned_at)) as cursor:
         listings = [_listing(row) for row in await cursor.fetchall()]
@@ -102,7 +99,7 @@ async def preview(conn: aiosqlite.Connection, watch: WatchInfo, *, now: float) -
     facts = await search_facts(
         conn, watch.search_id, listings, now=now, read_at=0.0, gone_before=scanned_at
     )
-    notes_of = await watch_notes(conn, watch_filter, watch.chat_id, listings, facts)
+    notes_of = await watch_notes(conn, watch_filter.centre, watch.chat_id, listings, facts)
     alerted: list[Example] = []
     hidden_by: dict[str, list[Example]] = {}
     for listing in listings:
@@ -120,15 +117,15 @@ async def preview(conn: aiosqlite.Connection, watch: WatchInfo, *, now: float) -
         watch=watch,
         scanned_at=scanned_at,
         adverts=len(listings),
-        alerted=_outcome(None, alerted),
-        hidden=tuple(_outcome(rule, examples) for rule, examples in hidden),
+        alerted=_group(None, alerted),
+        hidden=tuple(_group(rule, examples) for rule, examples in hidden),
         price_rules=price_rules,
         muted_until=muted_until,
     )
 
 
-def _outcome(rule: str | None, examples: list[Example]) -> Outcome:
-    return Outcome(rule, len(examples), tuple(examples[:EXAMPLES]))
+def _group(rule: str | None, examples: list[Example]) -> PreviewGroup:
+    return PreviewGroup(rule, len(examples), tuple(examples[:EXAMPLES]))
 
 
 def _price_rules(watch_filter: WatchFilter) -> WatchFilter:

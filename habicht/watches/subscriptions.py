@@ -37,38 +37,16 @@ from habicht.market.places import (
     places_of,
     set_chat_location,
 )
+from habicht.model import ErrorKind, Search
 from habicht.queue import disown_within
-from habicht.scraper.errors import DuplicateWatch, ErrorKind, TooManyWatches
-from habicht.scraper.urls import Search
+from habicht.watches.errors import DuplicateWatch, TooManyWatches
 from habicht.watches.filters import WatchFilter
 from habicht.watches.preview import Preview, preview
+from habicht.watches.watch import WatchInfo
 
-__all__ = ["AdvertHistory", "Overview", "SearchHealth", "Subscriptions", "WatchInfo"]
+__all__ = ["AdvertHistory", "Overview", "SearchHealth", "Subscriptions"]
 
 Fetch = Callable[[str, Sequence[Any]], Awaitable[list[sqlite3.Row]]]
-
-
-@dataclass(frozen=True, slots=True)
-class WatchInfo:
-    """One watch as a chat sees it, with the health of the search behind it."""
-
-    id: int
-    number: int
-    chat_id: int
-    search_id: int
-    url: str
-    label: str
-    paused: bool
-    baseline_at: float | None
-    listings_known: int
-    last_success_at: float | None
-    consecutive_failures: int
-    last_error_kind: ErrorKind | None
-    thread_id: int | None
-    """The forum topic the watch was created in (Telegram's `message_thread_id`), if any."""
-    filter: WatchFilter
-    hidden: tuple[tuple[str, int], ...]
-    """(rule, adverts) the filter hid in the last `HIT_WINDOW`, most first."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from habicht.bot.handlers.buttons import MUTE_SECONDS
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import PHOTO_REFUSALS
 from habicht.queue import Message
-from habicht.watches.subscriptions import WatchInfo
+from habicht.watches.watch import WatchInfo
 
 GROUP = -1005001
 FORUM = -1007007

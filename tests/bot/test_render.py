@@ -12,7 +12,7 @@ from habicht.bot.render import MessageRenderer
 from habicht.bot.signing import Signer
 from habicht.bot.texts import MAX_CAPTION, MAX_MESSAGE, Html, Lang, Texts, utf16_len, visible_len
 from habicht.market.history import PricePoint
-from habicht.scraper.parse import Listing
+from habicht.model import Listing
 
 SIGNER = Signer("123:test-token")
 IMAGE = "https://cache.willhaben.at/mmo/3/123/sofa_hoved.jpg"

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from habicht.market.history import PricePoint
-from habicht.scraper.parse import Listing
-from habicht.scraper.scan import Alert
+from habicht.model import Listing
+from habicht.watches.judge import Alert
 from habicht.watches.notes import NO_NOTES, AlertNotes
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from habicht.scraper.parse import Listing
+from habicht.model import Listing
 
 
 def sofa(price: str | None, *, ad_id: str = "1622906706") -> Listing:

@@ -18,8 +18,8 @@ from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
 from habicht.market.reposts import _CANDIDATES, WINDOW, same_item, title_words
+from habicht.model import Listing
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.parse import Listing
 from habicht.scraper.scan import scan
 from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.filters import WatchFilter, parse_rules

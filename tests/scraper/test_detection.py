@@ -21,7 +21,9 @@ from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite as Site  # short for the signatures
 from habicht.fakes.willhaben_site import SiteFault
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.scan import FAILING_AFTER, MAX_PAGES, ScanSummary, scan
+from habicht.scraper.health import FAILING_AFTER
+from habicht.scraper.pages import MAX_PAGES
+from habicht.scraper.scan import ScanSummary, scan
 from habicht.scraper.urls import PAGE_ROWS, parse_watch_argument
 from habicht.watches.filters import WatchFilter
 from habicht.watches.subscriptions import Subscriptions

@@ -15,8 +15,9 @@ from conftest import FIXTURES
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.fakes.willhaben_world import listed
+from habicht.model import Listing
 from habicht.scraper.local import FeedMatcher, LocalSearch, local_search
-from habicht.scraper.parse import Listing, parse_search_page
+from habicht.scraper.parse import parse_search_page
 from habicht.scraper.urls import normalise_search_url, parse_watch_argument
 
 MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"

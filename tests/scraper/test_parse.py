@@ -11,9 +11,9 @@ import pytest
 from conftest import FIXTURES
 
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
+from habicht.model import Listing
 from habicht.scraper.errors import Blocked, LayoutError
 from habicht.scraper.parse import (
-    Listing,
     _next_data_span,  # to prove which path a page takes
     parse_search_page,
 )

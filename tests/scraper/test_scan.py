@@ -16,10 +16,11 @@ from kit.fakes import FakeClock, TextRenderer
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.model import Listing
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.parse import Listing
-from habicht.scraper.scan import Alert, ScanSummary, scan
+from habicht.scraper.scan import ScanSummary, scan
 from habicht.scraper.urls import parse_watch_argument
+from habicht.watches.judge import Alert
 from habicht.watches.subscriptions import Subscriptions
 
 BASE = "http://127.0.0.1:8099"

@@ -18,7 +18,8 @@ from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite, SiteFault
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.scan import MAX_PAGES, ScanSummary, scan
+from habicht.scraper.pages import MAX_PAGES
+from habicht.scraper.scan import ScanSummary, scan
 from habicht.scraper.schedule import (
     Freshness,
     FreshnessWatch,

@@ -6,9 +6,9 @@ from decimal import Decimal
 
 import pytest
 
+from habicht.model import Search
 from habicht.scraper.errors import InvalidReason, InvalidSearch
 from habicht.scraper.urls import (
-    Search,
     keyword_search,
     normalise_search_url,
     parse_watch_argument,

@@ -13,8 +13,9 @@ from conftest import FIXTURES
 
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
+from habicht.model import Listing
 from habicht.scraper.local import local_search
-from habicht.scraper.parse import Listing, parse_search_page
+from habicht.scraper.parse import parse_search_page
 from habicht.scraper.urls import parse_watch_argument
 from habicht.scraper.words import advert_words, keyword_words, words
 

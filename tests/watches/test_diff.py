@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from habicht.scraper.parse import Listing
+from habicht.model import Listing
 from habicht.watches.diff import PUBLISHED_SLACK, BumpedListing, NewListing, PriceDrop, diff
 
 BASELINE = 1_700_000_000.0

@@ -7,15 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from habicht.watches.filters import (
-    MAX_WORDS,
-    FilterReason,
-    InvalidFilter,
-    WatchFilter,
-    fold,
-    parse_price,
-    parse_rules,
-)
+from habicht.watches.filters import MAX_WORDS, WatchFilter, fold, parse_rules
+from habicht.watches.rules import FilterReason, InvalidFilter, parse_price
 
 
 @dataclass(frozen=True)

@@ -29,20 +29,14 @@ from habicht.market.places import (
     reader,
     refresh_places,
 )
+from habicht.model import Listing
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.parse import Listing, parse_search_page
+from habicht.scraper.parse import parse_search_page
 from habicht.scraper.scan import scan
 from habicht.scraper.urls import parse_watch_argument
-from habicht.watches.filters import (
-    MAX_KM,
-    NO_PLACE,
-    FilterReason,
-    InvalidFilter,
-    Near,
-    WatchFilter,
-    parse_rules,
-)
+from habicht.watches.filters import NO_PLACE, WatchFilter, parse_rules
 from habicht.watches.notes import AlertNotes
+from habicht.watches.rules import MAX_KM, FilterReason, InvalidFilter, Near
 from habicht.watches.subscriptions import Subscriptions
 
 SOFA = parse_watch_argument("sofa")

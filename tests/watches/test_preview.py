@@ -14,7 +14,7 @@ from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_site import MARKETPLACE
 from habicht.fakes.willhaben_site import FakeWillhabenSite as Site  # short for the signatures
-from habicht.market.history import record_shown
+from habicht.market.listings import record_shown
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.parse import parse_search_page
 from habicht.scraper.scan import scan

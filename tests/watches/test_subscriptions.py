@@ -6,8 +6,9 @@ import pytest
 from kit.fakes import FakeClock
 
 from habicht.db import Database
-from habicht.scraper.errors import DuplicateWatch, TooManyWatches, WatchError
-from habicht.scraper.urls import Search, parse_watch_argument
+from habicht.model import Search
+from habicht.scraper.urls import parse_watch_argument
+from habicht.watches.errors import DuplicateWatch, TooManyWatches, WatchError
 from habicht.watches.subscriptions import Subscriptions
 
 RTX = parse_watch_argument("rtx 3070 max 400")

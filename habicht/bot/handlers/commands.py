@@ -30,9 +30,11 @@ from habicht.bot.reactivation import reactivate, welcome_back
 from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts
 from habicht.digits import row_id, whole_number
-from habicht.scraper.errors import DuplicateWatch, InvalidSearch, TooManyWatches
-from habicht.scraper.urls import Search, parse_watch_argument
-from habicht.watches.subscriptions import WatchInfo
+from habicht.model import Search
+from habicht.scraper.errors import InvalidSearch
+from habicht.scraper.urls import parse_watch_argument
+from habicht.watches.errors import DuplicateWatch, TooManyWatches
+from habicht.watches.watch import WatchInfo
 
 __all__ = [
     "OFFERS_KEPT",

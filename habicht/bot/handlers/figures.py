@@ -31,7 +31,7 @@ from habicht.scraper.alert_times import Latency, latency
 from habicht.scraper.budget import workload
 from habicht.scraper.schedule import freshness
 from habicht.watches.figures import watch_figures
-from habicht.watches.subscriptions import WatchInfo
+from habicht.watches.watch import WatchInfo
 
 __all__ = ["FAILING_SHOWN", "owners_stats", "stats_command", "watch_stats"]
 

@@ -25,8 +25,9 @@ from habicht.bot.texts import Html, Texts
 from habicht.digits import whole_number
 from habicht.market.going import MIN_PRICES
 from habicht.watches.figures import watch_figures
-from habicht.watches.filters import InvalidFilter, Near, WatchFilter
-from habicht.watches.subscriptions import WatchInfo
+from habicht.watches.filters import WatchFilter
+from habicht.watches.rules import InvalidFilter, Near
+from habicht.watches.watch import WatchInfo
 
 __all__ = [
     "HISTORY_LINES",

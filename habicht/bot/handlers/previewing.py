@@ -18,7 +18,7 @@ from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import MAX_MESSAGE, Html, Texts, shorten, visible_len
 from habicht.digits import whole_number
 from habicht.watches.filters import NO_PLACE
-from habicht.watches.preview import EXAMPLES, Example, Outcome, Preview
+from habicht.watches.preview import EXAMPLES, Example, Preview, PreviewGroup
 
 __all__ = ["EXAMPLE_TITLE", "preview_command", "preview_text"]
 
@@ -95,7 +95,7 @@ def _text(texts: Texts, preview: Preview, *, now: float, examples: int) -> Html:
     return Html("\n".join(lines))
 
 
-def _hidden(texts: Texts, outcome: Outcome) -> Html:
+def _hidden(texts: Texts, outcome: PreviewGroup) -> Html:
     """`🙈 3 hidden by -defekt`; the adverts `near` could not place are said as such."""
     if outcome.rule == NO_PLACE:
         return texts.fill("preview_unplaced", count=outcome.count)
@@ -103,7 +103,7 @@ def _hidden(texts: Texts, outcome: Outcome) -> Html:
     return texts.fill("preview_hidden", count=outcome.count, rule=rule)
 
 
-def _examples(texts: Texts, outcome: Outcome, most: int) -> list[Html]:
+def _examples(texts: Texts, outcome: PreviewGroup, most: int) -> list[Html]:
     return [_example(texts, example) for example in outcome.examples[:most]]
 
 

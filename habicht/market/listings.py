@@ -1,0 +1,104 @@
+"""The adverts habicht has read, whoever watches them: each advert's latest state
+(`listings`) with its price history and its postcode's place, and which adverts each search
+showed when (`search_listings`).
+
+Both are written inside the transaction of the read that saw them — a search's own scan or a
+feed (`habicht.scraper`) — before any watch is judged on the adverts, so every watch of a
+search judges them against the same, already recorded, history.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+import aiosqlite
+
+from habicht.market.history import (
+    record_prices,
+)
+from habicht.market.places import refresh_places
+from habicht.model import Listing, money
+
+__all__ = ["record_listings", "record_shown"]
+
+
+async def record_listings(
+    conn: aiosqlite.Connection, listings: list[Listing], *, now: float
+) -> list[Listing]:
+    """The latest state and price of every advert read, and the places of their postcodes
+    that are due; the ones not reserved (those that are on the page for a watch)."""
+    await _upsert_listings(conn, listings, now)
+    await refresh_places(conn, listings, now=now)
+    active = [listing for listing in listings if not listing.reserved]
+    priced = [(listing.id, money(listing.price)) for listing in active]
+    await record_prices(conn, [(ad_id, price) for ad_id, price in priced if price], now=now)
+    return active
+
+
+async def _upsert_listings(conn: aiosqlite.Connection, listings: list[Listing], now: float) -> None:
+    """The latest known state of each advert; `first_seen_at` keeps its first value.
+
+    Most adverts of a read are as the last read left them: they only get `updated_at` (still
+    on the pages), and the rest of a row is written only when it changed. An update rewrites
+    a row's entry in the index of every column it sets, changed or not (the seller's index
+    alone: a page of its own for each advert), and the commit writes each page touched to the
+    WAL: in `benchmarks/scale.py` 85 pages a search with every row rewritten, 60 without.
+    """
+    await conn.execute(
+        "UPDATE listings SET updated_at = ? WHERE ad_id IN (SELECT value FROM json_each(?))",
+        (now, json.dumps([listing.id for listing in listings])),
+    )
+    await conn.executemany(
+        """
+        INSERT INTO listings (ad_id, title, price, price_display, location, postcode, url,
+                              image_url, published_at, first_seen_at, updated_at, lat, lon,
+                              seller_id, body, is_private)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (ad_id) DO UPDATE SET
+            title = excluded.title, price = excluded.price,
+            price_display = excluded.price_display, location = excluded.location,
+            postcode = excluded.postcode, url = excluded.url, image_url = excluded.image_url,
+            published_at = excluded.published_at, updated_at = excluded.updated_at,
+            lat = excluded.lat, lon = excluded.lon, seller_id = excluded.seller_id,
+            body = excluded.body, is_private = excluded.is_private
+        WHERE (title, price, price_display, location, postcode, url, image_url, published_at,
+               lat, lon, seller_id, body, is_private)
+           IS NOT (excluded.title, excluded.price, excluded.price_display, excluded.location,
+                   excluded.postcode, excluded.url, excluded.image_url, excluded.published_at,
+                   excluded.lat, excluded.lon, excluded.seller_id, excluded.body,
+                   excluded.is_private)
+        """,
+        [
+            (
+                listing.id,
+                listing.title,
+                money(listing.price),
+                listing.price_display,
+                listing.location,
+                listing.postcode,
+                listing.url,
+                listing.image_url,
+                listing.published_at,
+                now,
+                now,
+                *(listing.coordinates or (None, None)),
+                listing.seller_id,
+                listing.body,
+                listing.is_private,
+            )
+            for listing in listings
+        ],
+    )
+
+
+async def record_shown(
+    conn: aiosqlite.Connection, search_id: int, listings: Iterable[Listing], *, now: float
+) -> None:
+    """Note that search `search_id` showed `listings` now (`search_listings`)."""
+    await conn.executemany(
+        "INSERT INTO search_listings (search_id, ad_id, first_seen_at, last_seen_at)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (search_id, ad_id)"
+        " DO UPDATE SET last_seen_at = excluded.last_seen_at",
+        [(search_id, listing.id, now, now) for listing in listings],
+    )

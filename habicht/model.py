@@ -1,0 +1,75 @@
+"""The vocabulary every part of habicht shares: an advert (`Listing`), a watchable search
+(`Search`), what a failed scan records (`ErrorKind`), and an amount as text (`money`).
+
+It sits below scraper, watches and market (the import contracts in pyproject.toml), so that
+each of them can speak of adverts and searches without importing another: willhaben's page
+parser makes `Listing`s, the watches judge them and the market remembers them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal, overload
+
+__all__ = ["ErrorKind", "Listing", "Search", "money"]
+
+ErrorKind = Literal["fetch", "blocked", "layout", "database"]
+"""What `searches.last_error_kind` records: a `ScrapeError`'s kind, or "database" when
+SQLite failed while a scan recorded its page (locked past the busy timeout, disk full) —
+never the page's fault, so never "layout"."""
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """One advert of a search page.
+
+    `price` is None for price-less adverts ("zu verschenken", "VB", "auf Anfrage");
+    `published_at` is epoch seconds from `PUBLISHED` (bumping refreshes it, so it is no
+    measure of "new"); `bumped` marks bumped or promoted adverts shown on top; `reserved`
+    one a seller has marked reserved (`advertStatus.id`), whose title then loses willhaben's
+    "(reserviert) " prefix so that it reads the same once the advert is active again;
+    `body` the start of its description (`BODY_DYN`) where the page has it; `is_private`
+    whether a private person (True) or a company (False) sells it, None if the page says not;
+    `category_ids` its category and every one above it (`categorytreeids`, "5824;5878;5882");
+    `coordinates` where it is (`COORDINATES` "48.38488,16.20766": latitude, longitude), None
+    if the page does not say or says nonsense; `seller_id` who sells it (`ORGID`, which
+    private sellers have too), None if the page does not say.
+    """
+
+    id: str
+    title: str
+    price: Decimal | None
+    price_display: str | None
+    location: str | None
+    postcode: str | None
+    url: str
+    image_url: str | None
+    published_at: float | None
+    bumped: bool
+    reserved: bool = False
+    body: str | None = None
+    is_private: bool | None = None
+    category_ids: tuple[str, ...] = ()
+    coordinates: tuple[float, float] | None = None
+    seller_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """A watchable search: its normalised URL and a short human label for lists."""
+
+    url: str
+    label: str
+
+
+@overload
+def money(value: Decimal) -> str: ...
+@overload
+def money(value: None) -> None: ...
+@overload
+def money(value: Decimal | None) -> str | None: ...
+def money(value: Decimal | None) -> str | None:
+    """An amount as stored, put in dedupe keys and shown in rules: `400`, `99.9`, never
+    `4E+2` or `400.00`; None (an advert without a price) stays None."""
+    return None if value is None else format(value.normalize(), "f")
