@@ -30,7 +30,7 @@ to hide adverts that say "reposts", type `-repost` (a part of the word finds it)
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Literal, Protocol
@@ -45,7 +45,6 @@ __all__ = [
     "NO_PLACE",
     "Filterable",
     "WatchFilter",
-    "parse_rules",
 ]
 
 MAX_WORDS = 20
@@ -305,9 +304,3 @@ def _a_deal(price: Decimal | None, notes: AlertNotes, percent: Decimal) -> bool:
 
 def _near(data: dict[str, str] | None) -> Near | None:
     return None if data is None else Near(data["centre"], Decimal(data["km"]))
-
-
-def parse_rules(args: Sequence[str]) -> WatchFilter:
-    """The filter that `args` (the words after `/filter <n>`) describe on their own
-    (`WatchFilter.with_rules` on the empty filter)."""
-    return WatchFilter().with_rules(args)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from kit import willhaben_client
 from kit.fakes import FakeClock, TextRenderer
+from kit.filters import parse_rules
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
@@ -22,7 +23,7 @@ from habicht.model import Listing
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import scan
 from habicht.scraper.urls import parse_watch_argument
-from habicht.watches.filters import WatchFilter, parse_rules
+from habicht.watches.filters import WatchFilter
 from habicht.watches.notes import AlertNotes, Repost
 from habicht.watches.subscriptions import Subscriptions
 

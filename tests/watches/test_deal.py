@@ -7,9 +7,10 @@ from decimal import Decimal
 
 import pytest
 from kit import sofa
+from kit.filters import parse_rules
 
 from habicht.market.going import PriceStats
-from habicht.watches.filters import WatchFilter, parse_rules
+from habicht.watches.filters import WatchFilter
 from habicht.watches.notes import NO_NOTES, AlertNotes
 
 GOING = AlertNotes(going=PriceStats(30, Decimal(450), Decimal(400), Decimal(500)))

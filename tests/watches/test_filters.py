@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 import pytest
+from kit.filters import parse_rules
 
-from habicht.watches.filters import MAX_WORDS, WatchFilter, fold, parse_rules
+from habicht.watches.filters import MAX_WORDS, WatchFilter, fold
 from habicht.watches.rules import FilterReason, InvalidFilter, parse_price
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import aiosqlite
 import pytest
 from kit.fakes import FakeClock, TextRenderer
+from kit.filters import parse_rules
 from kit.migrations import before_migration
 
 from habicht.db import Database
@@ -34,7 +35,7 @@ from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.parse import parse_search_page
 from habicht.scraper.scan import scan
 from habicht.scraper.urls import parse_watch_argument
-from habicht.watches.filters import NO_PLACE, WatchFilter, parse_rules
+from habicht.watches.filters import NO_PLACE, WatchFilter
 from habicht.watches.notes import AlertNotes
 from habicht.watches.rules import MAX_KM, FilterReason, InvalidFilter, Near
 from habicht.watches.subscriptions import Subscriptions
