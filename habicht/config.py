@@ -170,7 +170,7 @@ class Settings:
 
     @staticmethod
     def documented() -> list[tuple[str, str, str]]:
-        """(variable, default, help) for every setting: the source of --help and the README."""
+        """(variable, default, help) for every setting: the source of --help and docs/configuration.md."""
         return [(f.metadata["env"], _show(f.default), f.metadata["help"]) for f in fields(Settings)]
 
 

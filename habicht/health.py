@@ -6,7 +6,7 @@ The bot's jobs record each run of `scrape` (a scheduler pass, at least every tic
 HEALTHCHECK — runs in a separate process, so the database is the only place it can read
 liveness from.
 
-Verdict (keep in sync with README "Operations"): healthy when the database opens at the
+Verdict (keep in sync with docs/operating.md): healthy when the database opens at the
 current schema and each job's latest heartbeat — its last finish, or while it is running its
 start or latest recorded progress — is at most 3 * its interval old
 (`HABICHT_SCRAPE_INTERVAL`, `HABICHT_QUEUE_INTERVAL`). A running job records progress (a

@@ -100,7 +100,7 @@ def pause(refused: int) -> float:
     `min(PAUSE_MOST, PAUSE_FIRST · 2^(refused-1))` — 0.5, 1, 2, 4, then 5 s. Short, so that a
     write goes through within seconds of the space or the lock coming back; capped, so that a
     fault of hours costs one try every 5 s (a locked database adds SQLite's busy timeout of
-    5 s to each). Keep in sync with README "Operations"."""
+    5 s to each). Keep in sync with docs/operating.md."""
     return min(PAUSE_MOST, PAUSE_FIRST * 2.0 ** min(max(refused, 1) - 1, 16))
 
 

@@ -10,7 +10,7 @@ ends the process with `os._exit(EXIT_STALLED)`: a stuck loop cannot run a
 graceful shutdown, and `sys.exit` in a thread would end only the thread. Nothing is lost by
 the hard exit: every alert is in the outbox, and an interrupted send's lease expires.
 
-Thresholds (keep in sync with README "Operations"): per job, the larger of 3 * its interval
+Thresholds (keep in sync with docs/operating.md): per job, the larger of 3 * its interval
 and `MIN_STALL` seconds, so a long scrape cycle of many searches or a large drain is not
 taken for a stall.
 """

@@ -3,7 +3,7 @@
 A feed (`scraper.feeds`) is an optimisation on an assumption no saved page proves: that the
 marketplace's newest adverts hold every advert of each local search. Each search's own scan
 checks it. A *coverage miss* is an advert the search's own read shows that its feed should
-have shown and never did — all of these hold (keep in sync with README "Feeds"):
+have shown and never did — all of these hold (keep in sync with docs/internals/feeds.md):
 
 - the feed served the search when the advert was published (`searches.fed_since`), and its
   reads showed every advert it listed since then (`feeds.covered_since`: a read that did not

@@ -45,7 +45,7 @@ __all__ = ["MAX_PAGES", "PageRead", "read_pages"]
 log = logging.getLogger(__name__)
 
 MAX_PAGES = 5
-"""Pages one scan of a search reads at most (keep in sync with README "Scraper"): with
+"""Pages one scan of a search reads at most (keep in sync with docs/internals/scraper.md): with
 `PAGE_ROWS` = 200 a baseline knows searches of up to 1,000 adverts completely, and a search
 can take 999 new or bumped adverts between two scans before one is missed."""
 

@@ -11,8 +11,7 @@ time, choosing again after each scan:
    scan starts, so asking again while it is pending changes nothing;
 2. due searches, least recently scanned first (never scanned before all others).
 
-Requested scans get a fair share, not the whole budget (keep in sync with README
-"Scheduling"):
+Requested scans get a fair share, not the whole budget (keep in sync with docs/internals/scheduling.md):
 
 - **one per chat at a time**: only each chat's oldest request (`scan_requested_by`) is a
   candidate; its other requests join it and wait behind it. When one is served, the chat's
@@ -43,7 +42,7 @@ longest, and a block delays everyone equally instead of starving the same tail â
 database error. Politeness is the `WillhabenClient`'s: one request at a time, the fetch gap
 and the block backoff per request, so every page fetched counts in the same budget.
 
-Capacity (keep in sync with README "Scheduling"): one interval fits about
+Capacity (keep in sync with docs/internals/scheduling.md): one interval fits about
 `interval / (fetch_gap + fetch time)` searches. With more, the achieved interval stretches;
 `freshness` measures it (the age of the stalest active search since its last scan, and the
 95th percentile) and `FreshnessWatch` says when it stayed above `BEHIND_FACTOR` times the
@@ -404,8 +403,7 @@ def capacity(
     """requests per interval â‰ˆ interval / (gap + fetch time), where `seconds_per_search`
     (measured: a pass's duration per scan) is the gap plus the fetch time. The requests that
     compete are the `searches` polled every interval and, with `cadence`, the safety-net scans
-    of the `fed` searches and the reads of `feeds` feeds (keep in sync with README
-    "Scheduling"):
+    of the `fed` searches and the reads of `feeds` feeds (keep in sync with docs/internals/scheduling.md):
 
         requests = searches + fed * interval / safety + feeds * interval / feed interval
     """

@@ -4,7 +4,7 @@ This is the guard that keeps the bot from fetching arbitrary URLs for strangers:
 `http(s)://(www.)willhaben.at/iad/<section>/…` search pages pass, in one normalised form, and
 every request then goes to `HABICHT_WILLHABEN_URL` with the normalised path and query — never
 to a host a subscriber typed. The sections are willhaben's three search verticals
-(`SEARCH_SECTIONS`, keep in sync with README "Scraper"); the rest of /iad/ is profiles, the
+(`SEARCH_SECTIONS`, keep in sync with docs/internals/scraper.md); the rest of /iad/ is profiles, the
 watch list, placing an advert, single adverts — nothing to watch.
 
 Whatever cannot be read as one plain URL is MALFORMED, never passed on for a later layer to
