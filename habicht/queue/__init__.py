@@ -16,6 +16,7 @@ from habicht.queue.deliver import (
     drain,
 )
 from habicht.queue.direct import DIRECT, DirectLine
+from habicht.queue.enqueue import disown_within, enqueue_within, retime_within
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import (
     Dead,
@@ -39,21 +40,10 @@ from habicht.queue.quiet import (
     stored_quiet_hours,
 )
 from habicht.queue.report import describe_dead, describe_stats, parse_ids
-from habicht.queue.store import (
-    Button,
-    Buttons,
-    Kind,
-    Message,
-    Notification,
-    NotificationStore,
-    Outgoing,
-    QueueStats,
-    Source,
-    TakenOver,
-    disown_within,
-    enqueue_within,
-    retime_within,
-)
+from habicht.queue.rows import Button, Buttons, Kind, Message, Notification, Outgoing, Source
+from habicht.queue.settle import TakenOver
+from habicht.queue.store import NotificationStore
+from habicht.queue.upkeep import QueueStats
 
 __all__ = [
     "DEFAULT_ZONE",

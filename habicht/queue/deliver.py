@@ -59,15 +59,12 @@ from functools import partial
 from typing import Any, TypeVar
 
 from habicht.clock import Clock, Sleep
+from habicht.queue.claim import DIGEST_MOST
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff, classify
-from habicht.queue.store import (
-    DIGEST_MOST,
-    LEASE_MARGIN,
-    Message,
-    Notification,
-    NotificationStore,
-)
+from habicht.queue.rows import Message, Notification
+from habicht.queue.store import NotificationStore
+from habicht.queue.table import LEASE_MARGIN
 from habicht.storage import fault_kind, pause
 
 __all__ = [

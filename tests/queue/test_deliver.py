@@ -38,7 +38,8 @@ from habicht.queue import (
     TakenOver,
     drain,
 )
-from habicht.queue.store import _COLUMNS, DEFAULT_LEASE, _notification
+from habicht.queue.rows import _COLUMNS, _notification
+from habicht.queue.table import DEFAULT_LEASE
 
 TOKEN = "123456:TEST-token"
 API = f"https://api.telegram.org/bot{TOKEN}"

@@ -18,9 +18,11 @@ from habicht.queue import (
     Outgoing,
     QueueStats,
     TakenOver,
+    claim,
+    enqueue,
     enqueue_within,
+    upkeep,
 )
-from habicht.queue import store as store_module
 from habicht.scraper import alert_times
 
 NOW = 1_700_000_000.0
@@ -446,25 +448,22 @@ def _scans(db_path: Path, sql: str, params: dict[str, object] | tuple[object, ..
 @pytest.mark.parametrize(
     ("name", "sql"),
     [
-        ("stats", store_module._STATS),
-        ("dead by reason", store_module._DEAD_BY_REASON),
-        ("dead", store_module._DEAD),
+        ("stats", upkeep._STATS),
+        ("dead by reason", upkeep._DEAD_BY_REASON),
+        ("dead", upkeep._DEAD),
         ("health", health._QUEUE),
-        ("claim", store_module._CLAIM),
-        ("next due", store_module._NEXT_DUE),
-        ("enqueue", store_module._INSERT),
-        ("held", store_module._HELD),
-        ("digest rows", store_module._DIGEST_WAITING),
-        ("owe", store_module._OWE),
-        ("owed", store_module._OWED),
-        ("cancel", store_module._CANCEL),
-        ("retime", store_module._RETIME),
+        ("claim", claim._CLAIM),
+        ("next due", claim._NEXT_DUE),
+        ("enqueue", enqueue._INSERT),
+        ("held", upkeep._HELD),
+        ("digest rows", claim._DIGEST_WAITING),
+        ("owe", enqueue._OWE),
+        ("owed", enqueue._OWED),
+        ("cancel", enqueue._CANCEL),
+        ("retime", enqueue._RETIME),
         ("alert freshness", alert_times._SAMPLES),
-        *[(f"purge {i}", f"DELETE {old}") for i, old in enumerate(store_module._PURGED)],
-        *[
-            (f"tombstones {i}", f"SELECT dedupe_key {old}")
-            for i, old in enumerate(store_module._PURGED)
-        ],
+        *[(f"purge {i}", f"DELETE {old}") for i, old in enumerate(upkeep._PURGED)],
+        *[(f"tombstones {i}", f"SELECT dedupe_key {old}") for i, old in enumerate(upkeep._PURGED)],
     ],
 )
 async def test_owner_and_health_queries_never_read_every_sent_row(
