@@ -17,7 +17,7 @@ from collections.abc import Collection
 
 import aiosqlite
 
-from habicht.queue.rows import _COLUMNS, Notification, _notification
+from habicht.queue.rows import COLUMNS, Notification, as_notification
 from habicht.queue.table import OutboxTable
 
 __all__ = ["DIGEST_MOST", "Claims"]
@@ -55,7 +55,7 @@ WHERE id IN (
     ORDER BY due, id
     LIMIT :limit
 )
-RETURNING {_COLUMNS}
+RETURNING {COLUMNS}
 """
 
 _SCAN = 4
@@ -87,7 +87,7 @@ UPDATE notifications
 SET status = 'sending', lease_until = :lease_until, claims = claims + 1, started_at = NULL,
     updated_at = :now
 WHERE id IN (SELECT value FROM json_each(:ids))
-RETURNING {_COLUMNS}
+RETURNING {COLUMNS}
 """
 
 _NEXT_DUE = """
@@ -121,7 +121,8 @@ class Claims(OutboxTable):
         }
         async with self.db.transaction() as conn:
             rows = await conn.execute_fetchall(_CLAIM, params)
-        return sorted((_notification(row) for row in rows), key=lambda n: (n.next_attempt_at, n.id))
+        claimed = (as_notification(row) for row in rows)
+        return sorted(claimed, key=lambda n: (n.next_attempt_at, n.id))
 
     async def claim_digest(self, row: Notification, *, digest_after: int) -> list[Notification]:
         """`row`, just claimed, and — when its chat has more than `digest_after` alerts
@@ -172,7 +173,7 @@ class Claims(OutboxTable):
         params = {"ids": json.dumps(ids), "now": self.clock(), "lease_until": lease_until}
         claimed = await conn.execute_fetchall(_CLAIM_MORE, params)
         return sorted(
-            (_notification(found) for found in claimed), key=lambda n: (n.next_attempt_at, n.id)
+            (as_notification(found) for found in claimed), key=lambda n: (n.next_attempt_at, n.id)
         )
 
     async def next_due(self, *, skip: Collection[int] = ()) -> float | None:

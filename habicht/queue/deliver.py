@@ -32,7 +32,7 @@ A 403 ends the chat's rows, the claimed rest of the digest included; a topic tha
 ends that topic's rows, and the digest goes on in the chat's other topics.
 
 Leases: `store.start` renews a row's lease when its send starts, and a send is cut off at the
-lease less `LEASE_MARGIN`, so no send outlives its lease (see `store.DEFAULT_LEASE`).
+lease less `LEASE_MARGIN`, so no send outlives its lease (see `table.DEFAULT_LEASE`).
 
 Storage faults (issue 27): every commit of the drain — a claim, a start, a settle, a
 release — is tried until it goes through (`_Drain._commit`). When the database refuses it
@@ -431,7 +431,7 @@ class _Drain:
 
     async def _attempt(self, rows: list[Notification], message: Message) -> Outcome | None:
         """Send, bounded by the lease less `LEASE_MARGIN`: a send never outlives its rows'
-        lease (see `store.DEFAULT_LEASE`), so the reaper never buries a send that runs."""
+        lease (see `table.DEFAULT_LEASE`), so the reaper never buries a send that runs."""
         limit = self.store.lease - LEASE_MARGIN
         bound = asyncio.timeout(limit)
         try:

@@ -28,7 +28,7 @@ import aiosqlite
 
 from habicht.queue.pacing import chat_gap
 from habicht.queue.quiet import QuietHours, stored_quiet_hours
-from habicht.queue.rows import Kind, Outgoing, _buttons_json
+from habicht.queue.rows import Kind, Outgoing, buttons_json
 from habicht.queue.table import OutboxTable
 
 __all__ = ["Enqueues", "disown_within", "enqueue_within", "retime_within"]
@@ -115,7 +115,7 @@ async def enqueue_within(
                 "digest_line": item.digest_line,
                 "dedupe_key": item.dedupe_key,
                 "photo_url": item.photo_url,
-                "buttons": _buttons_json(item.buttons),
+                "buttons": buttons_json(item.buttons),
                 "thread_id": item.thread_id,
                 "max_attempts": max_attempts,
                 "now": now,

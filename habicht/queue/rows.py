@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 __all__ = [
+    "COLUMNS",
     "Button",
     "Buttons",
     "Kind",
@@ -22,6 +23,8 @@ __all__ = [
     "Outgoing",
     "Source",
     "Status",
+    "as_notification",
+    "buttons_json",
 ]
 
 Kind = Literal["new", "drop", "info", "admin"]
@@ -112,7 +115,7 @@ class Notification:
     started_at: float | None
     photo_url: str | None = None
     buttons: str | None = None
-    """The buttons as JSON (`_buttons_json`); NULL on rows queued before photo alerts."""
+    """The buttons as JSON (`buttons_json`); NULL on rows queued before photo alerts."""
     thread_id: int | None = None
     disable_notification: int = 0
     digest_line: str | None = None
@@ -130,7 +133,7 @@ class Notification:
         )
 
 
-def _buttons_json(buttons: Buttons) -> str | None:
+def buttons_json(buttons: Buttons) -> str | None:
     """Rows of buttons as stored: `[[{"text": …, "url": …} | {"text": …, "data": …}]]`."""
     if not buttons:
         return None
@@ -153,9 +156,11 @@ def _buttons(stored: str | None) -> Buttons:
 
 
 _NAMES = [f.name for f in fields(Notification)]
-_COLUMNS = ", ".join(_NAMES)
+COLUMNS = ", ".join(_NAMES)
+"""The columns of a `Notification`, in its fields' order: what a query selects to read one."""
 
 
-def _notification(row: sqlite3.Row | tuple[Any, ...]) -> Notification:
+def as_notification(row: sqlite3.Row | tuple[Any, ...]) -> Notification:
+    """A row read as `COLUMNS`, as the frozen dataclass every read returns."""
     values = dict(zip(_NAMES, row, strict=True))
     return Notification(**values)

@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from habicht.queue.rows import _COLUMNS, Notification, _notification
+from habicht.queue.rows import COLUMNS, Notification, as_notification
 from habicht.queue.table import OutboxTable
 
 __all__ = ["Settles", "TakenOver"]
@@ -54,7 +54,7 @@ WHERE id IN (
         AND (queued_at <= :born_after OR attempts >= max_attempts)
         AND chat_id NOT IN (SELECT value FROM json_each(:busy))
 )
-RETURNING {_COLUMNS}
+RETURNING {COLUMNS}
 """
 
 # `claims = :claims` is the claim's token (see the module docstring).
@@ -76,10 +76,10 @@ class Settles(OutboxTable):
                 started += await conn.execute_fetchall(
                     "UPDATE notifications SET attempts = attempts + 1, started_at = :now, "
                     f"lease_until = :lease_until, updated_at = :now WHERE {_OWNED} "
-                    f"AND started_at IS NULL RETURNING {_COLUMNS}",
+                    f"AND started_at IS NULL RETURNING {COLUMNS}",
                     {"now": now, "lease_until": now + self.lease, "id": n.id, "claims": n.claims},
                 )
-        return [_notification(row) for row in started]
+        return [as_notification(row) for row in started]
 
     async def take_over_leases(self) -> TakenOver:
         """End the leases of a process that died: rows it had only claimed are pending again,
@@ -114,7 +114,7 @@ class Settles(OutboxTable):
         params = {"now": now, "born_after": now - self.ttl, "busy": json.dumps(sorted(busy))}
         async with self.db.transaction() as conn:
             rows = await conn.execute_fetchall(_REAP, params)
-        return [_notification(row) for row in rows]
+        return [as_notification(row) for row in rows]
 
     async def mark_sent(self, items: Iterable[Notification]) -> int:
         """Record delivery (once, with `sent_at`) of rows this claim still owns."""
@@ -228,10 +228,10 @@ class Settles(OutboxTable):
             rows = await conn.execute_fetchall(
                 "UPDATE notifications SET status = 'dead', dead_reason = :reason, "
                 "last_error = :error, lease_until = NULL, updated_at = :now "
-                f"WHERE {where} AND status IN ('pending', 'sending') RETURNING {_COLUMNS}",
+                f"WHERE {where} AND status IN ('pending', 'sending') RETURNING {COLUMNS}",
                 params,
             )
-        return sorted((_notification(row) for row in rows), key=lambda n: n.id)
+        return sorted((as_notification(row) for row in rows), key=lambda n: n.id)
 
     async def _settle(self, sql: str, params: Iterable[Mapping[str, Any]]) -> int:
         rows = list(params)

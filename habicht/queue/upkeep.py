@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from habicht.queue.rows import _COLUMNS, Notification, _notification
+from habicht.queue.rows import COLUMNS, Notification, as_notification
 from habicht.queue.table import OutboxTable
 
 __all__ = ["QueueStats", "Upkeep"]
@@ -65,7 +65,7 @@ GROUP BY dead_reason ORDER BY count(*) DESC, dead_reason
 """
 
 _DEAD = f"""
-SELECT {_COLUMNS} FROM notifications WHERE status = 'dead'
+SELECT {COLUMNS} FROM notifications WHERE status = 'dead'
 ORDER BY updated_at DESC, id DESC LIMIT ?
 """
 
@@ -104,12 +104,12 @@ class Upkeep(OutboxTable):
 
     async def every_row(self) -> dict[int, Notification]:
         """Every row by id: the whole outbox, for `habicht demo`'s small database only."""
-        rows = await self.db.fetchall(f"SELECT {_COLUMNS} FROM notifications")
-        return {row[0]: _notification(row) for row in rows}
+        rows = await self.db.fetchall(f"SELECT {COLUMNS} FROM notifications")
+        return {row[0]: as_notification(row) for row in rows}
 
     async def dead(self, limit: int = 20) -> list[Notification]:
         """The most recently dead rows, newest first."""
-        return [_notification(row) for row in await self.db.fetchall(_DEAD, (limit,))]
+        return [as_notification(row) for row in await self.db.fetchall(_DEAD, (limit,))]
 
     async def requeue(self, ids: Sequence[int] | Literal["all"]) -> int:
         """Dead rows back to pending: attempts reset, due now, a fresh TTL. Returns how many."""

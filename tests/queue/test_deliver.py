@@ -38,7 +38,7 @@ from habicht.queue import (
     TakenOver,
     drain,
 )
-from habicht.queue.rows import _COLUMNS, _notification
+from habicht.queue.rows import COLUMNS, as_notification
 from habicht.queue.table import DEFAULT_LEASE
 
 TOKEN = "123456:TEST-token"
@@ -173,8 +173,8 @@ async def row(store: NotificationStore, key: str) -> Notification:
 
 
 async def _by_id(store: NotificationStore, id_: int) -> Notification:
-    rows = await store.db.fetchall(f"SELECT {_COLUMNS} FROM notifications WHERE id = ?", (id_,))
-    return _notification(rows[0])
+    rows = await store.db.fetchall(f"SELECT {COLUMNS} FROM notifications WHERE id = ?", (id_,))
+    return as_notification(rows[0])
 
 
 async def test_transient_failures_then_success_deliver_exactly_once(
