@@ -53,13 +53,15 @@ import asyncio
 import logging
 import random
 from collections import Counter
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
 from habicht.clock import Clock, Sleep
 from habicht.queue.claim import DIGEST_MOST
+from habicht.queue.digest import MESSAGE_LIMIT, DigestRenderer, _digest, _length, _line
+from habicht.queue.durable import _finish, _sleeping
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff, classify
 from habicht.queue.rows import Message, Notification
@@ -92,14 +94,7 @@ ChatMigratedHook = Callable[[int, int], Awaitable[object]]
 """Called with `(old_chat_id, new_chat_id)` when a group became a supergroup."""
 
 
-DigestRenderer = Callable[[int, Sequence[str]], str]
-"""Writes one digest message for `chat_id` from its entries' `digest_line`s (HTML)."""
-
 T = TypeVar("T")
-
-MESSAGE_LIMIT = 4096
-"""Telegram's longest message text (UTF-16 code units of the visible text). A digest is
-measured by its HTML, which is never shorter than what it shows."""
 
 _LEAST_PAUSE = 1.0
 """A 429 pauses its chat at least this long, so `retry_after=0` cannot make a drain spin."""
@@ -582,43 +577,3 @@ class _Drain:
             await hook(*args)
         except Exception:
             log.exception("delivery hook %r failed", hook)
-
-
-def _length(text: str) -> int:
-    """A text's length as Telegram counts it: UTF-16 code units."""
-    return len(text.encode("utf-16-le")) // 2
-
-
-async def _sleeping(sleep: Sleep, seconds: float) -> None:
-    """`sleep` as a coroutine, which a task needs (a `Sleep` returns any awaitable)."""
-    await sleep(seconds)
-
-
-async def _finish(work: Coroutine[Any, Any, T]) -> T:
-    """Run `work` to its end even if the caller is cancelled meanwhile, then re-raise the
-    cancel: a started send's outcome must be recorded, or it would be sent again."""
-    task = asyncio.ensure_future(work)
-    cancelled = False
-    while not task.done():
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError
-    return task.result()
-
-
-def _line(row: Notification) -> str:
-    return row.digest_line or row.text
-
-
-def _digest(text: str, rows: list[Notification]) -> Message:
-    """A digest carrying `rows` (all of one forum topic, or none): text only, in their topic;
-    silent only if every alert in it is."""
-    return Message(
-        chat_id=rows[0].chat_id,
-        text=text,
-        thread_id=rows[0].thread_id,
-        disable_notification=all(row.disable_notification for row in rows),
-    )

@@ -18,7 +18,7 @@ from telegram.error import BadRequest, Forbidden, TimedOut
 
 from habicht.queue import Message, NotificationStore, Outgoing, drain
 from habicht.queue.claim import DIGEST_MOST
-from habicht.queue.deliver import MESSAGE_LIMIT
+from habicht.queue.digest import MESSAGE_LIMIT
 from habicht.queue.pacing import CHAT_GAP, GROUP_GAP
 
 GROUP = -100500
