@@ -7,16 +7,10 @@ the few messages the outbox cannot hold (it cannot be written), the same way fro
 built on the first `classify`). Other code imports only the names listed here.
 """
 
-from habicht.queue.deliver import (
-    ChatGoneHook,
-    DeliveryStopped,
-    DrainSummary,
-    Send,
-    TopicGoneHook,
-    drain,
-)
+from habicht.queue.deliver import DeliveryStopped, DrainSummary, Send, drain
 from habicht.queue.direct import DIRECT, DirectLine
 from habicht.queue.enqueue import disown_within, enqueue_within, retime_within
+from habicht.queue.outcome import ChatGoneHook, TopicGoneHook
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import (
     Dead,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from habicht.queue.rows import Message, Notification
 
-__all__ = ["MESSAGE_LIMIT", "DigestRenderer"]
+__all__ = ["MESSAGE_LIMIT", "DigestRenderer", "next_message"]
 
 
 DigestRenderer = Callable[[int, Sequence[str]], str]
@@ -39,3 +39,24 @@ def _digest(text: str, rows: list[Notification]) -> Message:
         thread_id=rows[0].thread_id,
         disable_notification=all(row.disable_notification for row in rows),
     )
+
+
+def next_message(
+    rows: list[Notification], render: DigestRenderer | None
+) -> tuple[Message, list[Notification]]:
+    """The next message of a flight's rows and the rows it carries: the first row's own
+    message; or, in a digest (with `render`), a digest message of the first row's forum
+    topic with as many of that topic's rows, in turn order, as fit in `MESSAGE_LIMIT`."""
+    if render is None:
+        return rows[0].message, rows[:1]
+    chat_id, topic = rows[0].chat_id, rows[0].thread_id
+    carried = rows[:1]
+    text = render(chat_id, [_line(rows[0])])
+    for row in rows[1:]:
+        if row.thread_id != topic:
+            continue
+        longer = render(chat_id, [_line(n) for n in (*carried, row)])
+        if _length(longer) > MESSAGE_LIMIT:
+            break
+        carried, text = [*carried, row], longer
+    return _digest(text, carried), carried
