@@ -21,24 +21,43 @@ explicitly with `Fault.flood`.
 
 from __future__ import annotations
 
-import email.policy
 import itertools
 import json
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from email.parser import BytesParser
-from html.parser import HTMLParser
 from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Any, Self
 from urllib.parse import parse_qsl
 
 import httpx
 
 from habicht.clock import Clock
+from habicht.fakes.telegram_books import (
+    CHAT_GAP_SECONDS,
+    GLOBAL_PER_SECOND,
+    GROUP_PER_MINUTE,
+    SentMessage,
+    Violation,
+)
+from habicht.fakes.telegram_faults import PHOTO_REFUSALS, TOPIC_DELETED, Fault
+from habicht.fakes.telegram_payloads import (
+    MemberStatus,
+    Params,
+    Payload,
+    Upload,
+    _chat,
+    _error,
+    _json_param,
+    _member,
+    _multipart,
+    _ok,
+    _photo_size,
+    _thread_id,
+    _user,
+)
+from habicht.fakes.telegram_text import MAX_CAPTION_UTF16, MAX_TEXT_UTF16, _HTMLCheck, _utf16_len
 from habicht.fakes.wire import FaultScript, LoopbackServer, Observable, threaded_transport
 
 __all__ = [
@@ -53,258 +72,6 @@ __all__ = [
 ]
 
 DEFAULT_TOKEN = "123456789:AAFakeTokenForHabichtTests0123456789"
-
-# Telegram's limits (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this)
-GLOBAL_PER_SECOND = 30
-CHAT_GAP_SECONDS = 1.0
-GROUP_PER_MINUTE = 20
-MAX_TEXT_UTF16 = 4096
-MAX_CAPTION_UTF16 = 1024
-
-PHOTO_REFUSALS = (
-    "Bad Request: wrong file identifier/HTTP URL specified",
-    "Bad Request: failed to get HTTP URL content",
-    "Bad Request: wrong type of the web page content",
-)
-"""What Telegram answers when it cannot use a photo URL (`refuse_photo`)."""
-TOPIC_DELETED = "Bad Request: message thread not found"
-"""What Telegram answers for a message to a forum topic that was deleted."""
-
-# Tags the Bot API accepts in parse_mode=HTML.
-_HTML_TAGS = frozenset(
-    {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler", "a"}
-    | {"code", "pre", "blockquote", "tg-emoji"}
-)
-_HTML_ENTITIES = frozenset({"lt", "gt", "amp", "quot"})
-
-Params = Mapping[str, Any]
-Payload = dict[str, Any]
-MemberStatus = Literal["creator", "administrator", "member", "left"]
-
-
-@dataclass(frozen=True)
-class Fault:
-    """What the fake does with the next request for one chat instead of answering normally.
-
-    `delay` holds the answer back that many seconds; `deliver` means the message is recorded
-    (delivered) before the answer, as when only the answer is slow or gets lost.
-    """
-
-    status: int
-    description: str
-    parameters: Payload | None = None
-    delay: float = 0.0
-    deliver: bool = False
-
-    @classmethod
-    def server_error(cls, status: int = 500) -> Fault:
-        """A 5xx from Telegram's side: python-telegram-bot raises `NetworkError`."""
-        text = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
-        return cls(status, text.get(status, "Internal Server Error"))
-
-    @classmethod
-    def flood(cls, retry_after: int) -> Fault:
-        """429 Too Many Requests: `RetryAfter` with this `retry_after`."""
-        return cls(
-            429,
-            f"Too Many Requests: retry after {retry_after}",
-            parameters={"retry_after": retry_after},
-        )
-
-    @classmethod
-    def blocked(cls) -> Fault:
-        """403 "bot was blocked by the user": `Forbidden`."""
-        return cls(403, "Forbidden: bot was blocked by the user")
-
-    @classmethod
-    def not_started(cls) -> Fault:
-        """403 "bot can't initiate conversation with a user" (a private chat that never
-        sent /start): `Forbidden`."""
-        return cls(403, "Forbidden: bot can't initiate conversation with a user")
-
-    @classmethod
-    def chat_not_found(cls) -> Fault:
-        """400 "chat not found": `BadRequest`."""
-        return cls(400, "Bad Request: chat not found")
-
-    @classmethod
-    def migrated(cls, new_chat_id: int) -> Fault:
-        """400 with `migrate_to_chat_id` (a group became a supergroup): `ChatMigrated`."""
-        return cls(
-            400,
-            "Bad Request: group chat was upgraded to a supergroup chat",
-            parameters={"migrate_to_chat_id": new_chat_id},
-        )
-
-    @classmethod
-    def slow(cls, seconds: float) -> Fault:
-        """Deliver the message, then answer only after `seconds` (a client may time out)."""
-        return cls(200, "", delay=seconds, deliver=True)
-
-
-@dataclass(frozen=True)
-class Upload:
-    """A file the bot uploaded with its request (multipart/form-data)."""
-
-    filename: str
-    content: bytes
-
-
-@dataclass(frozen=True)
-class SentMessage:
-    """A message the bot sent (or edited into place), as the fake recorded it."""
-
-    chat_id: int
-    message_id: int
-    text: str
-    parse_mode: str | None
-    at: float
-    reply_markup: Payload | None = None
-    thread_id: int | None = None
-    """The forum topic (`message_thread_id`) it went to, if any."""
-    photo: str | None = None
-    """The photo's URL (sendPhoto), or the name of the file uploaded as the photo; `text` is
-    then its caption."""
-    upload: bytes | None = None
-    """The uploaded photo's bytes (sendPhoto with a file rather than a URL)."""
-    params: Mapping[str, Any] = field(default_factory=dict, repr=False)
-
-
-@dataclass(frozen=True)
-class Violation:
-    """A send that broke one of Telegram's limits: `global` (> 30 in a second), `chat` (< 1 s
-    after the one before) or `group` (> 20 to one group in a minute)."""
-
-    kind: Literal["global", "chat", "group"]
-    chat_id: int
-    at: float
-    detail: str
-
-
-def _error(status: int, description: str, parameters: Payload | None = None) -> Payload:
-    payload: Payload = {"ok": False, "error_code": status, "description": description}
-    if parameters:
-        payload["parameters"] = parameters
-    return payload
-
-
-def _ok(result: Any) -> tuple[int, Payload]:
-    return 200, {"ok": True, "result": result}
-
-
-def _json_param(params: Params, name: str) -> Any:
-    """A parameter python-telegram-bot JSON-encodes (non-strings), decoded; None if absent."""
-    value = params.get(name)
-    return json.loads(value) if isinstance(value, str) else value
-
-
-def _user(user_id: int, lang: str | None = None) -> Payload:
-    """A user; `lang` is their app's `language_code` (Telegram may leave it out, and then
-    the bot's default language applies)."""
-    user: Payload = {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"}
-    if lang is not None:
-        user["language_code"] = lang
-    return user
-
-
-_ADMIN_RIGHTS = (
-    *("can_be_edited", "can_manage_chat", "can_delete_messages", "can_manage_video_chats"),
-    *("can_restrict_members", "can_promote_members", "can_change_info", "can_invite_users"),
-    *("can_post_stories", "can_edit_stories", "can_delete_stories"),
-)
-"""The rights an administrator's `ChatMember` must list (all False: the fake grants none)."""
-
-
-def _thread_id(params: Params) -> int | None:
-    value = params.get("message_thread_id")
-    return None if value is None else int(value)
-
-
-def _member(user_id: int, status: MemberStatus) -> Payload:
-    """A `ChatMember` of `status` with the fields python-telegram-bot requires for it."""
-    payload: Payload = {"status": status, "user": _user(user_id)}
-    if status == "creator":
-        payload["is_anonymous"] = False
-    elif status == "administrator":
-        payload |= {"is_anonymous": False} | dict.fromkeys(_ADMIN_RIGHTS, False)
-    return payload
-
-
-def _photo_size(message_id: int) -> Payload:
-    """The one size of a sent photo the fake reports (Telegram lists several)."""
-    unique = f"photo{message_id}"
-    return {"file_id": unique, "file_unique_id": unique, "width": 640, "height": 480}
-
-
-def _chat(chat_id: int) -> Payload:
-    if chat_id > 0:
-        return {"id": chat_id, "type": "private", "first_name": f"User {chat_id}"}
-    return {"id": chat_id, "type": "supergroup", "title": f"Group {chat_id}"}
-
-
-class _HTMLCheck(HTMLParser):
-    """Telegram's parse_mode=HTML rules: known tags, balanced, only four named entities."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=False)
-        self.open: list[str] = []
-        self.visible: list[str] = []
-        self.problem: str | None = None
-
-    def _fail(self, problem: str) -> None:
-        self.problem = self.problem or problem
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag not in _HTML_TAGS:
-            self._fail(f'unsupported start tag "{tag}" at byte offset {self.getpos()[1]}')
-        self.open.append(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if not self.open or self.open.pop() != tag:
-            self._fail(f'can\'t find end tag corresponding to start tag "{tag}"')
-
-    def handle_data(self, data: str) -> None:
-        if any(c in data for c in "<>&"):
-            self._fail("unescaped '<', '>' or '&': write &lt;, &gt; and &amp;")
-        self.visible.append(data)
-
-    def handle_entityref(self, name: str) -> None:
-        if name not in _HTML_ENTITIES:
-            self._fail(f'unsupported HTML entity "&{name};"')
-        self.visible.append("x")  # an entity is one visible character
-
-    def handle_charref(self, name: str) -> None:
-        self.visible.append("x")
-
-    def verdict(self, text: str) -> tuple[str, str | None]:
-        """(visible text, problem or None) of `text`."""
-        self.feed(text)
-        if self.rawdata:  # an unfinished '&…' or '<…' the parser would silently drop
-            self._fail("unescaped '<' or '&': write &lt; and &amp;")
-        self.close()
-        if self.open:
-            self._fail(f'can\'t find end tag corresponding to start tag "{self.open[-1]}"')
-        return "".join(self.visible), self.problem
-
-
-def _multipart(content_type: str, body: bytes) -> Payload:
-    """The fields of a multipart/form-data body (how a file is uploaded, e.g. sendPhoto with
-    a PNG): text fields as `str`, an uploaded file as `Upload`."""
-    head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode()
-    message = BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
-    fields: Payload = {}
-    for part in message.iter_parts():
-        name = part.get_param("name", header="content-disposition")
-        content = part.get_payload(decode=True)
-        if not isinstance(name, str) or not isinstance(content, bytes):
-            continue
-        filename = part.get_filename()
-        fields[name] = content.decode() if filename is None else Upload(filename, content)
-    return fields
-
-
-def _utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
 
 
 class FakeBotAPI(Observable):
