@@ -6,17 +6,11 @@ httpx transport, for in-process tests and `habicht demo`: hand it to
 `HTTPXRequest(httpx_kwargs={"transport": ...})`) and `serve()` (a loopback HTTP server whose
 `base_url` a real `habicht run` process can be pointed at through `HABICHT_TELEGRAM_API`).
 
-Errors follow the real wire format, `{"ok": false, "error_code": ..., "description": ...,
-"parameters": {...}}`, which python-telegram-bot maps by HTTP status
-(`telegram/request/_baserequest.py`): 401/404 → `InvalidToken`, 403 → `Forbidden`,
-400 → `BadRequest`, `parameters.retry_after` → `RetryAfter`, `parameters.migrate_to_chat_id`
-→ `ChatMigrated`, anything else → `NetworkError`.
-
-The fake also keeps the books a delivery test needs: every message per chat with its time,
-every attempt, and the rate-limit violations (more than 30 messages in any second overall,
-two messages to one chat less than a second apart, or more than 20 messages to one group —
-a negative chat id — in any minute). It never enforces those limits; tests inject 429s
-explicitly with `Fault.flood`.
+Its parts, each a module beside this one: the faults a test scripts and the errors Telegram
+answers (`telegram_faults`), the books a delivery test reads — every message with its time,
+every attempt, the rate-limit violations (`telegram_books`) —, what Telegram accepts as text
+(`telegram_text`) and the shapes of requests and answers (`telegram_payloads`). This module
+is the fake's front door: `FakeBotAPI` and the names a test needs with it.
 """
 
 from __future__ import annotations
@@ -25,7 +19,7 @@ import itertools
 import json
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any, Self
@@ -34,30 +28,24 @@ from urllib.parse import parse_qsl
 import httpx
 
 from habicht.clock import Clock
-from habicht.fakes.telegram_books import (
-    CHAT_GAP_SECONDS,
-    GLOBAL_PER_SECOND,
-    GROUP_PER_MINUTE,
-    SentMessage,
-    Violation,
-)
+from habicht.fakes.telegram_books import Limits, SentMessage, Violation
 from habicht.fakes.telegram_faults import PHOTO_REFUSALS, TOPIC_DELETED, Fault
 from habicht.fakes.telegram_payloads import (
     MemberStatus,
     Params,
     Payload,
     Upload,
-    _chat,
-    _error,
-    _json_param,
-    _member,
-    _multipart,
-    _ok,
-    _photo_size,
-    _thread_id,
-    _user,
+    chat_payload,
+    error_payload,
+    json_param,
+    member_payload,
+    multipart_fields,
+    ok_answer,
+    photo_size,
+    thread_id_of,
+    user_payload,
 )
-from habicht.fakes.telegram_text import MAX_CAPTION_UTF16, MAX_TEXT_UTF16, _HTMLCheck, _utf16_len
+from habicht.fakes.telegram_text import text_problem, utf16_len
 from habicht.fakes.wire import FaultScript, LoopbackServer, Observable, threaded_transport
 
 __all__ = [
@@ -107,9 +95,7 @@ class FakeBotAPI(Observable):
         self._ids = itertools.count(1)
         self._updates: list[Payload] = []
         self._messages: list[SentMessage] = []
-        self._recent: deque[float] = deque()
-        self._last_to_chat: dict[int, float] = {}
-        self._recent_to_group: dict[int, deque[float]] = {}
+        self._limits = Limits()
         self._blocked: set[int] = set()
         self._members: dict[tuple[int, int], MemberStatus] = {}
         self._refused_photos: dict[str, str] = {}
@@ -122,7 +108,8 @@ class FakeBotAPI(Observable):
         """Requests per method being answered right now (a client may have gone already)."""
         self.attempts: Counter[int] = Counter()
         """sendMessage requests per chat, failed ones included."""
-        self.violations: list[Violation] = []
+        self.violations = self._limits.violations
+        """Sends that broke one of Telegram's limits, in order (`Limits`)."""
         self.edits: list[SentMessage] = []
         self.callback_answers: list[Payload] = []
         self.commands: list[Payload] = []
@@ -168,7 +155,7 @@ class FakeBotAPI(Observable):
         _, found, rest = request.url.path.rpartition("/bot")
         token, _, method = rest.partition("/")
         if not found or not token or not method or "/" in method:
-            return httpx.Response(404, json=_error(404, "Not Found"))
+            return httpx.Response(404, json=error_payload(404, "Not Found"))
         params: dict[str, Any] = dict(request.url.params)
         content_type = request.headers.get("content-type", "")
         if content_type.startswith("application/json"):
@@ -176,7 +163,7 @@ class FakeBotAPI(Observable):
         elif content_type.startswith("application/x-www-form-urlencoded"):
             params.update(parse_qsl(request.content.decode(), keep_blank_values=True))
         elif content_type.startswith("multipart/form-data"):
-            params.update(_multipart(content_type, request.content))
+            params.update(multipart_fields(content_type, request.content))
         status, payload = self.respond(token, method, params)
         return httpx.Response(status, json=payload)
 
@@ -197,9 +184,9 @@ class FakeBotAPI(Observable):
 
     def _respond(self, token: str, name: str, params: Params) -> tuple[int, Payload]:
         if token != self.token:
-            return 401, _error(401, "Unauthorized")
+            return 401, error_payload(401, "Unauthorized")
         if name == "getupdates":
-            return _ok(self._get_updates(params))
+            return ok_answer(self._get_updates(params))
         if self.delay:
             self._closed.wait(self.delay)
         fault = self._fault_for(params) if name in _CHAT_METHODS else None
@@ -207,7 +194,7 @@ class FakeBotAPI(Observable):
             with self._cond:
                 self.attempts[int(params["chat_id"])] += 1
         if fault is not None and not fault.deliver:
-            return fault.status, _error(fault.status, fault.description, fault.parameters)
+            return fault.status, error_payload(fault.status, fault.description, fault.parameters)
         answer = self._dispatch(name, params)
         if fault is not None:
             self._closed.wait(fault.delay)
@@ -221,7 +208,7 @@ class FakeBotAPI(Observable):
 
     def _dispatch(self, name: str, params: Params) -> tuple[int, Payload]:
         if name == "getme":
-            return _ok(self._me)
+            return ok_answer(self._me)
         if name in ("sendmessage", "sendphoto"):
             return self._send_message(params)
         if name in ("editmessagetext", "editmessagecaption", "editmessagereplymarkup"):
@@ -230,20 +217,20 @@ class FakeBotAPI(Observable):
             user_id = int(params["user_id"])
             with self._cond:
                 status = self._members.get((int(params["chat_id"]), user_id), "member")
-            return _ok(_member(user_id, status))
+            return ok_answer(member_payload(user_id, status))
         if name == "answercallbackquery":
             with self._cond:
                 self.callback_answers.append(dict(params))
-            return _ok(True)
+            return ok_answer(True)
         if name == "setmycommands":
-            commands = list(_json_param(params, "commands") or [])
+            commands = list(json_param(params, "commands") or [])
             with self._cond:
                 if params.get("language_code"):
                     self.commands_by_lang[str(params["language_code"])] = commands
                 else:
                     self.commands = commands
-            return _ok(True)
-        return _ok(True)  # deleteWebhook, sendChatAction, close, …: accepted
+            return ok_answer(True)
+        return ok_answer(True)  # deleteWebhook, sendChatAction, close, …: accepted
 
     def _get_updates(self, params: Params) -> list[Payload]:
         offset = int(params.get("offset") or 0)
@@ -260,40 +247,20 @@ class FakeBotAPI(Observable):
                     return []
                 self._cond.wait(remaining)
 
-    def _text_problem(self, params: Params) -> str | None:
-        photo = "photo" in params or "caption" in params
-        text = str(params.get("caption" if photo else "text", ""))
-        visible = text
-        if params.get("parse_mode") == "HTML":
-            visible, problem = _HTMLCheck().verdict(text)
-            if problem:
-                return f"Bad Request: can't parse entities: {problem}"
-        if photo:
-            return (
-                "Bad Request: message caption is too long"
-                if (_utf16_len(visible) > MAX_CAPTION_UTF16)
-                else None
-            )
-        if not visible.strip():
-            return "Bad Request: message text is empty"
-        if _utf16_len(visible) > MAX_TEXT_UTF16:
-            return "Bad Request: message is too long"
-        return None
-
     def _send_problem(self, params: Params) -> str | None:
         """Why Telegram would refuse this sendMessage or sendPhoto (None: it would not)."""
-        chat_id, thread_id = int(params["chat_id"]), _thread_id(params)
+        chat_id, thread_id = int(params["chat_id"]), thread_id_of(params)
         with self._cond:
             if thread_id is not None and (chat_id, thread_id) in self._deleted_topics:
                 return TOPIC_DELETED
             photo = params.get("photo", "")
             refusal = None if isinstance(photo, Upload) else self._refused_photos.get(str(photo))
-        return refusal or self._text_problem(params)
+        return refusal or text_problem(params)
 
     def _send_message(self, params: Params) -> tuple[int, Payload]:
         problem = self._send_problem(params)
         if problem:
-            return 400, _error(400, problem)
+            return 400, error_payload(400, problem)
         chat_id = int(params["chat_id"])
         photo = params.get("photo")
         upload = photo if isinstance(photo, Upload) else None
@@ -305,16 +272,16 @@ class FakeBotAPI(Observable):
                 text=str(params["caption" if photo is not None else "text"]),
                 parse_mode=params.get("parse_mode"),
                 at=at,
-                reply_markup=_json_param(params, "reply_markup"),
-                thread_id=_thread_id(params),
+                reply_markup=json_param(params, "reply_markup"),
+                thread_id=thread_id_of(params),
                 photo=None if photo is None else upload.filename if upload else str(photo),
                 upload=None if upload is None else upload.content,
                 params=dict(params),
             )
             self._messages.append(sent)
-            self._account(chat_id, at)
+            self._limits.account(chat_id, at)
             self._cond.notify_all()
-        return _ok(self._message_payload(sent))
+        return ok_answer(self._message_payload(sent))
 
     def _edit_message(self, params: Params) -> tuple[int, Payload]:
         """editMessageText, editMessageCaption or editMessageReplyMarkup, recorded in
@@ -323,11 +290,11 @@ class FakeBotAPI(Observable):
         shown = self._shown(chat_id, message_id)
         text = params.get("text", params.get("caption"))
         if text is not None:
-            problem = self._text_problem(params)
+            problem = text_problem(params)
             if problem:
-                return 400, _error(400, problem)
+                return 400, error_payload(400, problem)
         elif shown is None:
-            return 400, _error(400, "Bad Request: message to edit not found")
+            return 400, error_payload(400, "Bad Request: message to edit not found")
         else:
             text = shown.text
         with self._cond:
@@ -337,13 +304,13 @@ class FakeBotAPI(Observable):
                 text=str(text),
                 parse_mode=params.get("parse_mode"),
                 at=self._clock(),
-                reply_markup=_json_param(params, "reply_markup"),
+                reply_markup=json_param(params, "reply_markup"),
                 photo=None if shown is None else shown.photo,
                 params=dict(params),
             )
             self.edits.append(edited)
             self._cond.notify_all()
-        return _ok(self._message_payload(edited))
+        return ok_answer(self._message_payload(edited))
 
     def as_shown(self, chat_id: int, message_id: int) -> Payload | None:
         """The bot's message as it shows now (as sent, or as last edited), in the form an
@@ -364,41 +331,17 @@ class FakeBotAPI(Observable):
         payload: Payload = {
             "message_id": sent.message_id,
             "from": self._me,
-            "chat": _chat(sent.chat_id),
+            "chat": chat_payload(sent.chat_id),
             "date": int(sent.at),
         }
         if sent.photo is not None:
-            payload["photo"] = [_photo_size(sent.message_id)]
+            payload["photo"] = [photo_size(sent.message_id)]
             payload["caption"] = sent.text
         else:
             payload["text"] = sent.text
         if sent.reply_markup:
             payload["reply_markup"] = sent.reply_markup
         return payload
-
-    def _account(self, chat_id: int, at: float) -> None:
-        """Count limit violations of one delivered message (holding the lock)."""
-        while self._recent and self._recent[0] <= at - 1.0:
-            self._recent.popleft()
-        self._recent.append(at)
-        if len(self._recent) > GLOBAL_PER_SECOND:
-            self.violations.append(
-                Violation("global", chat_id, at, f"{len(self._recent)} messages within 1 s")
-            )
-        last = self._last_to_chat.get(chat_id)
-        if last is not None and at - last < CHAT_GAP_SECONDS:
-            self.violations.append(
-                Violation("chat", chat_id, at, f"{at - last:.3f} s after the previous one")
-            )
-        self._last_to_chat[chat_id] = at
-        if chat_id < 0:
-            minute = self._recent_to_group.setdefault(chat_id, deque())
-            while minute and minute[0] <= at - 60.0:
-                minute.popleft()
-            minute.append(at)
-            if len(minute) > GROUP_PER_MINUTE:
-                detail = f"{len(minute)} messages to the group within 60 s"
-                self.violations.append(Violation("group", chat_id, at, detail))
 
     # ----------------------------------------------------------------- driving it from a test
 
@@ -409,15 +352,15 @@ class FakeBotAPI(Observable):
         an app set to `lang`; its update id."""
         message: Payload = {
             "message_id": next(self._ids),
-            "from": _user(user_id, lang),
-            "chat": _chat(chat_id),
+            "from": user_payload(user_id, lang),
+            "chat": chat_payload(chat_id),
             "date": int(self._clock()),
             "text": text,
         }
         if text.startswith("/"):
             command = text.split(maxsplit=1)[0]
             message["entities"] = [
-                {"type": "bot_command", "offset": 0, "length": _utf16_len(command)}
+                {"type": "bot_command", "offset": 0, "length": utf16_len(command)}
             ]
         return self._push({"message": message})
 
@@ -435,13 +378,13 @@ class FakeBotAPI(Observable):
             message = {
                 "message_id": message_id or next(self._ids),
                 "from": self._me,
-                "chat": _chat(chat_id),
+                "chat": chat_payload(chat_id),
                 "date": int(self._clock()),
                 "text": "…",
             }
         query = {
             "id": str(next(self._ids)),
-            "from": _user(user_id),
+            "from": user_payload(user_id),
             "message": message,
             "chat_instance": str(chat_id),
             "data": data,

@@ -7,13 +7,14 @@ explicitly with `Fault.flood`.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from habicht.fakes.telegram_payloads import Payload
 
-__all__ = ["SentMessage", "Violation"]
+__all__ = ["Limits", "SentMessage", "Violation"]
 
 # Telegram's limits (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this)
 GLOBAL_PER_SECOND = 30
@@ -50,3 +51,38 @@ class Violation:
     chat_id: int
     at: float
     detail: str
+
+
+class Limits:
+    """Telegram's limits, counted send by send: the recent sends overall, per chat and per
+    group, and the `violations` found so far."""
+
+    def __init__(self) -> None:
+        self._recent: deque[float] = deque()
+        self._last_to_chat: dict[int, float] = {}
+        self._recent_to_group: dict[int, deque[float]] = {}
+        self.violations: list[Violation] = []
+
+    def account(self, chat_id: int, at: float) -> None:
+        """Count limit violations of one delivered message (its caller holds the lock)."""
+        while self._recent and self._recent[0] <= at - 1.0:
+            self._recent.popleft()
+        self._recent.append(at)
+        if len(self._recent) > GLOBAL_PER_SECOND:
+            self.violations.append(
+                Violation("global", chat_id, at, f"{len(self._recent)} messages within 1 s")
+            )
+        last = self._last_to_chat.get(chat_id)
+        if last is not None and at - last < CHAT_GAP_SECONDS:
+            self.violations.append(
+                Violation("chat", chat_id, at, f"{at - last:.3f} s after the previous one")
+            )
+        self._last_to_chat[chat_id] = at
+        if chat_id < 0:
+            minute = self._recent_to_group.setdefault(chat_id, deque())
+            while minute and minute[0] <= at - 60.0:
+                minute.popleft()
+            minute.append(at)
+            if len(minute) > GROUP_PER_MINUTE:
+                detail = f"{len(minute)} messages to the group within 60 s"
+                self.violations.append(Violation("group", chat_id, at, detail))

@@ -10,7 +10,21 @@ from dataclasses import dataclass
 from email.parser import BytesParser
 from typing import Any, Literal
 
-__all__ = ["MemberStatus", "Params", "Payload", "Upload"]
+__all__ = [
+    "MemberStatus",
+    "Params",
+    "Payload",
+    "Upload",
+    "chat_payload",
+    "error_payload",
+    "json_param",
+    "member_payload",
+    "multipart_fields",
+    "ok_answer",
+    "photo_size",
+    "thread_id_of",
+    "user_payload",
+]
 
 Params = Mapping[str, Any]
 Payload = dict[str, Any]
@@ -25,24 +39,27 @@ class Upload:
     content: bytes
 
 
-def _error(status: int, description: str, parameters: Payload | None = None) -> Payload:
+def error_payload(status: int, description: str, parameters: Payload | None = None) -> Payload:
+    """An error answer in Telegram's wire format, which python-telegram-bot maps to its
+    exceptions (see `telegram_faults`)."""
     payload: Payload = {"ok": False, "error_code": status, "description": description}
     if parameters:
         payload["parameters"] = parameters
     return payload
 
 
-def _ok(result: Any) -> tuple[int, Payload]:
+def ok_answer(result: Any) -> tuple[int, Payload]:
+    """A successful answer carrying `result`, with its HTTP status."""
     return 200, {"ok": True, "result": result}
 
 
-def _json_param(params: Params, name: str) -> Any:
+def json_param(params: Params, name: str) -> Any:
     """A parameter python-telegram-bot JSON-encodes (non-strings), decoded; None if absent."""
     value = params.get(name)
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _user(user_id: int, lang: str | None = None) -> Payload:
+def user_payload(user_id: int, lang: str | None = None) -> Payload:
     """A user; `lang` is their app's `language_code` (Telegram may leave it out, and then
     the bot's default language applies)."""
     user: Payload = {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"}
@@ -59,14 +76,15 @@ _ADMIN_RIGHTS = (
 """The rights an administrator's `ChatMember` must list (all False: the fake grants none)."""
 
 
-def _thread_id(params: Params) -> int | None:
+def thread_id_of(params: Params) -> int | None:
+    """The forum topic a request names (`message_thread_id`), if any."""
     value = params.get("message_thread_id")
     return None if value is None else int(value)
 
 
-def _member(user_id: int, status: MemberStatus) -> Payload:
+def member_payload(user_id: int, status: MemberStatus) -> Payload:
     """A `ChatMember` of `status` with the fields python-telegram-bot requires for it."""
-    payload: Payload = {"status": status, "user": _user(user_id)}
+    payload: Payload = {"status": status, "user": user_payload(user_id)}
     if status == "creator":
         payload["is_anonymous"] = False
     elif status == "administrator":
@@ -74,19 +92,19 @@ def _member(user_id: int, status: MemberStatus) -> Payload:
     return payload
 
 
-def _photo_size(message_id: int) -> Payload:
+def photo_size(message_id: int) -> Payload:
     """The one size of a sent photo the fake reports (Telegram lists several)."""
     unique = f"photo{message_id}"
     return {"file_id": unique, "file_unique_id": unique, "width": 640, "height": 480}
 
 
-def _chat(chat_id: int) -> Payload:
+def chat_payload(chat_id: int) -> Payload:
     if chat_id > 0:
         return {"id": chat_id, "type": "private", "first_name": f"User {chat_id}"}
     return {"id": chat_id, "type": "supergroup", "title": f"Group {chat_id}"}
 
 
-def _multipart(content_type: str, body: bytes) -> Payload:
+def multipart_fields(content_type: str, body: bytes) -> Payload:
     """The fields of a multipart/form-data body (how a file is uploaded, e.g. sendPhoto with
     a PNG): text fields as `str`, an uploaded file as `Upload`."""
     head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode()

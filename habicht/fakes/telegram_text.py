@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-__all__ = ["MAX_CAPTION_UTF16", "MAX_TEXT_UTF16"]
+from habicht.fakes.telegram_payloads import Params
+
+__all__ = ["MAX_CAPTION_UTF16", "MAX_TEXT_UTF16", "text_problem", "utf16_len"]
 
 MAX_TEXT_UTF16 = 4096
 MAX_CAPTION_UTF16 = 1024
@@ -62,5 +64,28 @@ class _HTMLCheck(HTMLParser):
         return "".join(self.visible), self.problem
 
 
-def _utf16_len(text: str) -> int:
+def utf16_len(text: str) -> int:
+    """A text's length as Telegram counts it: UTF-16 code units."""
     return len(text.encode("utf-16-le")) // 2
+
+
+def text_problem(params: Params) -> str | None:
+    """Why Telegram would refuse this text or caption (None: it would not)."""
+    photo = "photo" in params or "caption" in params
+    text = str(params.get("caption" if photo else "text", ""))
+    visible = text
+    if params.get("parse_mode") == "HTML":
+        visible, problem = _HTMLCheck().verdict(text)
+        if problem:
+            return f"Bad Request: can't parse entities: {problem}"
+    if photo:
+        return (
+            "Bad Request: message caption is too long"
+            if (utf16_len(visible) > MAX_CAPTION_UTF16)
+            else None
+        )
+    if not visible.strip():
+        return "Bad Request: message text is empty"
+    if utf16_len(visible) > MAX_TEXT_UTF16:
+        return "Bad Request: message is too long"
+    return None
