@@ -12,7 +12,6 @@ from habicht.watches.filters import (
     FilterReason,
     InvalidFilter,
     WatchFilter,
-    fold,
     parse_price,
     parse_rules,
 )
@@ -127,11 +126,6 @@ def test_a_watch_has_at_most_max_words_words() -> None:
     with pytest.raises(InvalidFilter) as caught:
         watch_filter.with_rules(["-one-more"])
     assert caught.value.reason is FilterReason.TOO_MANY_WORDS
-
-
-def test_folding_ignores_case_accents_umlauts_and_spacing() -> None:
-    assert fold("  Käse   CAFÉ Straße ") == "kaese cafe strasse"
-    assert fold("Kaese") == fold("KÄSE")
 
 
 def test_words_match_title_and_snippet_whatever_their_spelling() -> None:
