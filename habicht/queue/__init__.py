@@ -5,6 +5,15 @@ URL, buttons, a forum topic, send options) through a `send` callable it is given
 the few messages the outbox cannot hold (it cannot be written), the same way from memory
 (`DirectLine`). Importing it does not load `telegram` (the table of Telegram's errors is
 built on the first `classify`). Other code imports only the names listed here.
+
+Its modules, each answering one question. The outbox table: what a row is (`rows`), the
+store's settings and leases (`table`), what goes in and when its turn is (`enqueue`), which
+rows go out next (`claim`), what became of them (`settle`), the owner's counts and repairs
+(`upkeep`) — `store.NotificationStore` joins those four. Delivery: the drain (`deliver`),
+what it does with each send's outcome (`outcome`), its writes through storage faults and
+cancels (`durable`), digest messages (`digest`), Telegram's pace (`pacing`), what an error
+means (`policy`), quiet hours (`quiet`), sending from memory (`direct`). For owners:
+plain-text views (`report`).
 """
 
 from habicht.queue.deliver import DeliveryStopped, DrainSummary, Send, drain

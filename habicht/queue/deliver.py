@@ -1,7 +1,7 @@
 """Delivery: drain the outbox through a `send(message)` callable, paced and settled.
 
 `drain` is a pipeline, not a series of batches. Each claimed row — at most one per chat,
-claimed when its turn is due (see `store`, "Fair turns") — gets a flight of its own that
+claimed when its turn is due (see `enqueue`, "Fair turns") — gets a flight of its own that
 waits for its pacer turn, then sends and settles it; the rows still waiting are the *hand*.
 Whichever row's chat the pacer lets through first goes first, so a chat waiting out its gap
 never holds up another chat, and a chat's backlog never holds up a chat with one message.

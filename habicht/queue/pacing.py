@@ -12,7 +12,7 @@ Keep in sync with README "Notification queue" (pacing):
   id): Telegram allows about 20 a minute there, and spacing them evenly keeps any rolling
   minute at 20 or fewer without the burst a bucket would let through at the start.
 
-Knows nothing of the database; `store.enqueue` uses `chat_gap` to give each row its turn.
+Knows nothing of the database; `enqueue` uses `chat_gap` to give each row its turn.
 """
 
 from __future__ import annotations
