@@ -170,7 +170,8 @@ class Settings:
 
     @staticmethod
     def documented() -> list[tuple[str, str, str]]:
-        """(variable, default, help) for every setting: the source of --help and docs/configuration.md."""
+        """(variable, default, help) for every setting: the source of --help and of
+        docs/configuration.md."""
         return [(f.metadata["env"], _show(f.default), f.metadata["help"]) for f in fields(Settings)]
 
 

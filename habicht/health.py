@@ -47,7 +47,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from habicht.clock import Clock
 from habicht.config import Settings
@@ -56,9 +56,7 @@ from habicht.scraper.alert_times import Latency, latency
 from habicht.scraper.budget import Workload, workload
 from habicht.scraper.schedule import FeedCadence, Freshness, freshness
 from habicht.storage import StorageFault, read_fault
-
-if TYPE_CHECKING:
-    from habicht.watchdog import Watchdog
+from habicht.watchdog import Watchdog
 
 __all__ = [
     "PROGRESS_EVERY",

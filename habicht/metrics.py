@@ -1,6 +1,7 @@
 """Prometheus metrics for operators, served at `/metrics` when HABICHT_METRICS_PORT is set.
 
-Every number comes from outside the outbox's internals (keep in sync with docs/operating.md, "Metrics"):
+Every number comes from outside the outbox's internals (keep in sync with docs/operating.md,
+"Metrics"):
 
 - `habicht_notifications{status}` (gauge) — outbox rows by status, read from the database;
 - `habicht_sends_total{outcome}` (counter) — sends by outcome, counted by a wrapper around

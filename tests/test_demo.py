@@ -9,9 +9,9 @@ import socket
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
+from kit.times import VIENNA
 
 from habicht.cli import main
 from habicht.db import Database
@@ -23,7 +23,6 @@ from habicht.demo.story import narrate
 from habicht.demo.terminal import one_line, wants_colour
 from habicht.queue import Notification
 
-VIENNA = ZoneInfo("Europe/Vienna")
 FAST = "1e9"  # virtual seconds per real second: the test never waits for a backoff
 _SUMMARY = re.compile(r"^  (detected|delivered|retried|dead|pending|lost) +(\d+)   ", re.M)
 

@@ -6,39 +6,46 @@ httpx transport, for in-process tests and `habicht demo`: hand it to
 `HTTPXRequest(httpx_kwargs={"transport": ...})`) and `serve()` (a loopback HTTP server whose
 `base_url` a real `habicht run` process can be pointed at through `HABICHT_TELEGRAM_API`).
 
-Errors follow the real wire format, `{"ok": false, "error_code": ..., "description": ...,
-"parameters": {...}}`, which python-telegram-bot maps by HTTP status
-(`telegram/request/_baserequest.py`): 401/404 → `InvalidToken`, 403 → `Forbidden`,
-400 → `BadRequest`, `parameters.retry_after` → `RetryAfter`, `parameters.migrate_to_chat_id`
-→ `ChatMigrated`, anything else → `NetworkError`.
-
-The fake also keeps the books a delivery test needs: every message per chat with its time,
-every attempt, and the rate-limit violations (more than 30 messages in any second overall,
-two messages to one chat less than a second apart, or more than 20 messages to one group —
-a negative chat id — in any minute). It never enforces those limits; tests inject 429s
-explicitly with `Fault.flood`.
+Its parts, each a module beside this one: the faults a test scripts and the errors Telegram
+answers (`telegram_faults`), the books a delivery test reads — every message with its time,
+every attempt, the rate-limit violations (`telegram_books`) —, what Telegram accepts as text
+(`telegram_text`) and the shapes of requests and answers (`telegram_payloads`). This module
+is the fake's front door: `FakeBotAPI` and the names a test needs with it.
 """
 
 from __future__ import annotations
 
-import email.policy
 import itertools
 import json
 import threading
 import time
-from collections import Counter, deque
-from collections.abc import Mapping
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from email.parser import BytesParser
-from html.parser import HTMLParser
 from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Any, Self
 from urllib.parse import parse_qsl
 
 import httpx
 
 from habicht.clock import Clock
+from habicht.fakes.telegram_books import Limits, SentMessage, Violation
+from habicht.fakes.telegram_faults import PHOTO_REFUSALS, TOPIC_DELETED, Fault
+from habicht.fakes.telegram_payloads import (
+    MemberStatus,
+    Params,
+    Payload,
+    Upload,
+    chat_payload,
+    error_payload,
+    json_param,
+    member_payload,
+    multipart_fields,
+    ok_answer,
+    photo_size,
+    thread_id_of,
+    user_payload,
+)
+from habicht.fakes.telegram_text import text_problem, utf16_len
 from habicht.fakes.wire import FaultScript, LoopbackServer, Observable, threaded_transport
 
 __all__ = [
@@ -53,258 +60,6 @@ __all__ = [
 ]
 
 DEFAULT_TOKEN = "123456789:AAFakeTokenForHabichtTests0123456789"
-
-# Telegram's limits (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this)
-GLOBAL_PER_SECOND = 30
-CHAT_GAP_SECONDS = 1.0
-GROUP_PER_MINUTE = 20
-MAX_TEXT_UTF16 = 4096
-MAX_CAPTION_UTF16 = 1024
-
-PHOTO_REFUSALS = (
-    "Bad Request: wrong file identifier/HTTP URL specified",
-    "Bad Request: failed to get HTTP URL content",
-    "Bad Request: wrong type of the web page content",
-)
-"""What Telegram answers when it cannot use a photo URL (`refuse_photo`)."""
-TOPIC_DELETED = "Bad Request: message thread not found"
-"""What Telegram answers for a message to a forum topic that was deleted."""
-
-# Tags the Bot API accepts in parse_mode=HTML.
-_HTML_TAGS = frozenset(
-    {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler", "a"}
-    | {"code", "pre", "blockquote", "tg-emoji"}
-)
-_HTML_ENTITIES = frozenset({"lt", "gt", "amp", "quot"})
-
-Params = Mapping[str, Any]
-Payload = dict[str, Any]
-MemberStatus = Literal["creator", "administrator", "member", "left"]
-
-
-@dataclass(frozen=True)
-class Fault:
-    """What the fake does with the next request for one chat instead of answering normally.
-
-    `delay` holds the answer back that many seconds; `deliver` means the message is recorded
-    (delivered) before the answer, as when only the answer is slow or gets lost.
-    """
-
-    status: int
-    description: str
-    parameters: Payload | None = None
-    delay: float = 0.0
-    deliver: bool = False
-
-    @classmethod
-    def server_error(cls, status: int = 500) -> Fault:
-        """A 5xx from Telegram's side: python-telegram-bot raises `NetworkError`."""
-        text = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
-        return cls(status, text.get(status, "Internal Server Error"))
-
-    @classmethod
-    def flood(cls, retry_after: int) -> Fault:
-        """429 Too Many Requests: `RetryAfter` with this `retry_after`."""
-        return cls(
-            429,
-            f"Too Many Requests: retry after {retry_after}",
-            parameters={"retry_after": retry_after},
-        )
-
-    @classmethod
-    def blocked(cls) -> Fault:
-        """403 "bot was blocked by the user": `Forbidden`."""
-        return cls(403, "Forbidden: bot was blocked by the user")
-
-    @classmethod
-    def not_started(cls) -> Fault:
-        """403 "bot can't initiate conversation with a user" (a private chat that never
-        sent /start): `Forbidden`."""
-        return cls(403, "Forbidden: bot can't initiate conversation with a user")
-
-    @classmethod
-    def chat_not_found(cls) -> Fault:
-        """400 "chat not found": `BadRequest`."""
-        return cls(400, "Bad Request: chat not found")
-
-    @classmethod
-    def migrated(cls, new_chat_id: int) -> Fault:
-        """400 with `migrate_to_chat_id` (a group became a supergroup): `ChatMigrated`."""
-        return cls(
-            400,
-            "Bad Request: group chat was upgraded to a supergroup chat",
-            parameters={"migrate_to_chat_id": new_chat_id},
-        )
-
-    @classmethod
-    def slow(cls, seconds: float) -> Fault:
-        """Deliver the message, then answer only after `seconds` (a client may time out)."""
-        return cls(200, "", delay=seconds, deliver=True)
-
-
-@dataclass(frozen=True)
-class Upload:
-    """A file the bot uploaded with its request (multipart/form-data)."""
-
-    filename: str
-    content: bytes
-
-
-@dataclass(frozen=True)
-class SentMessage:
-    """A message the bot sent (or edited into place), as the fake recorded it."""
-
-    chat_id: int
-    message_id: int
-    text: str
-    parse_mode: str | None
-    at: float
-    reply_markup: Payload | None = None
-    thread_id: int | None = None
-    """The forum topic (`message_thread_id`) it went to, if any."""
-    photo: str | None = None
-    """The photo's URL (sendPhoto), or the name of the file uploaded as the photo; `text` is
-    then its caption."""
-    upload: bytes | None = None
-    """The uploaded photo's bytes (sendPhoto with a file rather than a URL)."""
-    params: Mapping[str, Any] = field(default_factory=dict, repr=False)
-
-
-@dataclass(frozen=True)
-class Violation:
-    """A send that broke one of Telegram's limits: `global` (> 30 in a second), `chat` (< 1 s
-    after the one before) or `group` (> 20 to one group in a minute)."""
-
-    kind: Literal["global", "chat", "group"]
-    chat_id: int
-    at: float
-    detail: str
-
-
-def _error(status: int, description: str, parameters: Payload | None = None) -> Payload:
-    payload: Payload = {"ok": False, "error_code": status, "description": description}
-    if parameters:
-        payload["parameters"] = parameters
-    return payload
-
-
-def _ok(result: Any) -> tuple[int, Payload]:
-    return 200, {"ok": True, "result": result}
-
-
-def _json_param(params: Params, name: str) -> Any:
-    """A parameter python-telegram-bot JSON-encodes (non-strings), decoded; None if absent."""
-    value = params.get(name)
-    return json.loads(value) if isinstance(value, str) else value
-
-
-def _user(user_id: int, lang: str | None = None) -> Payload:
-    """A user; `lang` is their app's `language_code` (Telegram may leave it out, and then
-    the bot's default language applies)."""
-    user: Payload = {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"}
-    if lang is not None:
-        user["language_code"] = lang
-    return user
-
-
-_ADMIN_RIGHTS = (
-    *("can_be_edited", "can_manage_chat", "can_delete_messages", "can_manage_video_chats"),
-    *("can_restrict_members", "can_promote_members", "can_change_info", "can_invite_users"),
-    *("can_post_stories", "can_edit_stories", "can_delete_stories"),
-)
-"""The rights an administrator's `ChatMember` must list (all False: the fake grants none)."""
-
-
-def _thread_id(params: Params) -> int | None:
-    value = params.get("message_thread_id")
-    return None if value is None else int(value)
-
-
-def _member(user_id: int, status: MemberStatus) -> Payload:
-    """A `ChatMember` of `status` with the fields python-telegram-bot requires for it."""
-    payload: Payload = {"status": status, "user": _user(user_id)}
-    if status == "creator":
-        payload["is_anonymous"] = False
-    elif status == "administrator":
-        payload |= {"is_anonymous": False} | dict.fromkeys(_ADMIN_RIGHTS, False)
-    return payload
-
-
-def _photo_size(message_id: int) -> Payload:
-    """The one size of a sent photo the fake reports (Telegram lists several)."""
-    unique = f"photo{message_id}"
-    return {"file_id": unique, "file_unique_id": unique, "width": 640, "height": 480}
-
-
-def _chat(chat_id: int) -> Payload:
-    if chat_id > 0:
-        return {"id": chat_id, "type": "private", "first_name": f"User {chat_id}"}
-    return {"id": chat_id, "type": "supergroup", "title": f"Group {chat_id}"}
-
-
-class _HTMLCheck(HTMLParser):
-    """Telegram's parse_mode=HTML rules: known tags, balanced, only four named entities."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=False)
-        self.open: list[str] = []
-        self.visible: list[str] = []
-        self.problem: str | None = None
-
-    def _fail(self, problem: str) -> None:
-        self.problem = self.problem or problem
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag not in _HTML_TAGS:
-            self._fail(f'unsupported start tag "{tag}" at byte offset {self.getpos()[1]}')
-        self.open.append(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if not self.open or self.open.pop() != tag:
-            self._fail(f'can\'t find end tag corresponding to start tag "{tag}"')
-
-    def handle_data(self, data: str) -> None:
-        if any(c in data for c in "<>&"):
-            self._fail("unescaped '<', '>' or '&': write &lt;, &gt; and &amp;")
-        self.visible.append(data)
-
-    def handle_entityref(self, name: str) -> None:
-        if name not in _HTML_ENTITIES:
-            self._fail(f'unsupported HTML entity "&{name};"')
-        self.visible.append("x")  # an entity is one visible character
-
-    def handle_charref(self, name: str) -> None:
-        self.visible.append("x")
-
-    def verdict(self, text: str) -> tuple[str, str | None]:
-        """(visible text, problem or None) of `text`."""
-        self.feed(text)
-        if self.rawdata:  # an unfinished '&…' or '<…' the parser would silently drop
-            self._fail("unescaped '<' or '&': write &lt; and &amp;")
-        self.close()
-        if self.open:
-            self._fail(f'can\'t find end tag corresponding to start tag "{self.open[-1]}"')
-        return "".join(self.visible), self.problem
-
-
-def _multipart(content_type: str, body: bytes) -> Payload:
-    """The fields of a multipart/form-data body (how a file is uploaded, e.g. sendPhoto with
-    a PNG): text fields as `str`, an uploaded file as `Upload`."""
-    head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode()
-    message = BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
-    fields: Payload = {}
-    for part in message.iter_parts():
-        name = part.get_param("name", header="content-disposition")
-        content = part.get_payload(decode=True)
-        if not isinstance(name, str) or not isinstance(content, bytes):
-            continue
-        filename = part.get_filename()
-        fields[name] = content.decode() if filename is None else Upload(filename, content)
-    return fields
-
-
-def _utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
 
 
 class FakeBotAPI(Observable):
@@ -340,9 +95,7 @@ class FakeBotAPI(Observable):
         self._ids = itertools.count(1)
         self._updates: list[Payload] = []
         self._messages: list[SentMessage] = []
-        self._recent: deque[float] = deque()
-        self._last_to_chat: dict[int, float] = {}
-        self._recent_to_group: dict[int, deque[float]] = {}
+        self._limits = Limits()
         self._blocked: set[int] = set()
         self._members: dict[tuple[int, int], MemberStatus] = {}
         self._refused_photos: dict[str, str] = {}
@@ -355,7 +108,8 @@ class FakeBotAPI(Observable):
         """Requests per method being answered right now (a client may have gone already)."""
         self.attempts: Counter[int] = Counter()
         """sendMessage requests per chat, failed ones included."""
-        self.violations: list[Violation] = []
+        self.violations = self._limits.violations
+        """Sends that broke one of Telegram's limits, in order (`Limits`)."""
         self.edits: list[SentMessage] = []
         self.callback_answers: list[Payload] = []
         self.commands: list[Payload] = []
@@ -401,7 +155,7 @@ class FakeBotAPI(Observable):
         _, found, rest = request.url.path.rpartition("/bot")
         token, _, method = rest.partition("/")
         if not found or not token or not method or "/" in method:
-            return httpx.Response(404, json=_error(404, "Not Found"))
+            return httpx.Response(404, json=error_payload(404, "Not Found"))
         params: dict[str, Any] = dict(request.url.params)
         content_type = request.headers.get("content-type", "")
         if content_type.startswith("application/json"):
@@ -409,7 +163,7 @@ class FakeBotAPI(Observable):
         elif content_type.startswith("application/x-www-form-urlencoded"):
             params.update(parse_qsl(request.content.decode(), keep_blank_values=True))
         elif content_type.startswith("multipart/form-data"):
-            params.update(_multipart(content_type, request.content))
+            params.update(multipart_fields(content_type, request.content))
         status, payload = self.respond(token, method, params)
         return httpx.Response(status, json=payload)
 
@@ -430,9 +184,9 @@ class FakeBotAPI(Observable):
 
     def _respond(self, token: str, name: str, params: Params) -> tuple[int, Payload]:
         if token != self.token:
-            return 401, _error(401, "Unauthorized")
+            return 401, error_payload(401, "Unauthorized")
         if name == "getupdates":
-            return _ok(self._get_updates(params))
+            return ok_answer(self._get_updates(params))
         if self.delay:
             self._closed.wait(self.delay)
         fault = self._fault_for(params) if name in _CHAT_METHODS else None
@@ -440,7 +194,7 @@ class FakeBotAPI(Observable):
             with self._cond:
                 self.attempts[int(params["chat_id"])] += 1
         if fault is not None and not fault.deliver:
-            return fault.status, _error(fault.status, fault.description, fault.parameters)
+            return fault.status, error_payload(fault.status, fault.description, fault.parameters)
         answer = self._dispatch(name, params)
         if fault is not None:
             self._closed.wait(fault.delay)
@@ -454,7 +208,7 @@ class FakeBotAPI(Observable):
 
     def _dispatch(self, name: str, params: Params) -> tuple[int, Payload]:
         if name == "getme":
-            return _ok(self._me)
+            return ok_answer(self._me)
         if name in ("sendmessage", "sendphoto"):
             return self._send_message(params)
         if name in ("editmessagetext", "editmessagecaption", "editmessagereplymarkup"):
@@ -463,20 +217,20 @@ class FakeBotAPI(Observable):
             user_id = int(params["user_id"])
             with self._cond:
                 status = self._members.get((int(params["chat_id"]), user_id), "member")
-            return _ok(_member(user_id, status))
+            return ok_answer(member_payload(user_id, status))
         if name == "answercallbackquery":
             with self._cond:
                 self.callback_answers.append(dict(params))
-            return _ok(True)
+            return ok_answer(True)
         if name == "setmycommands":
-            commands = list(_json_param(params, "commands") or [])
+            commands = list(json_param(params, "commands") or [])
             with self._cond:
                 if params.get("language_code"):
                     self.commands_by_lang[str(params["language_code"])] = commands
                 else:
                     self.commands = commands
-            return _ok(True)
-        return _ok(True)  # deleteWebhook, sendChatAction, close, …: accepted
+            return ok_answer(True)
+        return ok_answer(True)  # deleteWebhook, sendChatAction, close, …: accepted
 
     def _get_updates(self, params: Params) -> list[Payload]:
         offset = int(params.get("offset") or 0)
@@ -493,40 +247,20 @@ class FakeBotAPI(Observable):
                     return []
                 self._cond.wait(remaining)
 
-    def _text_problem(self, params: Params) -> str | None:
-        photo = "photo" in params or "caption" in params
-        text = str(params.get("caption" if photo else "text", ""))
-        visible = text
-        if params.get("parse_mode") == "HTML":
-            visible, problem = _HTMLCheck().verdict(text)
-            if problem:
-                return f"Bad Request: can't parse entities: {problem}"
-        if photo:
-            return (
-                "Bad Request: message caption is too long"
-                if (_utf16_len(visible) > MAX_CAPTION_UTF16)
-                else None
-            )
-        if not visible.strip():
-            return "Bad Request: message text is empty"
-        if _utf16_len(visible) > MAX_TEXT_UTF16:
-            return "Bad Request: message is too long"
-        return None
-
     def _send_problem(self, params: Params) -> str | None:
         """Why Telegram would refuse this sendMessage or sendPhoto (None: it would not)."""
-        chat_id, thread_id = int(params["chat_id"]), _thread_id(params)
+        chat_id, thread_id = int(params["chat_id"]), thread_id_of(params)
         with self._cond:
             if thread_id is not None and (chat_id, thread_id) in self._deleted_topics:
                 return TOPIC_DELETED
             photo = params.get("photo", "")
             refusal = None if isinstance(photo, Upload) else self._refused_photos.get(str(photo))
-        return refusal or self._text_problem(params)
+        return refusal or text_problem(params)
 
     def _send_message(self, params: Params) -> tuple[int, Payload]:
         problem = self._send_problem(params)
         if problem:
-            return 400, _error(400, problem)
+            return 400, error_payload(400, problem)
         chat_id = int(params["chat_id"])
         photo = params.get("photo")
         upload = photo if isinstance(photo, Upload) else None
@@ -538,16 +272,16 @@ class FakeBotAPI(Observable):
                 text=str(params["caption" if photo is not None else "text"]),
                 parse_mode=params.get("parse_mode"),
                 at=at,
-                reply_markup=_json_param(params, "reply_markup"),
-                thread_id=_thread_id(params),
+                reply_markup=json_param(params, "reply_markup"),
+                thread_id=thread_id_of(params),
                 photo=None if photo is None else upload.filename if upload else str(photo),
                 upload=None if upload is None else upload.content,
                 params=dict(params),
             )
             self._messages.append(sent)
-            self._account(chat_id, at)
+            self._limits.account(chat_id, at)
             self._cond.notify_all()
-        return _ok(self._message_payload(sent))
+        return ok_answer(self._message_payload(sent))
 
     def _edit_message(self, params: Params) -> tuple[int, Payload]:
         """editMessageText, editMessageCaption or editMessageReplyMarkup, recorded in
@@ -556,11 +290,11 @@ class FakeBotAPI(Observable):
         shown = self._shown(chat_id, message_id)
         text = params.get("text", params.get("caption"))
         if text is not None:
-            problem = self._text_problem(params)
+            problem = text_problem(params)
             if problem:
-                return 400, _error(400, problem)
+                return 400, error_payload(400, problem)
         elif shown is None:
-            return 400, _error(400, "Bad Request: message to edit not found")
+            return 400, error_payload(400, "Bad Request: message to edit not found")
         else:
             text = shown.text
         with self._cond:
@@ -570,13 +304,13 @@ class FakeBotAPI(Observable):
                 text=str(text),
                 parse_mode=params.get("parse_mode"),
                 at=self._clock(),
-                reply_markup=_json_param(params, "reply_markup"),
+                reply_markup=json_param(params, "reply_markup"),
                 photo=None if shown is None else shown.photo,
                 params=dict(params),
             )
             self.edits.append(edited)
             self._cond.notify_all()
-        return _ok(self._message_payload(edited))
+        return ok_answer(self._message_payload(edited))
 
     def as_shown(self, chat_id: int, message_id: int) -> Payload | None:
         """The bot's message as it shows now (as sent, or as last edited), in the form an
@@ -597,41 +331,17 @@ class FakeBotAPI(Observable):
         payload: Payload = {
             "message_id": sent.message_id,
             "from": self._me,
-            "chat": _chat(sent.chat_id),
+            "chat": chat_payload(sent.chat_id),
             "date": int(sent.at),
         }
         if sent.photo is not None:
-            payload["photo"] = [_photo_size(sent.message_id)]
+            payload["photo"] = [photo_size(sent.message_id)]
             payload["caption"] = sent.text
         else:
             payload["text"] = sent.text
         if sent.reply_markup:
             payload["reply_markup"] = sent.reply_markup
         return payload
-
-    def _account(self, chat_id: int, at: float) -> None:
-        """Count limit violations of one delivered message (holding the lock)."""
-        while self._recent and self._recent[0] <= at - 1.0:
-            self._recent.popleft()
-        self._recent.append(at)
-        if len(self._recent) > GLOBAL_PER_SECOND:
-            self.violations.append(
-                Violation("global", chat_id, at, f"{len(self._recent)} messages within 1 s")
-            )
-        last = self._last_to_chat.get(chat_id)
-        if last is not None and at - last < CHAT_GAP_SECONDS:
-            self.violations.append(
-                Violation("chat", chat_id, at, f"{at - last:.3f} s after the previous one")
-            )
-        self._last_to_chat[chat_id] = at
-        if chat_id < 0:
-            minute = self._recent_to_group.setdefault(chat_id, deque())
-            while minute and minute[0] <= at - 60.0:
-                minute.popleft()
-            minute.append(at)
-            if len(minute) > GROUP_PER_MINUTE:
-                detail = f"{len(minute)} messages to the group within 60 s"
-                self.violations.append(Violation("group", chat_id, at, detail))
 
     # ----------------------------------------------------------------- driving it from a test
 
@@ -642,15 +352,15 @@ class FakeBotAPI(Observable):
         an app set to `lang`; its update id."""
         message: Payload = {
             "message_id": next(self._ids),
-            "from": _user(user_id, lang),
-            "chat": _chat(chat_id),
+            "from": user_payload(user_id, lang),
+            "chat": chat_payload(chat_id),
             "date": int(self._clock()),
             "text": text,
         }
         if text.startswith("/"):
             command = text.split(maxsplit=1)[0]
             message["entities"] = [
-                {"type": "bot_command", "offset": 0, "length": _utf16_len(command)}
+                {"type": "bot_command", "offset": 0, "length": utf16_len(command)}
             ]
         return self._push({"message": message})
 
@@ -668,13 +378,13 @@ class FakeBotAPI(Observable):
             message = {
                 "message_id": message_id or next(self._ids),
                 "from": self._me,
-                "chat": _chat(chat_id),
+                "chat": chat_payload(chat_id),
                 "date": int(self._clock()),
                 "text": "…",
             }
         query = {
             "id": str(next(self._ids)),
-            "from": _user(user_id),
+            "from": user_payload(user_id),
             "message": message,
             "chat_instance": str(chat_id),
             "data": data,

@@ -5,17 +5,21 @@ URL, buttons, a forum topic, send options) through a `send` callable it is given
 the few messages the outbox cannot hold (it cannot be written), the same way from memory
 (`DirectLine`). Importing it does not load `telegram` (the table of Telegram's errors is
 built on the first `classify`). Other code imports only the names listed here.
+
+Its modules, each answering one question. The outbox table: what a row is (`rows`), the
+store's settings and leases (`table`), what goes in and when its turn is (`enqueue`), which
+rows go out next (`claim`), what became of them (`settle`), the owner's counts and repairs
+(`upkeep`) — `store.NotificationStore` joins those four. Delivery: the drain (`deliver`),
+what it does with each send's outcome (`outcome`), its writes through storage faults and
+cancels (`durable`), digest messages (`digest`), Telegram's pace (`pacing`), what an error
+means (`policy`), quiet hours (`quiet`), sending from memory (`direct`). For owners:
+plain-text views (`report`).
 """
 
-from habicht.queue.deliver import (
-    ChatGoneHook,
-    DeliveryStopped,
-    DrainSummary,
-    Send,
-    TopicGoneHook,
-    drain,
-)
+from habicht.queue.deliver import DeliveryStopped, DrainSummary, Send, drain
 from habicht.queue.direct import DIRECT, DirectLine
+from habicht.queue.enqueue import disown_within, enqueue_within, retime_within
+from habicht.queue.outcome import ChatGoneHook, TopicGoneHook
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import (
     Dead,
@@ -39,21 +43,10 @@ from habicht.queue.quiet import (
     stored_quiet_hours,
 )
 from habicht.queue.report import describe_dead, describe_stats, parse_ids
-from habicht.queue.store import (
-    Button,
-    Buttons,
-    Kind,
-    Message,
-    Notification,
-    NotificationStore,
-    Outgoing,
-    QueueStats,
-    Source,
-    TakenOver,
-    disown_within,
-    enqueue_within,
-    retime_within,
-)
+from habicht.queue.rows import Button, Buttons, Kind, Message, Notification, Outgoing, Source
+from habicht.queue.settle import TakenOver
+from habicht.queue.store import NotificationStore
+from habicht.queue.upkeep import QueueStats
 
 __all__ = [
     "DEFAULT_ZONE",

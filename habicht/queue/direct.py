@@ -30,7 +30,7 @@ from habicht.clock import Clock, Sleep
 from habicht.queue.deliver import Send
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import Migrate, Retry, RetryAt, backoff, classify
-from habicht.queue.store import Message
+from habicht.queue.rows import Message
 
 __all__ = ["DIRECT", "DirectLine"]
 

@@ -1,6 +1,6 @@
 """Telegram's rate limits, and the `Pacer` that keeps delivery inside them.
 
-Keep in sync with README "Notification queue" (pacing):
+Keep in sync with docs/internals/queue.md (pacing):
 
 - at most `PER_SECOND` (30) messages in any `WINDOW` (1.02 s) in all, and never two closer
   than `CATCH_UP` (9/10) of a slot of 1/30 s: a send that went out late does not push every
@@ -12,7 +12,7 @@ Keep in sync with README "Notification queue" (pacing):
   id): Telegram allows about 20 a minute there, and spacing them evenly keeps any rolling
   minute at 20 or fewer without the burst a bucket would let through at the start.
 
-Knows nothing of the database; `store.enqueue` uses `chat_gap` to give each row its turn.
+Knows nothing of the database; `enqueue` uses `chat_gap` to give each row its turn.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ def backoff(attempt: int, *, base: float, cap: float, rand: random.Random) -> fl
 
         uniform(0, min(cap, base · 2^(attempt-1)))
 
-    — keep in sync with README "Notification queue". Clamped for any attempt number.
+    — keep in sync with docs/internals/queue.md. Clamped for any attempt number.
     """
     doublings = min(max(attempt, 1) - 1, _MAX_DOUBLINGS)
     return rand.uniform(0.0, min(cap, base * float(2**doublings)))

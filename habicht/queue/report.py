@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 
 from habicht.digits import row_id
 from habicht.queue.quiet import DEFAULT_ZONE
-from habicht.queue.store import Notification, QueueStats
+from habicht.queue.rows import Notification
+from habicht.queue.upkeep import QueueStats
 
 __all__ = ["describe_dead", "describe_stats", "parse_ids"]
 

@@ -9,9 +9,9 @@ Retries inside one `search()` are few and bounded: up to `attempts` tries on con
 timeouts, 5xx (waiting `retry_delay · 2^(try-1)`) and 429 (waiting its `Retry-After` when that
 is at most `max_retry_wait`). Then the search has failed for this cycle.
 
-Site-wide backoff (keep in sync with docs/internals/scraper.md): when willhaben blocks us — 403, a 429
-that outlasts the retries, or its block page — every `search()` raises `Blocked` without a
-request until `now + pause`, where the n-th block in a row pauses
+Site-wide backoff (keep in sync with docs/internals/scraper.md): when willhaben blocks us —
+403, a 429 that outlasts the retries, or its block page — every `search()` raises `Blocked`
+without a request until `now + pause`, where the n-th block in a row pauses
 `min(block_cap, max(retry_after, block_base · 2^(n-1)))`: a `Retry-After` is honoured up to
 `block_cap`, never for years. A successful fetch resets n.
 

@@ -11,7 +11,8 @@ time, choosing again after each scan:
    scan starts, so asking again while it is pending changes nothing;
 2. due searches, least recently scanned first (never scanned before all others).
 
-Requested scans get a fair share, not the whole budget (keep in sync with docs/internals/scheduling.md):
+Requested scans get a fair share, not the whole budget (keep in sync with
+docs/internals/scheduling.md):
 
 - **one per chat at a time**: only each chat's oldest request (`scan_requested_by`) is a
   candidate; its other requests join it and wait behind it. When one is served, the chat's
@@ -403,7 +404,8 @@ def capacity(
     """requests per interval ≈ interval / (gap + fetch time), where `seconds_per_search`
     (measured: a pass's duration per scan) is the gap plus the fetch time. The requests that
     compete are the `searches` polled every interval and, with `cadence`, the safety-net scans
-    of the `fed` searches and the reads of `feeds` feeds (keep in sync with docs/internals/scheduling.md):
+    of the `fed` searches and the reads of `feeds` feeds (keep in sync with
+    docs/internals/scheduling.md):
 
         requests = searches + fed * interval / safety + feeds * interval / feed interval
     """

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kit.e2e import World
 
-from e2e.harness import World
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 

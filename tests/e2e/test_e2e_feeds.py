@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from e2e.harness import DEADLINE, SEARCH, Alert, World, gpu
+from kit.e2e import DEADLINE, SEARCH, Alert, World, gpu
+
 from habicht.fakes.telegram import Fault
 
 ANNA, BEN = 401, 402

@@ -3,7 +3,7 @@ with a reason once it has been stopped for longer than 3 intervals."""
 
 from __future__ import annotations
 
-from e2e.harness import SEARCH, World, gpu
+from kit.e2e import SEARCH, World, gpu
 
 
 def test_health_follows_the_running_process(world: World) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from e2e.harness import SEARCH, Alert, World, alerts_of, gpu, is_digest
+from kit.e2e import SEARCH, Alert, World, alerts_of, gpu, is_digest
+
 from habicht.fakes import FakeAdvert
 
 CHATS = tuple(range(201, 207))

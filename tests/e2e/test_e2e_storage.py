@@ -9,8 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-from e2e.harness import ADMIN, SEARCH, Alert, World, gpu
+from kit.e2e import ADMIN, SEARCH, Alert, World, gpu
 
 CHAT = 501
 FIRST = range(2, 8)  # six alerts at 1.1 s apart: a fault lands while they go out

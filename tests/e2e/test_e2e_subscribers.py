@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from e2e.harness import SEARCH, Alert, World, gpu
+from kit.e2e import SEARCH, Alert, World, gpu
+
 from habicht.fakes.telegram import Fault
 
 ANNA, BERT, CARL = 101, 102, 103

@@ -3,7 +3,8 @@ listings", the owner is told, and habicht stops fetching while it is blocked."""
 
 from __future__ import annotations
 
-from e2e.harness import ADMIN, SEARCH, Alert, World, gpu
+from kit.e2e import ADMIN, SEARCH, Alert, World, gpu
+
 from habicht.fakes.willhaben_site import SiteFault
 
 ANNA = 401

@@ -1,67 +1,21 @@
-"""The fake Bot API, driven by a real `telegram.Bot` over both adapters."""
+"""The fake Bot API (`habicht.fakes.telegram`), driven by a real `telegram.Bot` over both
+adapters. Its faults, text rules and books have their own tests: test_telegram_faults.py,
+test_telegram_text.py, test_telegram_books.py."""
 
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
-from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack
 
 import httpx
 import pytest
 import telegram
-from kit.fakes import FakeClock
+from kit.bot_api import CHAT, bot_over
 from telegram.error import (
-    BadRequest,
-    ChatMigrated,
-    Forbidden,
     InvalidToken,
-    NetworkError,
-    RetryAfter,
-    TimedOut,
 )
-from telegram.request import HTTPXRequest
-from telegram.warnings import PTBDeprecationWarning
 
-from habicht.fakes.telegram import DEFAULT_TOKEN, FakeBotAPI, Fault
-
-CHAT = 4242
-
-
-def _bot(
-    fake: FakeBotAPI, adapter: str, stack: ExitStack, *, token: str, read: float
-) -> telegram.Bot:
-    if adapter == "loopback":
-        server = stack.enter_context(fake.serve())
-        return telegram.Bot(
-            token,
-            base_url=server.base_url,
-            request=HTTPXRequest(read_timeout=read),
-            get_updates_request=HTTPXRequest(),
-        )
-    return telegram.Bot(
-        token,
-        request=HTTPXRequest(read_timeout=read, httpx_kwargs={"transport": fake.transport()}),
-        get_updates_request=HTTPXRequest(httpx_kwargs={"transport": fake.transport()}),
-    )
-
-
-@pytest.fixture(params=["transport", "loopback"])
-def adapter(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeBotAPI]:
-    with FakeBotAPI() as api:
-        yield api
-
-
-@pytest.fixture
-async def bot(fake: FakeBotAPI, adapter: str) -> AsyncIterator[telegram.Bot]:
-    with ExitStack() as stack:
-        async with _bot(fake, adapter, stack, token=DEFAULT_TOKEN, read=2.0) as real_bot:
-            yield real_bot
+from habicht.fakes.telegram import FakeBotAPI
 
 
 async def test_get_me_names_the_bot(bot: telegram.Bot) -> None:
@@ -176,98 +130,10 @@ async def test_callback_query_refers_to_the_pressed_message(
     assert fake.callback_answers[0]["callback_query_id"] == query.id
 
 
-@pytest.mark.parametrize(
-    ("fault", "error", "text"),
-    [
-        (Fault.server_error(), NetworkError, "Internal Server Error"),
-        (Fault.server_error(502), NetworkError, "Bad Gateway"),
-        (Fault.blocked(), Forbidden, "bot was blocked by the user"),
-        (Fault.chat_not_found(), BadRequest, "chat not found"),
-    ],
-)
-async def test_faults_raise_the_real_exceptions(
-    bot: telegram.Bot, fake: FakeBotAPI, fault: Fault, error: type[Exception], text: str
-) -> None:
-    """Each scripted fault raises python-telegram-bot's own exception, then the chat recovers."""
-    fake.fail_next(CHAT, fault)
-    with pytest.raises(error, match=f"(?i){text}") as caught:
-        await bot.send_message(CHAT, "hallo")
-    if error is NetworkError:
-        assert not isinstance(caught.value, BadRequest | TimedOut)
-    assert fake.messages(CHAT) == []
-    await bot.send_message(CHAT, "hallo")
-    assert len(fake.messages(CHAT)) == 1
-    assert fake.attempts[CHAT] == 2
-
-
-@pytest.mark.parametrize("timedelta", [False, True], ids=["int", "timedelta"])
-async def test_flood_carries_retry_after(
-    bot: telegram.Bot, fake: FakeBotAPI, monkeypatch: pytest.MonkeyPatch, timedelta: bool
-) -> None:
-    """A scripted 429 raises RetryAfter whose retry_after is 7 s, as an int or a timedelta.
-
-    python-telegram-bot 22 warns while building RetryAfter unless PTB_TIMEDELTA opts in to
-    timedeltas; with warnings as errors that warning would replace the exception.
-    """
-    fake.fail_next(CHAT, Fault.flood(7))
-    if timedelta:
-        monkeypatch.setenv("PTB_TIMEDELTA", "1")
-        with pytest.raises(RetryAfter) as caught:
-            await bot.send_message(CHAT, "hallo")
-        assert caught.value.retry_after == dt.timedelta(seconds=7)
-    else:
-        monkeypatch.delenv("PTB_TIMEDELTA", raising=False)
-        with pytest.warns(PTBDeprecationWarning), pytest.raises(RetryAfter) as caught:
-            await bot.send_message(CHAT, "hallo")
-        with pytest.warns(PTBDeprecationWarning):
-            assert caught.value.retry_after == 7
-
-
-async def test_migrated_chat_names_its_new_id(bot: telegram.Bot, fake: FakeBotAPI) -> None:
-    """A scripted migration raises ChatMigrated with the new chat id."""
-    fake.fail_next(-100, Fault.migrated(-1001234))
-    with pytest.raises(ChatMigrated) as caught:
-        await bot.send_message(-100, "hallo")
-    assert caught.value.new_chat_id == -1001234
-
-
-async def test_blocked_chat_stays_blocked_until_unblocked(
-    bot: telegram.Bot, fake: FakeBotAPI
-) -> None:
-    """A chat that blocked the bot refuses every send until it is unblocked."""
-    fake.block(CHAT)
-    for _ in range(2):
-        with pytest.raises(Forbidden, match="bot was blocked by the user"):
-            await bot.send_message(CHAT, "hallo")
-    fake.unblock(CHAT)
-    await bot.send_message(CHAT, "hallo")
-    assert fake.attempts[CHAT] == 3
-    assert len(fake.messages(CHAT)) == 1
-
-
-async def test_faults_are_per_chat(bot: telegram.Bot, fake: FakeBotAPI) -> None:
-    """A fault scripted for one chat leaves the others alone."""
-    fake.fail_next(CHAT, Fault.server_error())
-    await bot.send_message(CHAT + 1, "hallo")
-    assert len(fake.messages(CHAT + 1)) == 1
-
-
-async def test_slow_answer_times_out_after_delivering(fake: FakeBotAPI, adapter: str) -> None:
-    """A slow answer makes the client time out although the message was delivered."""
-    with ExitStack() as stack:
-        async with _bot(fake, adapter, stack, token=DEFAULT_TOKEN, read=0.2) as slow_bot:
-            fake.fail_next(CHAT, Fault.slow(1.0))
-            with pytest.raises(TimedOut, match=r"^Timed out$"):
-                await slow_bot.send_message(CHAT, "hallo")
-            await asyncio.to_thread(
-                fake.wait_until, lambda: len(fake.messages(CHAT)) == 1, timeout=5
-            )
-
-
 async def test_wrong_token_is_invalid(fake: FakeBotAPI, adapter: str) -> None:
     """A token the fake does not know raises InvalidToken, as Telegram's 401 does."""
     with ExitStack() as stack:
-        wrong = _bot(fake, adapter, stack, token="999:wrong", read=2.0)
+        wrong = bot_over(fake, adapter, stack, token="999:wrong", read=2.0)
         try:
             with pytest.raises(InvalidToken, match=r"^Unauthorized$"):
                 await wrong.get_me()
@@ -280,64 +146,6 @@ async def test_revoked_token_is_invalid_from_then_on(bot: telegram.Bot, fake: Fa
     fake.revoke_token()
     with pytest.raises(InvalidToken, match=r"^Unauthorized$"):
         await bot.send_message(CHAT, "hallo")
-
-
-@pytest.mark.parametrize(
-    ("text", "problem"),
-    [
-        ("<b>offen", "can't parse entities"),
-        ("<div>x</div>", "can't parse entities"),
-        ("AT&T", "can't parse entities"),
-        ("1 < 2", "can't parse entities"),
-        ("<b></b>", "message text is empty"),
-        ("x" * 4097, "message is too long"),
-    ],
-)
-async def test_bad_html_is_refused_like_telegram(
-    bot: telegram.Bot, fake: FakeBotAPI, text: str, problem: str
-) -> None:
-    """Unescaped or unbalanced HTML, empty and over-long texts are a BadRequest."""
-    with pytest.raises(BadRequest, match=f"(?i){problem}"):
-        await bot.send_message(CHAT, text, parse_mode="HTML")
-    assert fake.messages() == []
-
-
-async def test_long_text_counts_visible_characters(bot: telegram.Bot, fake: FakeBotAPI) -> None:
-    """4096 visible characters pass even when the markup makes the text longer."""
-    await bot.send_message(CHAT, "<b>" + "&amp;" * 4096 + "</b>", parse_mode="HTML")
-    assert len(fake.messages(CHAT)) == 1
-
-
-def test_limits_are_counted_not_enforced() -> None:
-    """More than 30 sends in a second, or two to one chat within a second, are violations."""
-    clock = FakeClock()
-    with FakeBotAPI(clock=clock) as fake:
-        for chat in range(31):
-            assert (
-                fake.respond(DEFAULT_TOKEN, "sendMessage", {"chat_id": chat, "text": "x"})[0] == 200
-            )
-            clock.advance(0.01)
-        assert [v.kind for v in fake.violations] == ["global"]
-        clock.advance(0.75)
-        fake.respond(DEFAULT_TOKEN, "sendMessage", {"chat_id": 30, "text": "x"})
-        assert [v.kind for v in fake.violations] == ["global", "chat"]
-        clock.advance(2)
-        fake.respond(DEFAULT_TOKEN, "sendMessage", {"chat_id": 30, "text": "x"})
-        assert len(fake.violations) == 2
-
-
-def test_more_than_20_messages_to_a_group_in_a_minute_are_violations() -> None:
-    """Issue 10: a group (negative id) takes 20 messages in any rolling minute; the 21st
-    within 60 s of the first is a violation, one a second after that is not."""
-    clock = FakeClock()
-    with FakeBotAPI(clock=clock) as fake:
-        for _ in range(21):
-            fake.respond(DEFAULT_TOKEN, "sendMessage", {"chat_id": -100, "text": "x"})
-            clock.advance(2.95)
-        assert [(v.kind, v.chat_id) for v in fake.violations] == [("group", -100)]
-        clock.advance(3.1)
-        fake.respond(DEFAULT_TOKEN, "sendMessage", {"chat_id": -100, "text": "x"})
-        assert len(fake.violations) == 1
 
 
 def test_wait_until_names_what_it_waited_for() -> None:

@@ -1,7 +1,8 @@
 """The test kit: helpers and fixtures more than one test file needs (issue 22).
 
-`tests/conftest.py` makes the fixtures of `kit.fixtures` available to every test; the
-helpers are imported from here.
+`tests/conftest.py` makes the fixtures of `kit.fixtures` available to every test, and
+`tests/queue/conftest.py` those of `kit.delivery` to the queue's tests; the helpers are
+imported from here.
 """
 
 from kit.clients import willhaben_client

@@ -15,7 +15,7 @@ from kit.fakes import FakeClock
 
 from habicht.db import Database
 from habicht.queue import Message, NotificationStore, Outgoing, drain
-from habicht.queue.deliver import MESSAGE_LIMIT
+from habicht.queue.digest import MESSAGE_LIMIT
 
 
 class Sent:

@@ -17,9 +17,9 @@ from kit.fakes import FakeClock
 from telegram.error import BadRequest, Forbidden, TimedOut
 
 from habicht.queue import Message, NotificationStore, Outgoing, drain
-from habicht.queue.deliver import MESSAGE_LIMIT
+from habicht.queue.claim import DIGEST_MOST
+from habicht.queue.digest import MESSAGE_LIMIT
 from habicht.queue.pacing import CHAT_GAP, GROUP_GAP
-from habicht.queue.store import DIGEST_MOST
 
 GROUP = -100500
 

@@ -6,15 +6,9 @@ from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
 import pytest
+from kit.times import VIENNA, at
 
 from habicht.queue.quiet import InvalidQuietHours, QuietHours, QuietReason, parse_quiet_hours
-
-VIENNA = ZoneInfo("Europe/Vienna")
-
-
-def at(text: str, zone: ZoneInfo = VIENNA) -> float:
-    """Epoch seconds of a wall-clock time `YYYY-MM-DD HH:MM` in `zone`."""
-    return datetime.fromisoformat(text).replace(tzinfo=zone).timestamp()
 
 
 def wall(seconds: float | None, zone: ZoneInfo = VIENNA) -> str | None:

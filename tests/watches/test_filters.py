@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from kit.filters import parse_rules
 
-from habicht.watches.filters import MAX_WORDS, WatchFilter, fold
+from habicht.watches.filters import MAX_WORDS, WatchFilter
 from habicht.watches.rules import FilterReason, InvalidFilter, parse_price
 
 
@@ -121,11 +121,6 @@ def test_a_watch_has_at_most_max_words_words() -> None:
     with pytest.raises(InvalidFilter) as caught:
         watch_filter.with_rules(["-one-more"])
     assert caught.value.reason is FilterReason.TOO_MANY_WORDS
-
-
-def test_folding_ignores_case_accents_umlauts_and_spacing() -> None:
-    assert fold("  Käse   CAFÉ Straße ") == "kaese cafe strasse"
-    assert fold("Kaese") == fold("KÄSE")
 
 
 def test_words_match_title_and_snippet_whatever_their_spelling() -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
 from kit.fakes import FakeClock
+from kit.times import at
 
 from habicht.db import Database
 from habicht.queue import (
@@ -19,13 +19,7 @@ from habicht.queue import (
     retime_within,
 )
 
-VIENNA = ZoneInfo("Europe/Vienna")
 CHAT, OTHER = 7, 8
-
-
-def at(text: str) -> float:
-    """Epoch seconds of a Vienna wall-clock time `YYYY-MM-DD HH:MM`."""
-    return datetime.fromisoformat(text).replace(tzinfo=VIENNA).timestamp()
 
 
 def alert(key: str, *, chat_id: int = CHAT, kind: str = "new") -> Outgoing:
