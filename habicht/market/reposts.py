@@ -52,6 +52,7 @@ from habicht.folding import fold
 from habicht.model import Listing
 
 __all__ = [
+    "CANDIDATES",
     "MIN_TYPO_WORD",
     "NOISE",
     "WINDOW",
@@ -161,7 +162,8 @@ def _one_of_several(ad_id: str, read: list[Listing]) -> bool:
     )
 
 
-_CANDIDATES = """
+# The adverts that may be reposts of this read's new ones (public for its query-plan test).
+CANDIDATES = """
 WITH fresh (ad_id, seller_id, title, shown_at) AS (
     SELECT l.ad_id, l.seller_id, l.title, s.first_seen_at
     FROM json_each(:ids) j
@@ -217,7 +219,7 @@ async def find_reposts(
         "gone_before": read_at if gone_before is None else gone_before,
         "since": now - window,
     }
-    async with conn.execute(_CANDIDATES, params) as cursor:
+    async with conn.execute(CANDIDATES, params) as cursor:
         rows = await cursor.fetchall()
     matches: dict[str, list[aiosqlite.Row]] = {}
     for row in rows:

@@ -42,7 +42,7 @@ from habicht.digits import ascii_digits, whole_number
 from habicht.model import Listing
 from habicht.scraper.errors import Blocked, LayoutError
 
-__all__ = ["SearchPage", "parse_search_page"]
+__all__ = ["SearchPage", "next_data_span", "parse_search_page"]
 
 AD_BASE = "https://www.willhaben.at/iad/"
 IMAGE_BASE = "https://cache.willhaben.at/mmo/"
@@ -139,7 +139,7 @@ def parse_search_page(page: bytes | str) -> SearchPage:
     """
     if isinstance(page, str):
         page = page.encode("utf-8", "replace")
-    span = _next_data_span(page)
+    span = next_data_span(page)
     if span is not None:
         script: bytes | memoryview = memoryview(page)[span[0] : span[1]]
     else:
@@ -169,7 +169,7 @@ def _decode(script: bytes | memoryview) -> _NextData:
         return _decode(repaired)
 
 
-def _next_data_span(page: bytes) -> tuple[int, int] | None:
+def next_data_span(page: bytes) -> tuple[int, int] | None:
     """Where the `__NEXT_DATA__` script's text is, by string search alone; None if unsure.
 
     The end is the first `</script>`, found through the first "<" after the tag: a single

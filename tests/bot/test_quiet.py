@@ -18,7 +18,7 @@ from kit.buttons import buttons
 from kit.migrations import before_migration
 
 from habicht.bot import deliver
-from habicht.bot.handlers.quiet import _outcome
+from habicht.bot.handlers.quiet import quiet_reply
 from habicht.bot.texts import Texts, describe_quiet
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
@@ -227,7 +227,7 @@ def test_a_setting_is_described_with_its_window_zone_and_mode(
 def test_a_change_says_the_setting_and_where_the_held_alerts_went(
     quiet: QuietHours | None, retimed: int, now: float, note: str | None
 ) -> None:
-    said = _outcome(Texts("en"), quiet, retimed, now=now)
+    said = quiet_reply(Texts("en"), quiet, retimed, now=now)
     first, *rest = said.split("\n")
     if quiet is None:
         assert first == "🔔 No more quiet hours: alerts arrive as they come."

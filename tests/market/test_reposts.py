@@ -18,7 +18,7 @@ from kit.filters import parse_rules
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
-from habicht.market.reposts import _CANDIDATES, WINDOW, same_item, title_words
+from habicht.market.reposts import CANDIDATES, WINDOW, same_item, title_words
 from habicht.model import Listing
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import scan
@@ -307,7 +307,7 @@ async def test_the_lookup_walks_indexes_never_a_whole_table(db: Database) -> Non
     search (EXPLAIN QUERY PLAN on the real schema)."""
     params = {"search": 1, "ids": "[]", "read_at": 1.0, "gone_before": 1.0, "since": 0.0}
     with sqlite3.connect(db.path) as conn:
-        plan = [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {_CANDIDATES}", params)]
+        plan = [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {CANDIDATES}", params)]
     assert "SEARCH o USING INDEX listings_seller (seller_id=?)" in plan
     assert [line for line in plan if line.startswith("SCAN")] == ["SCAN j VIRTUAL TABLE INDEX 1:"]
 

@@ -14,7 +14,7 @@ from habicht.fakes import FakeAdvert, render_block_page, render_search_page
 from habicht.model import Listing
 from habicht.scraper.errors import Blocked, LayoutError
 from habicht.scraper.parse import (
-    _next_data_span,  # to prove which path a page takes
+    next_data_span,  # to prove which path a page takes
     parse_search_page,
 )
 
@@ -253,7 +253,7 @@ def test_markup_the_fast_path_misses_falls_back_to_a_full_parse(template: str) -
     parser (review of issue 3: the fallback must really run)."""
     data = {"props": {"pageProps": {"searchResult": {"rowsFound": 0}}}}
     page = template.format(json.dumps(data))
-    assert _next_data_span(page.encode()) is None  # the fast path gives up on this page ...
+    assert next_data_span(page.encode()) is None  # the fast path gives up on this page ...
     assert parse_search_page(page).rows_found == 0  # ... so the result is BeautifulSoup's
 
 

@@ -28,7 +28,7 @@ from habicht.queue import (
     parse_quiet_hours,
 )
 
-__all__ = ["quiet_command"]
+__all__ = ["quiet_command", "quiet_reply"]
 
 _REFUSALS = {
     QuietReason.SYNTAX: "quiet_usage",
@@ -38,7 +38,7 @@ _REFUSALS = {
 }
 
 
-def _outcome(texts: Texts, quiet: QuietHours | None, retimed: int, *, now: float) -> Html:
+def quiet_reply(texts: Texts, quiet: QuietHours | None, retimed: int, *, now: float) -> Html:
     """What the change did: the new setting, and where the held alerts went."""
     if quiet is None:
         said = texts.fill("quiet_off")
@@ -87,6 +87,6 @@ async def _change_quiet(update: Update, context: Context) -> None:
             await reply(update, texts.fill(_REFUSALS[exc.reason], given=exc.given))
             return
     retimed = await services.preferences.set_quiet(chat_id, quiet)
-    await reply(update, _outcome(texts, quiet, retimed, now=services.clock()))
+    await reply(update, quiet_reply(texts, quiet, retimed, now=services.clock()))
     if retimed:
         kick_delivery(services)  # released rows are due now (re-held ones wait: no harm)
