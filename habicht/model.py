@@ -1,5 +1,6 @@
-"""The vocabulary every part of habicht shares: an advert (`Listing`), a watchable search
-(`Search`), what a failed scan records (`ErrorKind`), and an amount as text (`money`).
+"""The vocabulary every part of habicht shares: an advert (`Listing`) and what a real-estate
+advert says of itself (`Estate`), a watchable search (`Search`), what a failed scan records
+(`ErrorKind`), and an amount as text (`money`).
 
 It sits below scraper, watches and market (the import contracts in pyproject.toml), so that
 each of them can speak of adverts and searches without importing another: willhaben's page
@@ -12,12 +13,48 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal, overload
 
-__all__ = ["ErrorKind", "Listing", "Search", "money"]
+__all__ = ["ESTATE_PROJECT", "ErrorKind", "Estate", "Listing", "Search", "money"]
 
 ErrorKind = Literal["fetch", "blocked", "layout", "database"]
 """What `searches.last_error_kind` records: a `ScrapeError`'s kind, or "database" when
 SQLite failed while a scan recorded its page (locked past the busy timeout, disk full) —
 never the page's fault, so never "layout"."""
+
+
+ESTATE_PROJECT = 16
+"""The `adTypeId` of a building project: listed through its units, never an advert of its own
+rooms, type or size (`../shared/fixtures/willhaben/REALESTATE.md`, trap 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Estate:
+    """What a real-estate advert says of itself, in the attributes a real-estate search's
+    parameters are decided by (`../shared/fixtures/willhaben/REALESTATE.md`).
+
+    `ad_type` is `adTypeId` (2 a flat to rent, 1 a flat to buy, `ESTATE_PROJECT` a building
+    project); `state` the Bundesland (`STATE`, "Wien"); `location_id` the area id of a Vienna
+    district (`LOCATION_ID`, "117229" for 1070 Neubau); `living_area` whole m²
+    (`ESTATE_SIZE/LIVING_AREA`); `rooms` the rooms bucket as willhaben writes it (`ROOMS`,
+    "2X2", "6X9", "10X", "0X0"); `property_type` `PROPERTY_TYPE_ID` ("3" Wohnung); `free_areas`
+    and `features` the ids of `FREE_AREA_TYPE` and `ESTATE_PREFERENCE` ("10, 30");
+    `placement` a paid placement (`REFERER` "pp"), shown on top of every filtered page whatever
+    the filters. None where the advert does not say.
+    """
+
+    ad_type: int | None = None
+    state: str | None = None
+    location_id: str | None = None
+    living_area: int | None = None
+    rooms: str | None = None
+    property_type: str | None = None
+    free_areas: frozenset[str] = frozenset()
+    features: frozenset[str] = frozenset()
+    placement: bool = False
+
+    @property
+    def project(self) -> bool:
+        """A building project (trap 2): never a local match, whatever its units are."""
+        return self.ad_type == ESTATE_PROJECT
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +71,8 @@ class Listing:
     `category_ids` its category and every one above it (`categorytreeids`, "5824;5878;5882");
     `coordinates` where it is (`COORDINATES` "48.38488,16.20766": latitude, longitude), None
     if the page does not say or says nonsense; `seller_id` who sells it (`ORGID`, which
-    private sellers have too), None if the page does not say.
+    private sellers have too), None if the page does not say; `estate` what a real-estate
+    advert says of itself, None for every other advert.
     """
 
     id: str
@@ -53,6 +91,7 @@ class Listing:
     category_ids: tuple[str, ...] = ()
     coordinates: tuple[float, float] | None = None
     seller_id: str | None = None
+    estate: Estate | None = None
 
 
 @dataclass(frozen=True, slots=True)
