@@ -106,7 +106,7 @@ async def test_an_anonymous_admin_writes_as_the_group(bot: Bot) -> None:
 async def test_owner_commands_are_silent_in_a_group(bot: Bot, command: str) -> None:
     """Even the owner's /queue gets no answer in a group: nothing there may show other chats'
     ids or errors to its members. In private, it answers. (/stats without a number is the
-    usage of the subscribers' `/stats <n>` there: tests/bot/test_stats.py.)"""
+    usage of the subscribers' `/stats <n>` there: tests/bot/test_figures.py.)"""
     bot.api.set_member(GROUP, OWNER, "administrator")
     await bot.say(GROUP, command, user_id=OWNER, group=True)
     assert bot.api.messages(GROUP) == []

@@ -149,7 +149,7 @@ async def test_queue_numbers_match_the_database(bot: Bot) -> None:
 async def test_strangers_get_a_refusal_that_reveals_nothing(bot: Bot) -> None:
     """A non-owner's /queue gets exactly the unknown-command answer (none in a group, like an
     unknown command) and changes nothing in the database. (A non-owner's /stats is the
-    subscribers' `/stats <n>`: tests/bot/test_stats.py.)"""
+    subscribers' `/stats <n>`: tests/bot/test_figures.py.)"""
     store = bot.app.bot_data.store
     await store.enqueue_many(
         Outgoing(chat_id=5000 + n, kind="info", text=f"hi {n}", dedupe_key=f"t:{n}")
