@@ -3,6 +3,7 @@ pass (the `/filter` grammar itself: tests/watches/test_rules.py)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -10,7 +11,7 @@ import pytest
 from kit.filters import parse_rules
 
 from habicht.watches.filters import MAX_WORDS, WatchFilter
-from habicht.watches.rules import FilterReason, InvalidFilter
+from habicht.watches.rules import FilterReason, InvalidFilter, Near
 
 
 @dataclass(frozen=True)
@@ -125,3 +126,15 @@ def test_stored_form_round_trips_and_the_empty_filter_stores_nothing() -> None:
     assert WatchFilter.from_json(watch_filter.to_json()) == watch_filter
     assert WatchFilter().to_json() is None
     assert WatchFilter.from_json(None) == WatchFilter()
+
+
+def test_a_new_near_replaces_the_previous_one_and_survives_storage() -> None:
+    """The newest `near` wins; the rule is stored with the watch and read back the same, and
+    a filter stored before `near` existed reads as having none."""
+    first = parse_rules(["near", "1070", "5", "max", "400"])
+    second = first.with_rules(["near", "here", "12km"])
+    assert second.near == Near("here", Decimal(12))
+    assert second.rules() == ["max 400", "near here 12"]
+    assert WatchFilter.from_json(second.to_json()) == second
+    old = json.dumps({"include": [], "exclude": ["defekt"], "priced": False})
+    assert WatchFilter.from_json(old).near is None

@@ -1,5 +1,6 @@
 """The `/filter` grammar (`habicht.watches.rules`): prices as people type them, amounts split
-over words, and each bad rule refused with its reason and the words at fault."""
+over words, `near` with its postcode and radius, and each bad rule refused with its reason and
+the words at fault."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from decimal import Decimal
 import pytest
 from kit.filters import parse_rules
 
-from habicht.watches.rules import FilterReason, InvalidFilter, parse_price
+from habicht.watches.rules import MAX_KM, FilterReason, InvalidFilter, parse_price
 
 
 @pytest.mark.parametrize(
@@ -75,3 +76,50 @@ def test_a_bad_rule_is_refused_with_its_reason_and_the_words_at_fault(
     with pytest.raises(InvalidFilter) as caught:
         parse_rules(rules.split())
     assert (caught.value.reason, caught.value.token) == (reason, token)
+
+
+@pytest.mark.parametrize(
+    ("typed", "rule"),
+    [
+        ("near 1070 5", "near 1070 5"),
+        ("near here 12km", "near here 12"),
+        ("near here 12 km", "near here 12"),
+        ("NEAR 1070 5KM", "near 1070 5"),
+        ("near hier 2,5", "near here 2.5"),
+        ("near 9020 300", "near 9020 300"),
+    ],
+)
+def test_near_takes_a_postcode_or_here_and_a_radius_with_an_optional_unit(
+    typed: str, rule: str
+) -> None:
+    """`near <postcode> <km>` and `near here <km>`: the unit is optional, `hier` is `here`."""
+    assert parse_rules(typed.split()).rules() == [rule]
+
+
+@pytest.mark.parametrize(
+    ("typed", "reason", "token"),
+    [
+        ("near 107 5", FilterReason.POSTCODE, "near 107"),
+        ("near 10700 5", FilterReason.POSTCODE, "near 10700"),
+        ("near 0170 5", FilterReason.POSTCODE, "near 0170"),
+        ("near wien 5", FilterReason.POSTCODE, "near wien"),
+        ("near", FilterReason.POSTCODE, "near"),
+        ("near 1070 0", FilterReason.RADIUS, "near 1070 0"),
+        ("near 1070 0km", FilterReason.RADIUS, "near 1070 0km"),
+        ("near 1070 10000", FilterReason.RADIUS, "near 1070 10000"),
+        ("near 1070 300.5", FilterReason.RADIUS, "near 1070 300.5"),
+        ("near 1070", FilterReason.RADIUS, "near 1070"),
+        ("near here viel", FilterReason.RADIUS, "near here viel"),
+        ("near here 12kmh", FilterReason.RADIUS, "near here 12kmh"),
+        ("near 1070 -5", FilterReason.RADIUS, "near 1070 -5"),
+    ],
+)
+def test_a_bad_postcode_or_radius_is_refused_naming_the_words_at_fault(
+    typed: str, reason: FilterReason, token: str
+) -> None:
+    """A postcode is four digits (Austria's start at 1), a radius above 0 and at most
+    `MAX_KM` (300 km)."""
+    with pytest.raises(InvalidFilter) as refused:
+        parse_rules(typed.split())
+    assert (refused.value.reason, refused.value.token) == (reason, token)
+    assert Decimal(300) == MAX_KM
