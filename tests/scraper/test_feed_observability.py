@@ -14,7 +14,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import pytest
 from kit.bot import ALICE, BOB, OWNER, Bot, running
 
 from habicht.bot import SCRAPE, run_jobs_now
@@ -23,7 +22,6 @@ from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.health import check_health
 from habicht.metrics import Metrics
 from habicht.scraper.alert_times import latency
-from habicht.scraper.schedule import FeedCadence, capacity
 
 CAROL = 4004
 MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"
@@ -219,23 +217,6 @@ async def test_the_behind_alert_counts_only_the_requests_that_compete(tmp_path: 
         assert "; 1 Feed(s) bedienen 2 Suchen (gelesen vor " in told[0]
         assert "Bei 20.0 s pro Abruf passen 5 Abrufe in ein Intervall, 14 stehen an" in told[0]
         assert "HABICHT_FETCH_GAP=7.3 oder HABICHT_SCRAPE_INTERVAL ≥ 6 min" in told[0]
-
-
-def test_capacity_counts_the_safety_net_and_the_feed_reads() -> None:
-    """requests per interval = polled + fed · interval / safety + feeds · interval / feed
-    interval; the interval the polled searches need is what the feeds and safety net leave."""
-    cadence = FeedCadence(interval=60, safety=1800)
-    fits = capacity(
-        5, interval=100, fetch_gap=20, seconds_per_search=20, fed=2, feeds=1, cadence=cadence
-    )
-    assert fits.requests == pytest.approx(5 + 2 * 100 / 1800 + 100 / 60)
-    assert fits.gap_that_fits == pytest.approx(1 / (5 / 100 + 2 / 1800 + 1 / 60))
-    assert fits.interval_needed == pytest.approx(5 * 20 / (1 - 20 * (2 / 1800 + 1 / 60)))
-    crowded = capacity(
-        0, interval=100, fetch_gap=20, seconds_per_search=80, fed=2, feeds=1, cadence=cadence
-    )
-    assert crowded.interval_needed == float("inf")
-    assert crowded.gap_that_fits is None
 
 
 async def test_a_feed_that_does_not_list_its_searches_is_switched_off_and_the_owner_told_once(
