@@ -8,15 +8,13 @@ import asyncio
 import itertools
 import random
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from kit import within
-from kit.delivery import BAD_GATEWAY, Drain, FakeBotApi, message, row
+from kit.delivery import BAD_GATEWAY, Drain, FakeBotApi, Recorder, message, row
 from kit.fakes import FakeClock
 
-from habicht.clock import Clock
 from habicht.db import Database
 from habicht.fakes.clock import SteppedClock
 from habicht.queue import (
@@ -62,19 +60,6 @@ async def test_ttl_expiry_kills_without_sending(
         "Bad Gateway",
     )
     assert len(api.sent) == 1
-
-
-@dataclass
-class Recorder:
-    """A fake `send` that records (time, chat, text) and yields like real I/O."""
-
-    clock: Clock
-    sent: list[tuple[float, int, str]] = field(default_factory=list)
-
-    async def __call__(self, message: Message) -> object:
-        self.sent.append((self.clock(), message.chat_id, message.text))
-        await asyncio.sleep(0)
-        return None
 
 
 async def test_racing_drains_never_send_a_row_twice(
