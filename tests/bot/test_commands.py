@@ -19,7 +19,6 @@ from habicht.bot.handlers.commands import OFFERS_KEPT
 from habicht.bot.texts import MAX_MESSAGE, Html, utf16_len
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import Fault
-from habicht.fakes.willhaben_site import SiteFault
 from habicht.queue import Outgoing
 from habicht.scraper.urls import normalise_search_url
 
@@ -369,35 +368,6 @@ async def test_each_cycle_records_its_heartbeat(bot: Bot) -> None:
         "scrape": (bot.clock(), 1),
         "drain": (bot.clock(), 1),
     }
-
-
-async def test_an_unexpected_error_reaches_the_owner_scrubbed(bot: Bot) -> None:
-    """The error handler logs, then tells the owner through the outbox, token scrubbed."""
-    token = bot.api.token
-    await bot.app.process_error(None, RuntimeError(f"POST /bot{token}/sendMessage <failed>"))
-    await deliver(bot.app.bot_data)
-    alert = bot.last(OWNER)
-    assert "RuntimeError: POST /bot[REDACTED]/sendMessage &lt;failed&gt;" in alert
-    assert token not in alert
-
-
-async def test_a_search_failing_three_cycles_is_reported_once(bot: Bot) -> None:
-    """The owner hears of a search after its 3rd failed cycle in a row, not after the 4th,
-    and again when it works once more."""
-    await bot.say(ALICE, f"/watch {SEARCH}")
-    await bot.baseline()
-    bot.site.intercept(SiteFault.server_error())
-    for _ in range(4):
-        bot.clock.advance(300)
-        await bot.scrape()
-    alerts = [m.text for m in bot.api.messages(OWNER)]
-    assert len(alerts) == 1
-    assert "seit 3 Durchläufen fehl (fetch)" in alerts[0]
-    bot.site.intercept(None)
-    bot.clock.advance(300)
-    await bot.scrape()
-    await deliver(bot.app.bot_data)
-    assert "Suche läuft wieder" in bot.last(OWNER)
 
 
 async def test_english_is_one_setting_away(tmp_path: Path) -> None:
