@@ -14,12 +14,10 @@ from habicht.bot import (
     deliver,
     redacted_logs,
 )
-from habicht.bot.alerts import tell_owners
 from habicht.bot.handlers.commands import OFFERS_KEPT
-from habicht.bot.texts import MAX_MESSAGE, Html, utf16_len
+from habicht.bot.texts import MAX_MESSAGE, utf16_len
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import Fault
-from habicht.queue import Outgoing
 from habicht.scraper.urls import normalise_search_url
 
 
@@ -120,59 +118,6 @@ async def test_a_pasted_link_is_offered_for_watching(bot: Bot) -> None:
     assert "kenne ich nicht" in bot.last(ALICE)
 
 
-async def test_queue_numbers_match_the_database(bot: Bot) -> None:
-    """/queue shows exactly the counts in the outbox: pending, dead, and dead by reason."""
-    store = bot.app.bot_data.store
-    await store.enqueue_many(
-        Outgoing(chat_id=5000 + n, kind="info", text=f"hi {n}", dedupe_key=f"t:{n}")
-        for n in range(3)
-    )
-    claimed = await store.claim(1)
-    await store.mark_dead(claimed, reason="blocked", error="Forbidden: bot was blocked")
-    stats = await store.stats()
-    assert (stats.pending, stats.dead) == (2, 1)
-    await bot.say(OWNER, "/queue")
-    text = bot.last(OWNER)
-    assert f"wartend: {stats.pending} " in text
-    assert f"tot: {stats.dead}" in text
-    assert "blocked: 1" in text
-    await bot.say(OWNER, "/queue dead")
-    assert f"#{claimed[0].id} Chat {claimed[0].chat_id}" in bot.last(OWNER)
-    await bot.say(OWNER, "/queue retry all")
-    assert "1 Nachrichten wieder eingereiht" in bot.last(OWNER)
-    assert (await store.stats()).pending == 3
-    await bot.say(OWNER, "/stats")
-    assert "Statistik" in bot.last(OWNER)
-
-
-async def test_strangers_get_a_refusal_that_reveals_nothing(bot: Bot) -> None:
-    """A non-owner's /queue gets exactly the unknown-command answer (none in a group, like an
-    unknown command) and changes nothing in the database. (A non-owner's /stats is the
-    subscribers' `/stats <n>`: tests/bot/test_figures.py.)"""
-    store = bot.app.bot_data.store
-    await store.enqueue_many(
-        Outgoing(chat_id=5000 + n, kind="info", text=f"hi {n}", dedupe_key=f"t:{n}")
-        for n in range(2)
-    )
-    (sent, dead) = await store.claim(2)
-    await store.mark_sent([sent])
-    await store.mark_dead([dead], reason="blocked", error="Forbidden: bot was blocked")
-    snapshot = "SELECT * FROM notifications ORDER BY id"
-    before = [tuple(row) for row in await bot.app.bot_data.db.fetchall(snapshot)]
-
-    await bot.say(ALICE, "/frobnicate")
-    unknown = bot.last(ALICE)
-    for command in ("/queue purge 0", "/queue retry all", "/queue"):
-        await bot.say(ALICE, command)
-        assert bot.last(ALICE) == unknown
-    assert [tuple(row) for row in await bot.app.bot_data.db.fetchall(snapshot)] == before
-
-    group = -4002
-    await bot.say(group, "/queue", user_id=ALICE, group=True)
-    await bot.say(group, "/frobnicate", user_id=ALICE, group=True)
-    assert bot.api.messages(group) == []
-
-
 def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
     """What was logged at ERROR or above: a handler that raised, or a send Telegram refused."""
     return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
@@ -236,17 +181,6 @@ async def test_echoed_arguments_fit_telegram(
     assert all(utf16_len(m.text) <= MAX_MESSAGE for m in bot.api.messages(ALICE))
     assert "keine Suchnummer" in bot.api.messages(ALICE)[0].text
     assert errors(caplog) == []
-
-
-async def test_dead_items_show_their_error_without_the_token(bot: Bot) -> None:
-    """`/queue dead` shows each dead item's error with the bot token scrubbed out."""
-    store = bot.app.bot_data.store
-    await store.enqueue_many([Outgoing(chat_id=5000, kind="info", text="hi", dedupe_key="t")])
-    token = bot.api.token
-    await store.mark_dead(await store.claim(1), reason="unknown", error=f"POST /bot{token}/x")
-    await bot.say(OWNER, "/queue dead")
-    assert "unknown: POST /bot[REDACTED]/x" in bot.last(OWNER)
-    assert token not in bot.last(OWNER)
 
 
 async def test_a_button_under_a_message_too_old_to_edit_answers_anew(
@@ -378,56 +312,3 @@ async def test_english_is_one_setting_away(tmp_path: Path) -> None:
         assert "Search no. 1" in bot.last(ALICE)
         await bot.baseline()
         assert "I'm now watching 1 listing and" in bot.last(ALICE)
-
-
-async def _owner_alert(bot: Bot, fault: Fault) -> None:
-    """An owner alert goes out and Telegram answers `fault` for it."""
-    await tell_owners(bot.app.bot_data, lambda texts: Html("🔧 test alert"), key="test")
-    bot.api.fail_next(OWNER, fault)
-    await deliver(bot.app.bot_data)
-
-
-async def test_an_owner_who_never_started_the_bot_is_not_blocked_nor_welcomed(
-    bot: Bot,
-) -> None:
-    """Issue 19 (11): a 403 "bot can't initiate conversation" (the owner never sent /start)
-    kills that alert but blocks nobody; the owner's first /queue is answered with the queue
-    alone — no "welcome back" to someone who never left."""
-    await _owner_alert(bot, Fault.not_started())
-    services = bot.app.bot_data
-    assert not await services.subscriptions.is_blocked(OWNER)
-    [dead] = await services.store.dead(10)
-    assert (dead.chat_id, dead.dead_reason) == (OWNER, "not_started")
-    await bot.say(OWNER, "/queue")
-    texts = [m.text for m in bot.api.messages(OWNER)]
-    assert len(texts) == 1
-    assert "Warteschlange" in texts[0]
-
-
-async def test_a_chat_back_from_a_block_hears_what_was_resumed(bot: Bot) -> None:
-    """Issue 19 (11): a chat that blocked the bot and writes again is told how many of its
-    watches run again (a paused one stays paused and is not counted), then its command is
-    answered; one without watches (an owner who blocked the bot) gets no greeting at all."""
-    for keyword in ("sofa", "tisch", "lampe"):
-        await bot.say(ALICE, f"/watch {keyword}")
-    await bot.say(ALICE, "/pause 3")
-    await bot.baseline()
-    bot.api.block(ALICE)
-    bot.site.add(MARKET, FakeAdvert("1003", "Neues Sofa", Decimal(90)))
-    await bot.scrape()
-    assert await bot.app.bot_data.subscriptions.is_blocked(ALICE)
-    bot.api.unblock(ALICE)
-    sent = len(bot.api.messages(ALICE))
-    await bot.say(ALICE, "/list")
-    greeting, answer = [m.text for m in bot.api.messages(ALICE)[sent:]]
-    assert greeting == "👋 Willkommen zurück! Deine 2 Suchen sind wieder aktiv."
-    assert "lampe" in answer  # /list answered as usual
-
-    await _owner_alert(bot, Fault.blocked())
-    assert await bot.app.bot_data.subscriptions.is_blocked(OWNER)
-    sent = len(bot.api.messages(OWNER))
-    await bot.say(OWNER, "/queue")
-    texts = [m.text for m in bot.api.messages(OWNER)[sent:]]
-    assert len(texts) == 1
-    assert "Warteschlange" in texts[0]
-    assert not await bot.app.bot_data.subscriptions.is_blocked(OWNER)
