@@ -11,7 +11,6 @@ import pytest
 from kit.bot import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, running
 from kit.buttons import button_data
 
-from habicht.bot.permissions import ADMIN_TTL
 from habicht.bot.preferences import ChatPrefs, Preferences
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import Fault
@@ -79,20 +78,6 @@ async def test_a_forged_unwatch_button_cannot_touch_another_chats_watch(bot: Bot
     (alices,) = await bot.app.bot_data.subscriptions.watches(ALICE)
     await bot.press(BOB, 1, f"unwatch:{alices.id}")
     assert len(await bot.app.bot_data.subscriptions.watches(ALICE)) == 1
-
-
-async def test_admin_answers_are_cached_briefly(bot: Bot) -> None:
-    """Several commands of one member within `ADMIN_TTL` ask Telegram once; after it, again
-    — so a demoted admin loses the right within that time."""
-    bot.api.set_member(GROUP, ALICE, "administrator")
-    for command in ("/pause", "/resume", "/pause"):
-        await bot.say(GROUP, command, user_id=ALICE, group=True)
-    assert bot.api.calls["getChatMember"] == 1
-    bot.api.set_member(GROUP, ALICE, "member")
-    bot.clock.advance(ADMIN_TTL + 1)
-    await bot.say(GROUP, "/resume", user_id=ALICE, group=True)
-    assert bot.api.calls["getChatMember"] == 2
-    assert "nur ihre Admins" in bot.last(GROUP)
 
 
 async def test_an_anonymous_admin_writes_as_the_group(bot: Bot) -> None:
