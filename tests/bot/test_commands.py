@@ -7,7 +7,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from kit.bot import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, running
+from kit.bot import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, errors, running
 from kit.buttons import button_data
 
 from habicht.bot import (
@@ -116,11 +116,6 @@ async def test_a_pasted_link_is_offered_for_watching(bot: Bot) -> None:
     assert "willhaben-Link" in bot.last(ALICE)
     await bot.say(ALICE, "/frobnicate")
     assert "kenne ich nicht" in bot.last(ALICE)
-
-
-def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
-    """What was logged at ERROR or above: a handler that raised, or a send Telegram refused."""
-    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 @pytest.mark.parametrize(
