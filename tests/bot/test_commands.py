@@ -1,4 +1,6 @@
-"""Conversations through the real Application, a real Bot, and a fake Bot API and willhaben."""
+"""Conversations through the real Application, a real Bot, and a fake Bot API and willhaben
+(the owner's /queue: test_admin.py; what the owners are told: test_alerts.py; a chat back
+from a block: test_reactivation.py; answering a button in place: test_handling.py)."""
 
 from __future__ import annotations
 
