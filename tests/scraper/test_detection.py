@@ -131,19 +131,6 @@ async def test_a_reserved_advert_is_silent_and_judged_again_when_active(
     ]
 
 
-async def test_a_price_less_spell_keeps_the_last_known_price(
-    db: Database, subs: Subscriptions, site: Site, run: Any
-) -> None:
-    """500 → no price → 300 is a drop from 500: a spell without a price erases nothing."""
-    flat = FakeAdvert("1339479305", "Balkon", Decimal(500))
-    await baseline(subs, site, run, [flat])
-    site.set_price(flat.id, None)
-    assert (await run()).drops == 0
-    site.set_price(flat.id, Decimal(300))
-    assert (await run()).drops == 1
-    assert await alerts(db, "drop") == [(f"drop {flat.id} 500->300", f"drop:{flat.id}:1:500:300")]
-
-
 async def test_each_distinct_drop_is_alerted_once_and_only_queued_ones_count(
     db: Database, subs: Subscriptions, site: Site, run: Any
 ) -> None:
