@@ -1,6 +1,7 @@
-"""The delivery tests' far end (tests/queue/test_deliver.py, test_outcome.py, test_durable.py):
-a real python-telegram-bot `Bot` whose Bot API answers are scripted (respx), hooks that
-count, and a drain on the fake clock. tests/queue/conftest.py makes its fixtures available."""
+"""The delivery tests' far end (tests/queue/test_deliver.py, test_outcome.py, test_durable.py,
+test_pacing.py): a real python-telegram-bot `Bot` whose Bot API answers are scripted (respx),
+hooks that count, a send that records, and a drain on the fake clock. tests/queue/conftest.py
+makes its fixtures available."""
 
 from __future__ import annotations
 
