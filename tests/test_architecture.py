@@ -2,12 +2,14 @@
 
 Which part may import which, and that no part's modules import one another in a circle, are
 import-linter contracts (pyproject.toml, `[tool.importlinter]`; `make lint`). Here: the front
-doors of queue and bot, private names staying home, and numbers read by one parser."""
+doors of queue and bot, private names staying home, numbers read by one parser, and each
+module's tests found by its name."""
 
 from __future__ import annotations
 
 import ast
 import importlib
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ import habicht
 
 PACKAGE = Path(habicht.__file__).parent
 BENCHMARKS = PACKAGE.parent / "benchmarks"
+TESTS = Path(__file__).parent
 PARTS = ("queue", "bot")  # scraper, watches and market have no front door (issue 28)
 
 
@@ -92,3 +95,52 @@ def test_numbers_from_outside_are_read_by_one_parser() -> None:
 
 
 _DIGIT_TESTS = frozenset({"isdigit", "isdecimal", "isnumeric"})
+
+
+UNTESTED_BY_NAME = {
+    "clock.py": "type aliases and the system's clock only",
+    "model.py": "the shared vocabulary (Listing, Search, money) every part's tests use",
+    "digits.py": "tested where numbers come in (test_config, queue/test_report, bot/test_buttons)",
+    "scraper/errors.py": "exception classes only",
+    "watches/errors.py": "exception classes only",
+    "watches/watch.py": "one dataclass only",
+    "watches/figures.py": "read by /stats <n>: tests/bot/test_figures.py",
+    "watches/notes.py": "alerts' notes, through scans in market/test_going.py and test_places.py",
+    "bot/services.py": "opened and closed with the Application: tests/bot/test_app.py",
+    "bot/texts/de.py": "a catalogue, checked by tests/bot/test_catalog.py",
+    "bot/texts/en.py": "a catalogue, checked by tests/bot/test_catalog.py",
+    "fakes/clock.py": "a test double the delivery tests run on (tests/queue/test_deliver.py)",
+    "fakes/telegram_payloads.py": "the fake Bot API's payloads: tests/fakes/test_telegram.py",
+    "demo/*": "run whole by tests/test_demo.py",
+}
+"""Modules without a test file of their own name (path under habicht/ or a pattern), and why."""
+
+
+def expected_tests(module: Path) -> Path:
+    """Where a module's tests are: `tests/<part>/test_<module>.py` for a module of a part
+    (a handler's or a text module's in tests/bot/), `tests/test_<module>.py` for one at the
+    top (issue 28)."""
+    parts = module.relative_to(PACKAGE).parts[:-1]
+    return TESTS.joinpath(*parts[:1], f"test_{module.stem}.py")
+
+
+def test_every_module_has_its_test_file() -> None:
+    """A module's tests are found by its name; the few modules without a file of their own
+    are listed above with the reason."""
+    modules = [
+        path.relative_to(PACKAGE).as_posix()
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name not in ("__init__.py", "__main__.py") and not expected_tests(path).exists()
+    ]
+    unexcused = [
+        module
+        for module in modules
+        if not any(fnmatch(module, pattern) for pattern in UNTESTED_BY_NAME)
+    ]
+    assert unexcused == []
+    stale = [
+        pattern
+        for pattern in UNTESTED_BY_NAME
+        if not any(fnmatch(module, pattern) for module in modules)
+    ]
+    assert stale == []

@@ -14,7 +14,7 @@ once per `REFRESH`, however many reads show it. A read costs one indexed look-up
 postcodes when none is due (the usual case), and one query of at most `SAMPLE` rows for each
 due postcode (read from a covering index), `PER_READ` at most. Measured on 300,000 adverts in
 2,200 postcodes (Zipf-sized, the largest 36,000), a read of 200 adverts in 130 postcodes:
-0.4 ms with none due, 8-18 ms with 16 due (`tests/watches/test_near.py` counts the queries).
+0.4 ms with none due, 8-18 ms with 16 due (`tests/market/test_places.py` counts the queries).
 
 Knows nothing of Telegram; never fetches anything.
 """

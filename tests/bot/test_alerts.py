@@ -1,228 +1,132 @@
-"""Alerts as subscribers get them (issue 13): the advert's photo with a caption, text when
-Telegram refuses the photo, buttons under every alert, alerts in the forum topic of their
-watch — through the real Application and the fake Bot API."""
+"""What the owners are told (`habicht.bot.alerts`), through the real Application and the fake
+Bot API: a search failing three scans in a row — in a cycle or a baseline — once, freshness
+falling behind and back, a database error and its end, an unexpected error scrubbed of the
+token and told at most once a minute per kind."""
 
 from __future__ import annotations
 
-import logging
-from decimal import Decimal
+from pathlib import Path
 
-import pytest
-from kit.bot import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, alert_of
-from kit.buttons import buttons
+from kit.bot import ALICE, BOB, OWNER, SEARCH, Bot, running
+from telegram.ext import CommandHandler
 
-from habicht.bot import deliver
-from habicht.bot.handlers.buttons import MUTE_SECONDS
-from habicht.fakes import FakeAdvert
-from habicht.fakes.telegram import PHOTO_REFUSALS
-from habicht.queue import Message
-from habicht.watches.watch import WatchInfo
-
-GROUP = -1005001
-FORUM = -1007007
+from habicht.bot import SCRAPE, deliver, run_jobs_now
+from habicht.bot.alerts import alert_scan
+from habicht.fakes.willhaben_site import SiteFault
+from habicht.scraper.scan import ScanSummary
 
 
-def _image(advert: FakeAdvert) -> str:
-    return f"https://cache.willhaben.at/mmo/{advert.image_path}"
-
-
-async def _watch(bot: Bot, chat_id: int) -> WatchInfo | None:
-    watches = await bot.app.bot_data.subscriptions.watches(chat_id)
-    return watches[0] if watches else None
-
-
-async def test_a_new_listing_arrives_as_its_photo_with_caption_and_buttons(bot: Bot) -> None:
-    """The advert's main image by URL, the alert text as its HTML caption, and the buttons
-    open, pause, mute 24 h and remove (German, the default)."""
-    sofa = FakeAdvert("1002", "Neues Sofa <&>", Decimal(90))
-    alert = await alert_of(bot, ALICE, sofa)
-    assert alert.photo == _image(sofa)
-    assert alert.params["parse_mode"] == "HTML"
-    assert alert.text.startswith("🆕 <b><a href=")
-    assert "Neues Sofa &lt;&amp;&gt;" in alert.text
-    shown = buttons(alert)
-    assert list(shown) == ["🔗 Öffnen", "⏸ Pausieren", "🔕 24 h stumm", "🗑 Entfernen"]
-    assert shown["🔗 Öffnen"].endswith("-1002/")
-    assert all(data.startswith("w:") for label, data in shown.items() if "Öffnen" not in label)
-
-
-async def test_a_compact_chat_gets_text_with_the_same_buttons(bot: Bot) -> None:
-    """Alert style compact (/settings): one line of text, no photo, still the buttons."""
-    await bot.app.bot_data.preferences.set_alert_style(ALICE, "compact")
-    alert = await alert_of(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
-    assert alert.photo is None
-    assert "\n" not in alert.text
-    assert len(buttons(alert)) == 4
-
-
-@pytest.mark.parametrize("refusal", PHOTO_REFUSALS)
-async def test_a_refused_photo_is_sent_as_text_in_the_same_attempt(bot: Bot, refusal: str) -> None:
-    """Each of Telegram's three refusals of a photo URL: the same alert goes out as text
-    with its buttons at once, the row is sent (one attempt), nothing is dead."""
-    sofa = FakeAdvert("1002", "Neues Sofa", Decimal(90))
-    bot.api.refuse_photo(_image(sofa), refusal)
-    alert = await alert_of(bot, ALICE, sofa)
-    assert alert.photo is None
-    assert "Neues Sofa" in alert.text
-    assert len(buttons(alert)) == 4
-    assert bot.api.calls["sendPhoto"] == 1
-    rows = await bot.app.bot_data.db.fetchall(
-        "SELECT status, attempts, photo_url FROM notifications WHERE kind = 'new'"
-    )
-    assert [tuple(row) for row in rows] == [("sent", 1, _image(sofa))]
-
-
-async def test_pause_pressed_twice_pauses_once_and_says_so(bot: Bot) -> None:
-    """Pause: the watch is paused, the presser told how to resume, the action buttons go
-    (open stays); the second press changes nothing and says it is paused already."""
-    alert = await alert_of(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
-    pause = buttons(alert)["⏸ Pausieren"]
-    await bot.press(ALICE, alert.message_id, pause)
-    watch = await _watch(bot, ALICE)
-    assert watch is not None
-    assert watch.paused
-    assert "pausiert. /resume 1" in bot.api.callback_answers[-1]["text"]
-    assert buttons(bot.api.edits[-1]) == {"🔗 Öffnen": buttons(alert)["🔗 Öffnen"]}
-    edits = len(bot.api.edits)
-    await bot.press(ALICE, alert.message_id, pause)
-    assert "schon pausiert" in bot.api.callback_answers[-1]["text"]
-    assert len(bot.api.edits) == edits
-
-
-async def test_mute_holds_alerts_back_24_h_and_what_it_saw_stays_seen(bot: Bot) -> None:
-    """Mute 24 h: the watch is still scanned, its new adverts recorded as seen but not sent;
-    pressed again, it mutes 24 h from then. After the mute, only newer adverts are sent."""
-    alert = await alert_of(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
-    mute = buttons(alert)["🔕 24 h stumm"]
-    await bot.press(ALICE, alert.message_id, mute)
-    await bot.press(ALICE, alert.message_id, mute)
-    assert all("24 h stumm" in answer["text"] for answer in bot.api.callback_answers[-2:])
-    sent = len(bot.api.messages(ALICE))
-    bot.site.add(MARKET, FakeAdvert("1003", "Sofa im Stummen", Decimal(70)))
-    await bot.scrape()
-    assert len(bot.api.messages(ALICE)) == sent
-    bot.clock.advance(MUTE_SECONDS)
-    bot.site.add(MARKET, FakeAdvert("1004", "Sofa danach", Decimal(60)))
-    await bot.scrape()
-    assert [m.text for m in bot.api.messages(ALICE)[sent:] if "Sofa" in m.text] == [
-        bot.api.messages(ALICE)[-1].text
-    ]
-    assert "Sofa danach" in bot.api.messages(ALICE)[-1].text
-
-
-async def test_remove_pressed_twice_removes_once(bot: Bot) -> None:
-    """Remove: the watch is gone; pressing again (or any of its buttons) says so."""
-    alert = await alert_of(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
-    shown = buttons(alert)
-    await bot.press(ALICE, alert.message_id, shown["🗑 Entfernen"])
-    assert await _watch(bot, ALICE) is None
-    assert "entfernt" in bot.api.callback_answers[-1]["text"]
-    for label in ("🗑 Entfernen", "⏸ Pausieren", "🔕 24 h stumm"):
-        await bot.press(ALICE, alert.message_id, shown[label])
-        assert bot.api.callback_answers[-1]["text"] == "Diese Suche gibt es nicht mehr."
-
-
-async def test_buttons_of_another_chats_alert_or_forged_do_nothing(bot: Bot) -> None:
-    """Bob pressing data of Alice's alert in his own chat: nothing changes, the answer is
-    "no longer exists"; made-up data is "not valid"."""
-    alert = await alert_of(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
-    await bot.say(BOB, "/start")
-    for data in [d for d in buttons(alert).values() if d.startswith("w:")]:
-        await bot.press(BOB, 1, data)
-        assert bot.api.callback_answers[-1]["text"] == "Diese Suche gibt es nicht mehr."
-    await bot.press(BOB, 1, "w:r:1:forged")
-    assert bot.api.callback_answers[-1]["text"] == "Dieser Knopf ist nicht (mehr) gültig."
-    watch = await _watch(bot, ALICE)
-    assert watch is not None
-    assert not watch.paused
-
-
-async def test_in_a_group_a_member_cannot_press_an_alerts_buttons(bot: Bot) -> None:
-    """A member's press is refused in its answer and changes nothing; the admin's works."""
-    bot.api.set_member(GROUP, ALICE, "administrator")
-    alert = await alert_of(
-        bot, GROUP, FakeAdvert("1002", "Neues Sofa", Decimal(90)), user_id=ALICE, group=True
-    )
-    shown = buttons(alert)
-    for label in ("⏸ Pausieren", "🔕 24 h stumm", "🗑 Entfernen"):
-        await bot.press(GROUP, alert.message_id, shown[label], user_id=BOB, group=True)
-        assert "nur ihre Admins" in bot.api.callback_answers[-1]["text"]
-    watch = await _watch(bot, GROUP)
-    assert watch is not None
-    assert not watch.paused
-    assert bot.api.edits == []
-    await bot.press(GROUP, alert.message_id, shown["🗑 Entfernen"], user_id=ALICE, group=True)
-    assert await _watch(bot, GROUP) is None
-
-
-async def test_a_forum_topic_gets_its_watchs_alerts(bot: Bot) -> None:
-    """A watch created in topic 42 of a forum: its alerts go to topic 42."""
-    bot.api.set_member(FORUM, ALICE, "administrator")
-    alert = await alert_of(
-        bot, FORUM, FakeAdvert("1002", "Neues Sofa", Decimal(90)), user_id=ALICE, topic=42
-    )
-    assert "Neues Sofa" in alert.text
-    assert alert.thread_id == 42
-
-
-async def test_a_deleted_topic_pauses_only_its_watch(bot: Bot) -> None:
-    """Topic 42 is deleted: its alert is dead ("topic_deleted") and its watch paused; the
-    forum is not blocked, and its watch in topic 43 gets the next advert.
-
-    (An advert both watches see is one alert per chat, to the first watch's topic.)"""
-    bot.api.set_member(FORUM, ALICE, "administrator")
-    other = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=tisch"
-    await bot.say(FORUM, f"/watch {SEARCH}", user_id=ALICE, topic=42)
-    await bot.say(FORUM, f"/watch {other}", user_id=ALICE, topic=43)
-    await bot.baseline()
-    bot.api.delete_topic(FORUM, 42)
-    bot.site.add(MARKET, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
-    await bot.scrape()
-    subscriptions = bot.app.bot_data.subscriptions
-    in_42, in_43 = await subscriptions.watches(FORUM)
-    assert (in_42.paused, in_43.paused) == (True, False)
-    assert not await subscriptions.is_blocked(FORUM)
-    bot.site.add(MARKET, FakeAdvert("1003", "Neuer Tisch", Decimal(50)))
-    await bot.scrape()
-    rows = await bot.app.bot_data.db.fetchall(
-        "SELECT ad_id, thread_id, status, dead_reason FROM notifications WHERE kind = 'new'"
-    )
-    assert sorted(tuple(row) for row in rows) == [
-        ("1002", 42, "dead", "topic_deleted"),
-        ("1003", 43, "sent", None),
-    ]
-    assert [m.thread_id for m in bot.api.messages(FORUM) if "Neu" in m.text] == [43]
-
-
-async def test_send_options_reach_telegram_as_queued(bot: Bot) -> None:
-    """The queue's `send` passes `disable_notification` and the topic on, photo or text."""
-    await bot.say(ALICE, "/start")
-    for photo in ("https://img.test/sofa.jpg", None):
-        message = Message(
-            FORUM, "<b>Sofa</b>", photo_url=photo, thread_id=7, disable_notification=True
-        )
-        await bot.app.bot_data.send(message)
-        sent = bot.api.messages(FORUM)[-1]
-        assert (sent.photo, sent.thread_id, sent.text) == (photo, 7, "<b>Sofa</b>")
-        assert sent.params["disable_notification"] in (True, "true", "True")
-
-
-@pytest.mark.parametrize("number", ["\u00b2", "\u2460", "\u0663", "9" * 30, "-1", " 1"])
-async def test_a_forged_button_with_a_number_that_is_no_ascii_number_is_answered(
-    bot: Bot, caplog: pytest.LogCaptureFixture, number: str
-) -> None:
-    """Issue 19 (9): callback data whose watch id passes `str.isdigit()` ("²") or `int()`
-    ("٣") but is no ASCII number gets the polite "not valid" answer: no exception, no
-    owner alert, nothing changed."""
-    await alert_of(bot, ALICE, FakeAdvert("1002", "Neues Sofa", Decimal(90)))
-    for action in "pmr":
-        await bot.press(ALICE, 1, f"w:{action}:{number}:AAAAAAAAAAAA")
-        assert bot.api.callback_answers[-1]["text"] == "Dieser Knopf ist nicht (mehr) gültig."
-    await bot.press(ALICE, 1, f"unwatch:{number}")
-    assert "Eine Suche Nr. ? gibt es nicht." in (bot.api.as_shown(ALICE, 1) or {})["text"]
+async def test_an_unexpected_error_reaches_the_owner_scrubbed(bot: Bot) -> None:
+    """The error handler logs, then tells the owner through the outbox, token scrubbed."""
+    token = bot.api.token
+    await bot.app.process_error(None, RuntimeError(f"POST /bot{token}/sendMessage <failed>"))
     await deliver(bot.app.bot_data)
-    assert bot.api.messages(OWNER) == []
-    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
-    watch = await _watch(bot, ALICE)
-    assert watch is not None
-    assert not watch.paused
+    alert = bot.last(OWNER)
+    assert "RuntimeError: POST /bot[REDACTED]/sendMessage &lt;failed&gt;" in alert
+    assert token not in alert
+
+
+async def test_a_search_failing_three_cycles_is_reported_once(bot: Bot) -> None:
+    """The owner hears of a search after its 3rd failed cycle in a row, not after the 4th,
+    and again when it works once more."""
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    await bot.baseline()
+    bot.site.intercept(SiteFault.server_error())
+    for _ in range(4):
+        bot.clock.advance(300)
+        await bot.scrape()
+    alerts = [m.text for m in bot.api.messages(OWNER)]
+    assert len(alerts) == 1
+    assert "seit 3 Durchläufen fehl (fetch)" in alerts[0]
+    bot.site.intercept(None)
+    bot.clock.advance(300)
+    await bot.scrape()
+    await deliver(bot.app.bot_data)
+    assert "Suche läuft wieder" in bot.last(OWNER)
+
+
+async def test_a_baseline_scan_tells_the_owner_of_a_streak_it_completes(bot: Bot) -> None:
+    """Issue 4: a search whose third failure in a row happens in a new watch's baseline scan
+    is reported to the owner once, and not again by the cycles after it."""
+    await bot.say(ALICE, f"/watch {SEARCH}")
+    await bot.baseline()
+    bot.site.intercept(SiteFault.server_error())
+    for _ in range(2):
+        bot.clock.advance(300)
+        await bot.scrape()
+    await bot.say(BOB, f"/watch {SEARCH}")
+    await bot.baseline()
+    for _ in range(3):
+        bot.clock.advance(300)
+        await bot.scrape()
+    [alert] = bot.api.messages(OWNER)
+    assert "seit 3 Durchläufen" in alert.text
+
+
+async def test_errors_of_one_kind_are_told_once_a_minute(bot: Bot) -> None:
+    """Issue 4: a handler anyone can make fail tells the owner once per error type and
+    minute, however often it fails; another type, or a later minute, is told again."""
+
+    async def crash(update: object, context: object) -> None:
+        raise ValueError("kaputt")
+
+    async def other(update: object, context: object) -> None:
+        raise KeyError("anders")
+
+    bot.app.add_handler(CommandHandler("crash", crash), group=-1)
+    bot.app.add_handler(CommandHandler("other", other), group=-1)
+    for _ in range(5):
+        await bot.say(ALICE, "/crash")
+    await bot.say(ALICE, "/other")
+    bot.clock.advance(60)
+    await bot.say(ALICE, "/crash")
+    await deliver(bot.app.bot_data)
+    told = [m.text for m in bot.api.messages(OWNER)]
+    assert [("ValueError" in t, "KeyError" in t) for t in told] == [
+        (True, False),
+        (False, True),
+        (True, False),
+    ]
+
+
+async def test_the_owner_hears_once_when_freshness_falls_behind_and_once_when_back(
+    tmp_path: Path,
+) -> None:
+    """Five searches at 60 s gap cannot be scanned every 100 s: after an interval of it,
+    the owner is told once, with the count and what would fit; removing four searches
+    brings freshness back, and that is told once too."""
+    async with running(tmp_path, scrape_interval=100.0, fetch_gap=60.0) as bot:
+        for n in range(5):
+            await bot.say(ALICE, f"/watch sofa {n}")
+        for _ in range(150):  # 25 minutes of ticks
+            bot.clock.advance(10)
+            await run_jobs_now(bot.app, SCRAPE)
+        told = [m.text for m in bot.api.messages(OWNER)]
+        behind = [t for t in told if "hinken nach" in t]
+        assert len(behind) == 1
+        assert "die älteste von 5" in behind[0]
+        assert "HABICHT_SCRAPE_INTERVAL ≥ 5 min" in behind[0]
+        for _ in range(4):
+            await bot.say(ALICE, "/unwatch 1")
+        for _ in range(150):
+            bot.clock.advance(10)
+            await run_jobs_now(bot.app, SCRAPE)
+        told = [m.text for m in bot.api.messages(OWNER)]
+        assert len([t for t in told if "hinken nach" in t]) == 1
+        assert len([t for t in told if "wieder aktuell" in t]) == 1
+
+
+async def test_a_database_error_is_told_once_and_its_end_once(bot: Bot) -> None:
+    """Passes stopped by database errors make one owner alert; the first pass through
+    after them makes one more."""
+    services = bot.app.bot_data
+    failing = ScanSummary(database_error="OperationalError: database or disk is full")
+    for n in range(3):
+        await alert_scan(services, failing, cycle=n, key=f"scan:{n}")
+    await alert_scan(services, ScanSummary(scanned=1), cycle=3, key="scan:3")
+    await alert_scan(services, ScanSummary(scanned=1), cycle=4, key="scan:4")
+    await run_jobs_now(bot.app, "drain")
+    told = [m.text for m in bot.api.messages(OWNER)]
+    assert len([t for t in told if "Datenbankfehler" in t]) == 1
+    assert "database or disk is full" in told[0]
+    assert len([t for t in told if "Datenbank arbeitet wieder" in t]) == 1

@@ -1,6 +1,6 @@
 """The jobs and their wiring (issue 4): a long drain never blocks the scrape job, a kicked
-drain goes round again, a baseline's failures reach the owner, errors are told once a
-minute, an edited message runs nothing."""
+drain goes round again, an edited message runs nothing (what the owners are told of a
+baseline's failures and of errors: tests/bot/test_alerts.py)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,12 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 from kit import within
-from kit.bot import ALICE, BOB, OWNER, SEARCH, Bot, ids, market_site, settings_for
+from kit.bot import ALICE, BOB, Bot, ids, market_site, settings_for
 from kit.fakes import FakeClock
 from telegram import Update
-from telegram.ext import CommandHandler
 
 from habicht.bot import DRAIN, SCRAPE, BotApplication, build_application, deliver
 from habicht.fakes.telegram import FakeBotAPI
-from habicht.fakes.willhaben_site import SiteFault
 from habicht.health import check_health
 from habicht.queue import Outgoing
 from habicht.scraper.urls import parse_watch_argument
@@ -166,50 +164,6 @@ async def test_a_kick_starts_one_drain_and_deliver_waits_for_it(slow: Slow) -> N
     await asyncio.wait_for(waiting, timeout=10)
     assert first.done()
     assert [m.text for m in slow.api.messages(ALICE)] == ["eins"]
-
-
-async def test_a_baseline_scan_tells_the_owner_of_a_streak_it_completes(bot: Bot) -> None:
-    """Issue 4: a search whose third failure in a row happens in a new watch's baseline scan
-    is reported to the owner once, and not again by the cycles after it."""
-    await bot.say(ALICE, f"/watch {SEARCH}")
-    await bot.baseline()
-    bot.site.intercept(SiteFault.server_error())
-    for _ in range(2):
-        bot.clock.advance(300)
-        await bot.scrape()
-    await bot.say(BOB, f"/watch {SEARCH}")
-    await bot.baseline()
-    for _ in range(3):
-        bot.clock.advance(300)
-        await bot.scrape()
-    [alert] = bot.api.messages(OWNER)
-    assert "seit 3 Durchläufen" in alert.text
-
-
-async def test_errors_of_one_kind_are_told_once_a_minute(bot: Bot) -> None:
-    """Issue 4: a handler anyone can make fail tells the owner once per error type and
-    minute, however often it fails; another type, or a later minute, is told again."""
-
-    async def crash(update: object, context: object) -> None:
-        raise ValueError("kaputt")
-
-    async def other(update: object, context: object) -> None:
-        raise KeyError("anders")
-
-    bot.app.add_handler(CommandHandler("crash", crash), group=-1)
-    bot.app.add_handler(CommandHandler("other", other), group=-1)
-    for _ in range(5):
-        await bot.say(ALICE, "/crash")
-    await bot.say(ALICE, "/other")
-    bot.clock.advance(60)
-    await bot.say(ALICE, "/crash")
-    await deliver(bot.app.bot_data)
-    told = [m.text for m in bot.api.messages(OWNER)]
-    assert [("ValueError" in t, "KeyError" in t) for t in told] == [
-        (True, False),
-        (False, True),
-        (True, False),
-    ]
 
 
 @pytest.mark.parametrize("text", ["/watch tisch", "/list", "https://www.willhaben.at/iad/x"])

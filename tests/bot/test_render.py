@@ -172,11 +172,6 @@ def test_a_photo_alert_always_fits_its_caption_and_keeps_its_photo(
     assert visible_len(Html(drop.text)) <= MAX_CAPTION
 
 
-def test_visible_len_counts_what_telegram_counts() -> None:
-    """Tags and the link's address are not counted, an entity is one character, 😀 is 2."""
-    assert visible_len(Html('<b><a href="https://x.at/very/long">&lt;😀</a></b>')) == 3
-
-
 def test_compact_alerts_and_adverts_without_an_image_are_text() -> None:
     """No image, or a chat that chose compact alerts: a text message, with the buttons."""
     with_image = replace(listing(), image_url=IMAGE)

@@ -1,5 +1,5 @@
 """The alert buttons' callback data, without a bot: what `Signer` accepts and refuses, and
-the keyboard `alert_buttons` builds (the presses themselves: tests/bot/test_alerts.py)."""
+the keyboard `alert_buttons` builds (the presses themselves: tests/bot/test_buttons.py)."""
 
 from __future__ import annotations
 

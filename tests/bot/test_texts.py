@@ -1,48 +1,23 @@
-"""Messages: escaped, within Telegram's limits, the same in German and English."""
+"""Messages: escaped, within Telegram's limits, the same in German and English (the catalogue
+every language fills: test_catalog.py; HTML and its lengths: test_markup.py)."""
 
 from __future__ import annotations
 
 import html
-import importlib.util
-import string
-from collections.abc import Mapping
-from dataclasses import fields
 from decimal import Decimal
-from pathlib import Path
-from typing import get_args
 
 import pytest
 
 from habicht.bot.texts import (
-    CATALOGS,
     ENGLISH,
     GERMAN,
     MAX_MESSAGE,
-    Catalog,
     Html,
     Lang,
     Texts,
-    format_price,
-    shorten,
     utf16_len,
 )
 from habicht.scraper.errors import InvalidReason
-
-
-def placeholders(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
-
-
-@pytest.mark.parametrize("field", [f.name for f in fields(GERMAN) if f.name != "lang"])
-def test_both_languages_have_the_same_placeholders(field: str) -> None:
-    """Every German template takes exactly the values its English twin takes."""
-    german, english = getattr(GERMAN, field), getattr(ENGLISH, field)
-    if isinstance(german, str):
-        assert placeholders(german) == placeholders(english)
-    elif isinstance(german, Mapping):
-        assert german.keys() == english.keys()
-    else:  # a list of words, such as the months
-        assert len(german) == len(english)
 
 
 @pytest.mark.parametrize("lang", ["de", "en"])
@@ -73,26 +48,6 @@ def test_a_long_title_is_shortened_before_escaping() -> None:
     assert body.count("&amp;") == 199
 
 
-def test_shorten_collapses_whitespace_and_marks_the_cut() -> None:
-    """Shortening keeps short text, collapses runs of whitespace, and ends a cut with "…"."""
-    assert shorten("  a \n b  ", 10) == "a b"
-    assert shorten("abcdefghij", 5) == "abcd…"
-
-
-@pytest.mark.parametrize(
-    ("price", "de", "en"),
-    [
-        (Decimal(1234), "€ 1.234", "€1,234"),
-        (Decimal("676.2"), "€ 676,20", "€676.20"),
-        (Decimal(0), "€ 0", "€0"),
-    ],
-)
-def test_prices_are_written_the_local_way(price: Decimal, de: str, en: str) -> None:
-    """German uses `.` for thousands and `,` for cents; English the other way round."""
-    assert format_price(price, "de") == de
-    assert format_price(price, "en") == en
-
-
 def test_a_price_drop_shows_old_new_and_percent() -> None:
     """A drop from 400 to 300 reads 400 struck through, 300, and -25%."""
     text = Texts("en").price_drop(
@@ -109,22 +64,6 @@ def test_lists_stop_before_the_limit(line: str) -> None:
     assert utf16_len(text) <= MAX_MESSAGE
     assert utf16_len(text) > MAX_MESSAGE - 2 * utf16_len(line)  # not stopped early
     assert text.endswith("\n…")
-
-
-def test_utf16_length_counts_astral_characters_twice() -> None:
-    """Telegram's length: plain and accented letters count 1, an emoji outside the BMP 2."""
-    assert utf16_len("aä€") == 3
-    assert utf16_len("😀") == 2
-    assert utf16_len("👍🏽") == 4
-
-
-def test_shorten_counts_utf16_and_never_splits_an_emoji() -> None:
-    """A cut text fits its budget in UTF-16 units and ends on whole characters."""
-    cut = shorten("😀" * 50, 11)
-    assert cut == "😀" * 5 + "…"
-    assert utf16_len(cut) == 11
-    assert shorten("a😀😀", 3) == "a…"
-    assert shorten("😀😀", 4) == "😀😀"
 
 
 def test_a_subscribers_words_are_echoed_short() -> None:
@@ -168,32 +107,3 @@ def test_every_refusal_reason_has_its_own_text(reason: InvalidReason) -> None:
 
 # The catalogue is typed: a language that lacks a text, or names one it does not have, fails
 # when its module is imported (issue 28 split the languages into texts/de.py and texts/en.py).
-
-
-def test_a_language_lacking_a_text_fails_at_import(tmp_path: Path) -> None:
-    """A language module whose catalog leaves out a text raises TypeError, naming it, as it
-    is imported — when the bot starts, never in front of a subscriber."""
-    given = {f.name: getattr(ENGLISH, f.name) for f in fields(ENGLISH) if f.name != "help"}
-    module = tmp_path / "lacking.py"
-    module.write_text(
-        f"from habicht.bot.texts.catalog import Catalog\nLACKING = Catalog(**{given!r})\n",
-        encoding="utf-8",
-    )
-    spec = importlib.util.spec_from_file_location("lacking", module)
-    assert spec is not None
-    assert spec.loader is not None
-    with pytest.raises(TypeError, match="'help'"):
-        spec.loader.exec_module(importlib.util.module_from_spec(spec))
-
-
-def test_a_text_no_language_has_is_refused() -> None:
-    """A text the catalogue does not name is refused too: a typo is not a new text."""
-    given = {f.name: getattr(GERMAN, f.name) for f in fields(GERMAN)}
-    with pytest.raises(TypeError, match="helpp"):
-        Catalog(**given, helpp="Hilfe")
-
-
-def test_every_language_has_its_catalog() -> None:
-    """Each `Lang` has a catalog, filed under its own code."""
-    assert set(CATALOGS) == set(get_args(Lang))
-    assert all(catalog.lang == lang for lang, catalog in CATALOGS.items())

@@ -5,6 +5,7 @@ tests."""
 from __future__ import annotations
 
 import itertools
+import logging
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,6 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
 from telegram import Update
 
 from habicht.bot import BASELINE, SCRAPE, BotApplication, build_application, run_jobs_now
@@ -207,3 +209,8 @@ async def settings_message(bot: Bot, chat_id: int) -> SentMessage:
     """The /settings message `chat_id` was sent."""
     await bot.say(chat_id, "/settings")
     return bot.api.messages(chat_id)[-1]
+
+
+def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """What was logged at ERROR or above: a handler that raised, or a send Telegram refused."""
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]

@@ -1,6 +1,7 @@
-"""The delivery tests' far end (tests/queue/test_deliver.py, test_outcome.py, test_durable.py):
-a real python-telegram-bot `Bot` whose Bot API answers are scripted (respx), hooks that
-count, and a drain on the fake clock. tests/queue/conftest.py makes its fixtures available."""
+"""The delivery tests' far end (tests/queue/test_deliver.py, test_outcome.py, test_durable.py,
+test_pacing.py): a real python-telegram-bot `Bot` whose Bot API answers are scripted (respx),
+hooks that count, a send that records, and a drain on the fake clock. tests/queue/conftest.py
+makes its fixtures available."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import respx
 from telegram import Bot
 from telegram.constants import ParseMode
 
+from habicht.clock import Clock
 from habicht.queue import (
     DrainSummary,
     Message,
@@ -148,6 +150,19 @@ def run(store: NotificationStore, send: Send, clock: FakeClock, hooks: Hooks) ->
         )
 
     return run
+
+
+@dataclass
+class Recorder:
+    """A fake `send` that records (time, chat, text) and yields like real I/O."""
+
+    clock: Clock
+    sent: list[tuple[float, int, str]] = field(default_factory=list)
+
+    async def __call__(self, message: Message) -> object:
+        self.sent.append((self.clock(), message.chat_id, message.text))
+        await asyncio.sleep(0)
+        return None
 
 
 def message(key: str, chat_id: int = 1) -> Outgoing:

@@ -1,6 +1,7 @@
 """The drain (`habicht.queue.deliver`) through a real python-telegram-bot `Bot` whose Bot API
-answers are scripted (respx): leases, racing drains, cancels and stops, fair turns and pacing.
-What each outcome does is tested in test_outcome.py, storage faults in test_durable.py."""
+answers are scripted (respx): leases, racing drains, cancels and stops, fair turns and paced
+sends against their lease. What each outcome does is tested in test_outcome.py, storage faults
+in test_durable.py, Telegram's limits kept in test_pacing.py."""
 
 from __future__ import annotations
 
@@ -8,15 +9,13 @@ import asyncio
 import itertools
 import random
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from kit import within
-from kit.delivery import BAD_GATEWAY, Drain, FakeBotApi, message, row
+from kit.delivery import BAD_GATEWAY, Drain, FakeBotApi, Recorder, message, row
 from kit.fakes import FakeClock
 
-from habicht.clock import Clock
 from habicht.db import Database
 from habicht.fakes.clock import SteppedClock
 from habicht.queue import (
@@ -64,19 +63,6 @@ async def test_ttl_expiry_kills_without_sending(
     assert len(api.sent) == 1
 
 
-@dataclass
-class Recorder:
-    """A fake `send` that records (time, chat, text) and yields like real I/O."""
-
-    clock: Clock
-    sent: list[tuple[float, int, str]] = field(default_factory=list)
-
-    async def __call__(self, message: Message) -> object:
-        self.sent.append((self.clock(), message.chat_id, message.text))
-        await asyncio.sleep(0)
-        return None
-
-
 async def test_racing_drains_never_send_a_row_twice(
     store: NotificationStore, clock: FakeClock
 ) -> None:
@@ -97,29 +83,6 @@ async def test_racing_drains_never_send_a_row_twice(
         )
         == 40
     )
-
-
-async def test_pacing_keeps_telegrams_limits(store: NotificationStore, clock: FakeClock) -> None:
-    """At most 30 messages in any second, and at least 1 s between two to one chat."""
-    await store.enqueue_many(
-        [message(f"m{i}", chat_id=i % 40) for i in range(120)]
-        + [message(f"solo{i}", chat_id=99) for i in range(10)]
-    )
-    send = Recorder(clock)
-    summary = await drain(store, send, clock=clock, sleep=clock.sleep, rand=random.Random(0))
-    assert summary.sent == len(send.sent) == 130
-    times = [at for at, _, _ in send.sent]
-    assert times == sorted(times)
-    slack = 1e-6  # float rounding of 1/30 s steps at epoch magnitudes
-    assert all(later - first >= 1 - slack for first, later in zip(times, times[30:], strict=False))
-    by_chat: dict[int, list[float]] = {}
-    for at, chat_id, _ in send.sent:
-        by_chat.setdefault(chat_id, []).append(at)
-    gaps = [b - a for ats in by_chat.values() for a, b in itertools.pairwise(ats)]
-    assert min(gaps) >= 1 - slack
-    assert [text for _, chat, text in send.sent if chat == 99] == [
-        f"<b>solo{i}</b>" for i in range(10)
-    ]
 
 
 async def test_a_send_never_starts_near_the_end_of_its_lease(

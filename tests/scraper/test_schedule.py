@@ -21,6 +21,7 @@ from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.pages import MAX_PAGES
 from habicht.scraper.scan import ScanSummary, scan
 from habicht.scraper.schedule import (
+    FeedCadence,
     Freshness,
     FreshnessWatch,
     RequestShare,
@@ -353,3 +354,20 @@ async def test_a_pause_resume_loop_leaves_the_other_searches_as_fresh(tmp_path: 
     quiet.pop("looped")
     worst_quiet, worst_looping = max(quiet.values()), max(looping.values())
     assert worst_looping <= worst_quiet + (MAX_PAGES + 1) * GAP, (quiet, looping)
+
+
+def test_capacity_counts_the_safety_net_and_the_feed_reads() -> None:
+    """requests per interval = polled + fed · interval / safety + feeds · interval / feed
+    interval; the interval the polled searches need is what the feeds and safety net leave."""
+    cadence = FeedCadence(interval=60, safety=1800)
+    fits = capacity(
+        5, interval=100, fetch_gap=20, seconds_per_search=20, fed=2, feeds=1, cadence=cadence
+    )
+    assert fits.requests == pytest.approx(5 + 2 * 100 / 1800 + 100 / 60)
+    assert fits.gap_that_fits == pytest.approx(1 / (5 / 100 + 2 / 1800 + 1 / 60))
+    assert fits.interval_needed == pytest.approx(5 * 20 / (1 - 20 * (2 / 1800 + 1 / 60)))
+    crowded = capacity(
+        0, interval=100, fetch_gap=20, seconds_per_search=80, fed=2, feeds=1, cadence=cadence
+    )
+    assert crowded.interval_needed == float("inf")
+    assert crowded.gap_that_fits is None

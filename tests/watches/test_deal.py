@@ -27,7 +27,7 @@ GOING = AlertNotes(going=PriceStats(30, Decimal(450), Decimal(400), Decimal(500)
 )
 def test_deal_is_typed_as_a_percentage(typed: list[str], percent: str) -> None:
     """`deal 20%` (a space before `%`, capitals and a decimal comma are fine); a deal without
-    a sensible percentage is refused like every bad rule (tests/watches/test_filters.py)."""
+    a sensible percentage is refused like every bad rule (tests/watches/test_rules.py)."""
     rules = parse_rules(typed)
     assert rules.deal == Decimal(percent)
     assert rules.rules() == [f"deal {Decimal(percent).normalize():f}%"]

@@ -2,7 +2,7 @@
 
 One `Catalog`: leaving out a text fails at import (`habicht.bot.texts.catalog`). Templates
 are Telegram HTML; `{name}` placeholders are filled, escaped, by `Texts`; each takes the same
-placeholders as its German twin (`tests/bot/test_texts.py`).
+placeholders as its German twin (`tests/bot/test_catalog.py`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Distance (issue 21): the `near` rule, postcodes placed by the adverts read, and a near
-watch's scans — what it alerts, what it hides and how far each advert is."""
+"""Distance (issue 21): postcodes placed by the adverts read, the distance between two points,
+what `near` hides, and a near watch's scans — what it alerts and how far each advert is (the
+`near` rule's grammar: tests/watches/test_rules.py)."""
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import replace
 from decimal import Decimal
@@ -37,7 +37,6 @@ from habicht.scraper.scan import scan
 from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.filters import NO_PLACE, WatchFilter
 from habicht.watches.notes import AlertNotes
-from habicht.watches.rules import MAX_KM, FilterReason, InvalidFilter, Near
 from habicht.watches.subscriptions import Subscriptions
 
 SOFA = parse_watch_argument("sofa")
@@ -46,66 +45,7 @@ INNERE_STADT = (48.2085, 16.3721)  # 1010, 1.8 km from Neubau
 STOCKERAU = (48.3850, 16.2080)  # 2000, 22 km from Neubau
 GRAZ = (47.0707, 15.4395)  # 8010
 
-# ---- the rule ------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("typed", "rule"),
-    [
-        ("near 1070 5", "near 1070 5"),
-        ("near here 12km", "near here 12"),
-        ("near here 12 km", "near here 12"),
-        ("NEAR 1070 5KM", "near 1070 5"),
-        ("near hier 2,5", "near here 2.5"),
-        ("near 9020 300", "near 9020 300"),
-    ],
-)
-def test_near_takes_a_postcode_or_here_and_a_radius_with_an_optional_unit(
-    typed: str, rule: str
-) -> None:
-    """`near <postcode> <km>` and `near here <km>`: the unit is optional, `hier` is `here`."""
-    assert parse_rules(typed.split()).rules() == [rule]
-
-
-@pytest.mark.parametrize(
-    ("typed", "reason", "token"),
-    [
-        ("near 107 5", FilterReason.POSTCODE, "near 107"),
-        ("near 10700 5", FilterReason.POSTCODE, "near 10700"),
-        ("near 0170 5", FilterReason.POSTCODE, "near 0170"),
-        ("near wien 5", FilterReason.POSTCODE, "near wien"),
-        ("near", FilterReason.POSTCODE, "near"),
-        ("near 1070 0", FilterReason.RADIUS, "near 1070 0"),
-        ("near 1070 0km", FilterReason.RADIUS, "near 1070 0km"),
-        ("near 1070 10000", FilterReason.RADIUS, "near 1070 10000"),
-        ("near 1070 300.5", FilterReason.RADIUS, "near 1070 300.5"),
-        ("near 1070", FilterReason.RADIUS, "near 1070"),
-        ("near here viel", FilterReason.RADIUS, "near here viel"),
-        ("near here 12kmh", FilterReason.RADIUS, "near here 12kmh"),
-        ("near 1070 -5", FilterReason.RADIUS, "near 1070 -5"),
-    ],
-)
-def test_a_bad_postcode_or_radius_is_refused_naming_the_words_at_fault(
-    typed: str, reason: FilterReason, token: str
-) -> None:
-    """A postcode is four digits (Austria's start at 1), a radius above 0 and at most
-    `MAX_KM` (300 km)."""
-    with pytest.raises(InvalidFilter) as refused:
-        parse_rules(typed.split())
-    assert (refused.value.reason, refused.value.token) == (reason, token)
-    assert Decimal(300) == MAX_KM
-
-
-def test_a_new_near_replaces_the_previous_one_and_survives_storage() -> None:
-    """The newest `near` wins; the rule is stored with the watch and read back the same, and
-    a filter stored before `near` existed reads as having none."""
-    first = parse_rules(["near", "1070", "5", "max", "400"])
-    second = first.with_rules(["near", "here", "12km"])
-    assert second.near == Near("here", Decimal(12))
-    assert second.rules() == ["max 400", "near here 12"]
-    assert WatchFilter.from_json(second.to_json()) == second
-    old = json.dumps({"include": [], "exclude": ["defekt"], "priced": False})
-    assert WatchFilter.from_json(old).near is None
+# ---- what near hides -----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,6 @@
-"""Conversations through the real Application, a real Bot, and a fake Bot API and willhaben."""
+"""Conversations through the real Application, a real Bot, and a fake Bot API and willhaben
+(the owner's /queue: test_admin.py; what the owners are told: test_alerts.py; a chat back
+from a block: test_reactivation.py; answering a button in place: test_handling.py)."""
 
 from __future__ import annotations
 
@@ -7,20 +9,17 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from kit.bot import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, running
+from kit.bot import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, errors, running
 from kit.buttons import button_data
 
 from habicht.bot import (
     deliver,
     redacted_logs,
 )
-from habicht.bot.alerts import tell_owners
 from habicht.bot.handlers.commands import OFFERS_KEPT
-from habicht.bot.texts import MAX_MESSAGE, Html, utf16_len
+from habicht.bot.texts import MAX_MESSAGE, utf16_len
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import Fault
-from habicht.fakes.willhaben_site import SiteFault
-from habicht.queue import Outgoing
 from habicht.scraper.urls import normalise_search_url
 
 
@@ -121,64 +120,6 @@ async def test_a_pasted_link_is_offered_for_watching(bot: Bot) -> None:
     assert "kenne ich nicht" in bot.last(ALICE)
 
 
-async def test_queue_numbers_match_the_database(bot: Bot) -> None:
-    """/queue shows exactly the counts in the outbox: pending, dead, and dead by reason."""
-    store = bot.app.bot_data.store
-    await store.enqueue_many(
-        Outgoing(chat_id=5000 + n, kind="info", text=f"hi {n}", dedupe_key=f"t:{n}")
-        for n in range(3)
-    )
-    claimed = await store.claim(1)
-    await store.mark_dead(claimed, reason="blocked", error="Forbidden: bot was blocked")
-    stats = await store.stats()
-    assert (stats.pending, stats.dead) == (2, 1)
-    await bot.say(OWNER, "/queue")
-    text = bot.last(OWNER)
-    assert f"wartend: {stats.pending} " in text
-    assert f"tot: {stats.dead}" in text
-    assert "blocked: 1" in text
-    await bot.say(OWNER, "/queue dead")
-    assert f"#{claimed[0].id} Chat {claimed[0].chat_id}" in bot.last(OWNER)
-    await bot.say(OWNER, "/queue retry all")
-    assert "1 Nachrichten wieder eingereiht" in bot.last(OWNER)
-    assert (await store.stats()).pending == 3
-    await bot.say(OWNER, "/stats")
-    assert "Statistik" in bot.last(OWNER)
-
-
-async def test_strangers_get_a_refusal_that_reveals_nothing(bot: Bot) -> None:
-    """A non-owner's /queue gets exactly the unknown-command answer (none in a group, like an
-    unknown command) and changes nothing in the database. (A non-owner's /stats is the
-    subscribers' `/stats <n>`: tests/bot/test_stats.py.)"""
-    store = bot.app.bot_data.store
-    await store.enqueue_many(
-        Outgoing(chat_id=5000 + n, kind="info", text=f"hi {n}", dedupe_key=f"t:{n}")
-        for n in range(2)
-    )
-    (sent, dead) = await store.claim(2)
-    await store.mark_sent([sent])
-    await store.mark_dead([dead], reason="blocked", error="Forbidden: bot was blocked")
-    snapshot = "SELECT * FROM notifications ORDER BY id"
-    before = [tuple(row) for row in await bot.app.bot_data.db.fetchall(snapshot)]
-
-    await bot.say(ALICE, "/frobnicate")
-    unknown = bot.last(ALICE)
-    for command in ("/queue purge 0", "/queue retry all", "/queue"):
-        await bot.say(ALICE, command)
-        assert bot.last(ALICE) == unknown
-    assert [tuple(row) for row in await bot.app.bot_data.db.fetchall(snapshot)] == before
-
-    group = -4002
-    await bot.say(group, "/queue", user_id=ALICE, group=True)
-    await bot.say(group, "/frobnicate", user_id=ALICE, group=True)
-    assert bot.api.messages(group) == []
-
-
-def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
-    """What was logged at ERROR or above: a handler that raised, or a send Telegram refused."""
-    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
-
-
 @pytest.mark.parametrize(
     "command",
     ["/unwatch ²", "/pause ①", "/resume 99999999999999999999999", "/unwatch 1 2", "/pause x"],
@@ -236,32 +177,6 @@ async def test_echoed_arguments_fit_telegram(
     assert len(bot.api.messages(ALICE)) == 26
     assert all(utf16_len(m.text) <= MAX_MESSAGE for m in bot.api.messages(ALICE))
     assert "keine Suchnummer" in bot.api.messages(ALICE)[0].text
-    assert errors(caplog) == []
-
-
-async def test_dead_items_show_their_error_without_the_token(bot: Bot) -> None:
-    """`/queue dead` shows each dead item's error with the bot token scrubbed out."""
-    store = bot.app.bot_data.store
-    await store.enqueue_many([Outgoing(chat_id=5000, kind="info", text="hi", dedupe_key="t")])
-    token = bot.api.token
-    await store.mark_dead(await store.claim(1), reason="unknown", error=f"POST /bot{token}/x")
-    await bot.say(OWNER, "/queue dead")
-    assert "unknown: POST /bot[REDACTED]/x" in bot.last(OWNER)
-    assert token not in bot.last(OWNER)
-
-
-async def test_a_button_under_a_message_too_old_to_edit_answers_anew(
-    bot: Bot, caplog: pytest.LogCaptureFixture
-) -> None:
-    """Pressing a button under a message the bot can no longer see (Telegram sends it with
-    date 0) still acts, and the answer comes as a new message instead of an edit."""
-    await bot.say(ALICE, "/watch sofa")
-    await bot.say(ALICE, "/unwatch")
-    offer = bot.api.messages(ALICE)[-1]
-    await bot.press(ALICE, offer.message_id, button_data(offer), inaccessible=True)
-    assert "Suche Nr. 1 gelöscht" in bot.last(ALICE)
-    assert bot.api.edits == []
-    assert await bot.app.bot_data.subscriptions.watches(ALICE) == []
     assert errors(caplog) == []
 
 
@@ -371,35 +286,6 @@ async def test_each_cycle_records_its_heartbeat(bot: Bot) -> None:
     }
 
 
-async def test_an_unexpected_error_reaches_the_owner_scrubbed(bot: Bot) -> None:
-    """The error handler logs, then tells the owner through the outbox, token scrubbed."""
-    token = bot.api.token
-    await bot.app.process_error(None, RuntimeError(f"POST /bot{token}/sendMessage <failed>"))
-    await deliver(bot.app.bot_data)
-    alert = bot.last(OWNER)
-    assert "RuntimeError: POST /bot[REDACTED]/sendMessage &lt;failed&gt;" in alert
-    assert token not in alert
-
-
-async def test_a_search_failing_three_cycles_is_reported_once(bot: Bot) -> None:
-    """The owner hears of a search after its 3rd failed cycle in a row, not after the 4th,
-    and again when it works once more."""
-    await bot.say(ALICE, f"/watch {SEARCH}")
-    await bot.baseline()
-    bot.site.intercept(SiteFault.server_error())
-    for _ in range(4):
-        bot.clock.advance(300)
-        await bot.scrape()
-    alerts = [m.text for m in bot.api.messages(OWNER)]
-    assert len(alerts) == 1
-    assert "seit 3 Durchläufen fehl (fetch)" in alerts[0]
-    bot.site.intercept(None)
-    bot.clock.advance(300)
-    await bot.scrape()
-    await deliver(bot.app.bot_data)
-    assert "Suche läuft wieder" in bot.last(OWNER)
-
-
 async def test_english_is_one_setting_away(tmp_path: Path) -> None:
     """With HABICHT_LANG=en, replies, the command menu and notifications are English."""
     async with running(tmp_path, lang="en") as bot:
@@ -408,56 +294,3 @@ async def test_english_is_one_setting_away(tmp_path: Path) -> None:
         assert "Search no. 1" in bot.last(ALICE)
         await bot.baseline()
         assert "I'm now watching 1 listing and" in bot.last(ALICE)
-
-
-async def _owner_alert(bot: Bot, fault: Fault) -> None:
-    """An owner alert goes out and Telegram answers `fault` for it."""
-    await tell_owners(bot.app.bot_data, lambda texts: Html("🔧 test alert"), key="test")
-    bot.api.fail_next(OWNER, fault)
-    await deliver(bot.app.bot_data)
-
-
-async def test_an_owner_who_never_started_the_bot_is_not_blocked_nor_welcomed(
-    bot: Bot,
-) -> None:
-    """Issue 19 (11): a 403 "bot can't initiate conversation" (the owner never sent /start)
-    kills that alert but blocks nobody; the owner's first /queue is answered with the queue
-    alone — no "welcome back" to someone who never left."""
-    await _owner_alert(bot, Fault.not_started())
-    services = bot.app.bot_data
-    assert not await services.subscriptions.is_blocked(OWNER)
-    [dead] = await services.store.dead(10)
-    assert (dead.chat_id, dead.dead_reason) == (OWNER, "not_started")
-    await bot.say(OWNER, "/queue")
-    texts = [m.text for m in bot.api.messages(OWNER)]
-    assert len(texts) == 1
-    assert "Warteschlange" in texts[0]
-
-
-async def test_a_chat_back_from_a_block_hears_what_was_resumed(bot: Bot) -> None:
-    """Issue 19 (11): a chat that blocked the bot and writes again is told how many of its
-    watches run again (a paused one stays paused and is not counted), then its command is
-    answered; one without watches (an owner who blocked the bot) gets no greeting at all."""
-    for keyword in ("sofa", "tisch", "lampe"):
-        await bot.say(ALICE, f"/watch {keyword}")
-    await bot.say(ALICE, "/pause 3")
-    await bot.baseline()
-    bot.api.block(ALICE)
-    bot.site.add(MARKET, FakeAdvert("1003", "Neues Sofa", Decimal(90)))
-    await bot.scrape()
-    assert await bot.app.bot_data.subscriptions.is_blocked(ALICE)
-    bot.api.unblock(ALICE)
-    sent = len(bot.api.messages(ALICE))
-    await bot.say(ALICE, "/list")
-    greeting, answer = [m.text for m in bot.api.messages(ALICE)[sent:]]
-    assert greeting == "👋 Willkommen zurück! Deine 2 Suchen sind wieder aktiv."
-    assert "lampe" in answer  # /list answered as usual
-
-    await _owner_alert(bot, Fault.blocked())
-    assert await bot.app.bot_data.subscriptions.is_blocked(OWNER)
-    sent = len(bot.api.messages(OWNER))
-    await bot.say(OWNER, "/queue")
-    texts = [m.text for m in bot.api.messages(OWNER)[sent:]]
-    assert len(texts) == 1
-    assert "Warteschlange" in texts[0]
-    assert not await bot.app.bot_data.subscriptions.is_blocked(OWNER)
