@@ -277,8 +277,9 @@ async def test_the_owners_stats_show_each_feed_and_the_plain_flat_searches(
     stays off, and counts the plain searches with the real-estate ones apart: their new flats
     wait a whole polling round."""
     site = FakeWillhabenSite(world=True)
-    settings = {"feed_interval": 60.0, "safety_interval": 1800.0, "lang": lang}
-    async with running(tmp_path, site=site, **settings) as bot:
+    async with running(
+        tmp_path, site=site, feed_interval=60.0, safety_interval=1800.0, lang=lang
+    ) as bot:
         await watched_feeds(bot)
         await bot.say(OWNER, "/stats")
         shown = lines(bot.last(OWNER))
