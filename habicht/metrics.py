@@ -29,7 +29,8 @@ Every number comes from outside the outbox's internals (keep in sync with docs/o
   (gauges, with feeds on) — per feed, named in words (`marketplace`, `flats to rent`,
   `flats to buy`, or the path of a feed this code does not know: `scraper.budget.feed_name`):
   the searches it serves now, the coverage misses counted on it, and whether it is switched
-  off (1) or not (0). Feeds of one name are added up; a feed that is gone loses its series.
+  off (1) or not (0). Feeds of one name are added up (`habicht_feed_off` then counts the ones
+  switched off); a feed that is gone loses its series.
 
 The gauges and the histogram are refreshed by `refresh`, which the bot calls on the
 scheduler's tick; the endpoint itself runs in prometheus-client's own thread, so a busy event
@@ -154,8 +155,8 @@ class Metrics:
         )
         self.feed_off = Gauge(
             "habicht_feed_off",
-            "Whether each feed is switched off (1) because its searches find what it does not"
-            " list.",
+            "Feeds of the name switched off (1 for one feed) because their searches find what they"
+            " do not list.",
             ["feed"],
             registry=self.registry,
         )
