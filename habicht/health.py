@@ -14,7 +14,8 @@ scrape after each search, a drain as it sends) at most every `PROGRESS_EVERY` se
 long run that is getting somewhere is not taken for a stalled one. A cycle that ended with an
 error still counts as alive (`ok` is reported); failing searches, the queue, freshness
 (how long the active searches have waited since their last scan: the stalest and the 95th
-percentile), the feeds (`scraper.budget`) and the last hour's alert freshness
+percentile), the feeds — together and each on its own, with the plain searches
+(`scraper.budget`) — and the last hour's alert freshness
 (`scraper.alert_times`) are reported but never make the verdict, because a blocked willhaben or a
 backlog is not something a restart cures. A scheduler that stalls — a pass that neither
 scans a search nor ends, or no pass at all — is: its heartbeat grows old.

@@ -24,7 +24,13 @@ Every number comes from outside the outbox's internals (keep in sync with docs/o
   counter that falls reads to Prometheus as a restart (a false jump in `rate()`); counted
   here it only rises, and starts at 0 with the process like every counter;
 - `habicht_coverage_misses_total` (counter) — adverts a fed search's own scan found that its
-  feed never showed (`ScanSummary.coverage_misses`, `scraper.coverage`), counted the same way.
+  feed never showed (`ScanSummary.coverage_misses`, `scraper.coverage`), counted the same way;
+- `habicht_feed_searches{feed}`, `habicht_feed_coverage_misses{feed}`, `habicht_feed_off{feed}`
+  (gauges, with feeds on) — per feed, named in words (`marketplace`, `flats to rent`,
+  `flats to buy`, or the path of a feed this code does not know: `scraper.budget.feed_name`):
+  the searches it serves now, the coverage misses counted on it, and whether it is switched
+  off (1) or not (0). Feeds of one name are added up (`habicht_feed_off` then counts the ones
+  switched off); a feed that is gone loses its series.
 
 The gauges and the histogram are refreshed by `refresh`, which the bot calls on the
 scheduler's tick; the endpoint itself runs in prometheus-client's own thread, so a busy event
@@ -46,8 +52,9 @@ from habicht.db import Database
 from habicht.model import ErrorKind
 from habicht.queue import Dead, Fatal, Message, Migrate, Outcome, Retry, RetryAt, Send, classify
 from habicht.scraper.alert_times import samples
+from habicht.scraper.budget import feed_loads
 from habicht.scraper.scan import ScanSummary
-from habicht.scraper.schedule import freshness
+from habicht.scraper.schedule import FeedCadence, freshness
 
 __all__ = ["DELIVERY_BUCKETS", "FRESHNESS_BUCKETS", "Metrics"]
 
@@ -133,6 +140,28 @@ class Metrics:
             "Adverts a fed search's own scan found that its feed never showed.",
             registry=self.registry,
         )
+        self.feed_searches = Gauge(
+            "habicht_feed_searches",
+            "Searches each feed serves now.",
+            ["feed"],
+            registry=self.registry,
+        )
+        self.feed_coverage_misses = Gauge(
+            "habicht_feed_coverage_misses",
+            "Coverage misses counted on each feed: adverts its searches found that it never"
+            " showed.",
+            ["feed"],
+            registry=self.registry,
+        )
+        self.feed_off = Gauge(
+            "habicht_feed_off",
+            "Feeds of the name switched off (1 for one feed) because their searches find what they"
+            " do not list.",
+            ["feed"],
+            registry=self.registry,
+        )
+        self._feeds: set[str] = set()
+        """The `feed` labels the per-feed gauges carry."""
         self._observed: tuple[float, int] = (since, 0)
         """(sent_at, id) of the last sent row the histogram has seen."""
         self._sampled: tuple[float, int] = (since, 0)
@@ -160,8 +189,11 @@ class Metrics:
         self.feed_misses.inc(summary.feed_misses)
         self.coverage_misses.inc(summary.coverage_misses)
 
-    async def refresh(self, db: Database, *, now: float, interval: float) -> None:
-        """Read the gauges and the deliveries since the last refresh from the database."""
+    async def refresh(
+        self, db: Database, *, now: float, interval: float, feeds: FeedCadence | None = None
+    ) -> None:
+        """Read the gauges and the deliveries since the last refresh from the database; the
+        per-feed gauges with `feeds` (HABICHT_FEED_INTERVAL not 0) only."""
         counts = dict.fromkeys(_STATUSES, 0)
         counts.update({row[0]: row[1] for row in await db.fetchall(_QUEUE)})
         for status, count in counts.items():
@@ -170,6 +202,7 @@ class Metrics:
         self.searches.set(fresh.searches)
         self.staleness.labels("max").set(fresh.stalest or 0.0)
         self.staleness.labels("0.95").set(fresh.p95 or 0.0)
+        await self._refresh_feeds(db, now=now, on=feeds is not None)
         at, last_id = self._observed
         for took, sent_at, row_id in await db.fetchall(_DELIVERED, {"at": at, "id": last_id}):
             self.delivery.observe(max(0.0, took))
@@ -179,6 +212,26 @@ class Metrics:
             if sample.published is not None:
                 self.alert_freshness.labels("published").observe(sample.published)
             self._sampled = sample.place
+
+    async def _refresh_feeds(self, db: Database, *, now: float, on: bool) -> None:
+        """Set the per-feed gauges, feeds of one name added up, and drop the series of the
+        names no feed has any more (all of them with feeds off)."""
+        totals: dict[str, tuple[int, int, int]] = {}
+        for feed in await feed_loads(db, now=now) if on else []:
+            searches, uncovered, off = totals.get(feed.name.words, (0, 0, 0))
+            totals[feed.name.words] = (
+                searches + feed.served,
+                uncovered + feed.coverage_misses,
+                off + (feed.off_for is not None),
+            )
+        for name, (searches, uncovered, off) in totals.items():
+            self.feed_searches.labels(name).set(searches)
+            self.feed_coverage_misses.labels(name).set(uncovered)
+            self.feed_off.labels(name).set(off)
+        for gone in self._feeds - totals.keys():
+            for gauge in (self.feed_searches, self.feed_coverage_misses, self.feed_off):
+                gauge.remove(gone)
+        self._feeds = set(totals)
 
     def serve(self, *, host: str, port: int) -> int:
         """Start the endpoint on `host`:`port` (0: any free port); the port it listens on.

@@ -10,12 +10,15 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from kit.bot import running
 from kit.fakes import FakeClock
 from kit.files import FOREIGN, contents, crashed_database, foreign_database
+from kit.flat_feeds import BUY, DAY, feed_of, watched_feeds
 
 from habicht.cli import main
 from habicht.config import Settings
 from habicht.db import Database, latest_version
+from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.health import PROGRESS_EVERY, Job, check_health, heartbeat, probe, record_start
 from habicht.storage import StatusFile, StorageFault
 from habicht.watchdog import Watchdog
@@ -346,3 +349,32 @@ async def test_health_says_when_habicht_created_the_database(tmp_path: Path) -> 
 async def _main_in_thread(argv: list[str]) -> int:
     """`main` runs its own event loop, so it cannot run inside the test's."""
     return await asyncio.to_thread(main, argv)
+
+
+async def test_the_feeds_section_shows_each_feed_and_the_plain_real_estate_searches(
+    tmp_path: Path,
+) -> None:
+    """Issue 29: with a marketplace feed, a rent feed and a buy feed switched off, `feeds`
+    lists each — its name in words, its URL, the searches it is for and serves, its misses and
+    its day off — and counts the plain searches with the real-estate ones apart."""
+    site = FakeWillhabenSite(world=True)
+    async with running(tmp_path, site=site, feed_interval=60.0, safety_interval=1800.0) as bot:
+        await watched_feeds(bot)
+        services = bot.app.bot_data
+        report = await check_health(services.db, services.settings, now=bot.clock())
+    feeds = json.loads(json.dumps(report.as_dict()))["feeds"]
+    assert (feeds["searches_plain"], feeds["searches_plain_real_estate"]) == (2, 1)
+    shown = [
+        (feed["name"], feed["searches"], feed["searches_served"], feed["coverage_misses"])
+        for feed in feeds["per_feed"]
+    ]
+    assert shown == [
+        ("flats to rent", 2, 2, 0),
+        ("flats to buy", 2, 0, 2),
+        ("marketplace", 2, 2, 0),
+    ]
+    assert [feed["off"] for feed in feeds["per_feed"]] == [False, True, False]
+    rent, buy, market = (feed["off_for_seconds"] for feed in feeds["per_feed"])
+    assert (rent, market) == (None, None)
+    assert DAY - 300 - 10 <= buy <= DAY - 300  # a pass (and its sends' pacing) later
+    assert feeds["per_feed"][1]["url"] == feed_of(BUY)

@@ -1,5 +1,5 @@
-"""The metrics (`habicht.metrics`): the endpoint over real HTTP, its port, and how sends
-are counted."""
+"""The metrics (`habicht.metrics`): the endpoint over real HTTP, its port, how sends are
+counted, and each feed's gauges."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from pathlib import Path
 import httpx
 import pytest
 from kit.bot import ALICE, MARKET, SEARCH, running
+from kit.flat_feeds import CAROL, DAVE, watched_feeds
 from telegram.error import Forbidden, RetryAfter
 
 from habicht.bot import SCRAPE, run_jobs_now
 from habicht.config import ConfigError
 from habicht.fakes import FakeAdvert
+from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.metrics import Metrics
 from habicht.queue import Message
 
@@ -98,3 +100,55 @@ async def test_sends_are_counted_by_what_their_error_meant(
         if s.name == "habicht_sends_total"
     }
     assert samples == {"sent": 2.0, "retry_after": 1.0, "dead": 1.0}
+
+
+async def test_each_feed_has_its_searches_coverage_misses_and_day_off_as_labels(
+    tmp_path: Path,
+) -> None:
+    """Issue 29: per feed, named in words, the searches it serves, its coverage misses and
+    whether it is switched off — refreshed after each pass; a feed that is gone (its last
+    searches unwatched) loses its series."""
+    port = free_port()
+    site = FakeWillhabenSite(world=True)
+    async with running(
+        tmp_path, site=site, metrics_port=port, feed_interval=60.0, safety_interval=1800.0
+    ) as bot:
+        await watched_feeds(bot)
+        metrics = bot.app.bot_data.metrics
+        assert metrics is not None
+
+        def per_feed(name: str) -> dict[str, float | None]:
+            return {
+                feed: metrics.registry.get_sample_value(name, {"feed": feed})
+                for feed in ("marketplace", "flats to rent", "flats to buy")
+            }
+
+        assert per_feed("habicht_feed_searches") == {
+            "marketplace": 2.0,
+            "flats to rent": 2.0,
+            "flats to buy": 0.0,
+        }
+        assert per_feed("habicht_feed_coverage_misses") == {
+            "marketplace": 0.0,
+            "flats to rent": 0.0,
+            "flats to buy": 2.0,
+        }
+        assert per_feed("habicht_feed_off") == {
+            "marketplace": 0.0,
+            "flats to rent": 0.0,
+            "flats to buy": 1.0,
+        }
+        async with httpx.AsyncClient() as http:
+            text = (await http.get(f"http://127.0.0.1:{port}/metrics")).text
+        assert 'habicht_feed_searches{feed="flats to rent"} 2.0' in text
+        assert 'habicht_feed_off{feed="flats to buy"} 1.0' in text
+
+        for chat in (CAROL, DAVE):  # their first watch: a flat to buy
+            await bot.say(chat, "/unwatch 1")
+        await bot.scrape()
+        assert per_feed("habicht_feed_searches") == {
+            "marketplace": 2.0,
+            "flats to rent": 2.0,
+            "flats to buy": None,
+        }
+        assert per_feed("habicht_feed_off")["flats to buy"] is None

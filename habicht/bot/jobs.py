@@ -168,7 +168,12 @@ async def _recorded_pass(services: BotServices) -> None:
         if metrics is not None:
             metrics.passed(summary)
             now = services.clock()
-            await metrics.refresh(services.db, now=now, interval=settings.scrape_interval)
+            await metrics.refresh(
+                services.db,
+                now=now,
+                interval=settings.scrape_interval,
+                feeds=feed_cadence(settings),
+            )
         # Feed reads spend the same budget: a pass's time is per scan, feeds included.
         tried = summary.scanned + len(summary.failed) + summary.feeds
         if tried:

@@ -381,7 +381,11 @@ class Capacity:
     `seconds_per_search` (per scan: a search's or a feed's, pages and gaps included);
     `interval_needed` for all polled `searches` beside the feeds and safety nets (`math.inf`
     when those alone take the whole budget); the largest fetch gap that would fit every
-    request (None when even no gap would); `requests` that compete per interval."""
+    request (None when even no gap would); `requests` that compete per interval; `round`:
+    how long a polled search waits between two of its scans — the interval, or longer when
+    the budget cannot fit them all (`math.inf` when nothing is left for them). A new advert of
+    a plain search (one no feed can serve: a flat searched with a keyword, say) waits that
+    long at worst, where a local one's comes with its feed's next read."""
 
     searches: int
     seconds_per_search: float
@@ -389,6 +393,7 @@ class Capacity:
     interval_needed: float
     gap_that_fits: float | None
     requests: float = 0.0
+    round: float = 0.0
 
 
 def capacity(
@@ -415,13 +420,15 @@ def capacity(
     rate = searches / interval + fixed  # requests per second
     gap = 1 / rate - fetch_time if rate else fetch_gap
     left = 1 - per_search * fixed  # the share of the budget the polled searches get
+    needed = searches * per_search / left if left > 0 else math.inf
     return Capacity(
         searches=searches,
         seconds_per_search=per_search,
         fits=int(interval / per_search),
-        interval_needed=searches * per_search / left if left > 0 else math.inf,
+        interval_needed=needed,
         gap_that_fits=gap if gap >= 0 else None,
         requests=rate * interval,
+        round=max(interval, needed),
     )
 
 

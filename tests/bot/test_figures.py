@@ -1,7 +1,8 @@
 """Issue 21, `/stats <n>` for subscribers and `/filter <n> deal N%`, through the real
 Application, a real Bot and the fake Bot API: a watch's going price and figures on one
 screen, in both languages, in groups (reading for everyone, `deal` for admins), with bad
-input; the owners' `/stats` stays theirs."""
+input; the owners' `/stats` stays theirs, and shows each feed and the plain flat searches
+(issue 29)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from pathlib import Path
 import pytest
 from kit import answered
 from kit.bot import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, running
+from kit.flat_feeds import watched_feeds
 
 from habicht.bot.texts import MAX_CAPTION, Lang, Texts, visible_len
 from habicht.fakes import FakeAdvert
+from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.market.going import PriceStats
 from habicht.watches.figures import WatchFigures
 
@@ -243,3 +246,42 @@ def test_the_figures_fit_a_charts_caption(lang: Lang) -> None:
             deal=Decimal("12.5"),
         )
         assert visible_len(text) <= MAX_CAPTION
+
+
+OWNERS_FEEDS = {
+    "de": [
+        "einfach: 2 Suchen, die kein Feed bedienen kann, davon 1 Immobilien, deren neue"
+        " Wohnungen eine ganze Abfragerunde warten (≈ 5 min)",
+        "📡 Mietwohnungen: bedient 2 von 2 Suchen · Feed-Fehltreffer: 0 · Abdeckungslücken: 0",
+        "📡 Eigentumswohnungen: bedient 0 von 2 Suchen · Feed-Fehltreffer: 0"
+        " · Abdeckungslücken: 2 · abgeschaltet, noch 23 h",
+        "📡 Marktplatz: bedient 2 von 2 Suchen · Feed-Fehltreffer: 0 · Abdeckungslücken: 0",
+    ],
+    "en": [
+        "plain: 2 searches no feed can serve, 1 of them real estate, whose new flats wait a"
+        " whole polling round (≈ 5 min)",
+        "📡 flats to rent: serves 2 of 2 searches · feed misses: 0 · coverage misses: 0",
+        "📡 flats to buy: serves 0 of 2 searches · feed misses: 0 · coverage misses: 2"
+        " · switched off for another 23 h",
+        "📡 the marketplace: serves 2 of 2 searches · feed misses: 0 · coverage misses: 0",
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+async def test_the_owners_stats_show_each_feed_and_the_plain_flat_searches(
+    tmp_path: Path, lang: Lang
+) -> None:
+    """Issue 29: with a marketplace feed, a rent feed and a buy feed switched off, the owner's
+    `/stats` names each feed in words with the searches it serves, its misses and how long it
+    stays off, and counts the plain searches with the real-estate ones apart: their new flats
+    wait a whole polling round."""
+    site = FakeWillhabenSite(world=True)
+    async with running(
+        tmp_path, site=site, feed_interval=60.0, safety_interval=1800.0, lang=lang
+    ) as bot:
+        await watched_feeds(bot)
+        await bot.say(OWNER, "/stats")
+        shown = lines(bot.last(OWNER))
+        start = next(n for n, line in enumerate(shown) if line.startswith(("einfach", "plain")))
+        assert shown[start : start + 4] == OWNERS_FEEDS[lang]

@@ -3,6 +3,7 @@ freshness and its watch, capacity, and database errors as their own kind."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from decimal import Decimal
@@ -245,6 +246,21 @@ def test_capacity_is_interval_over_gap_plus_fetch_time() -> None:
     assert fits.interval_needed == pytest.approx(460)
     assert fits.gap_that_fits == pytest.approx(300 / 200 - 0.3)
     assert capacity(2000, interval=300, fetch_gap=2.0, seconds_per_search=2.3).gap_that_fits is None
+
+
+def test_a_polled_search_waits_a_round_the_interval_or_what_the_budget_stretches_it_to() -> None:
+    """Issue 29: a new flat of a plain search waits a whole round — the interval while the
+    budget fits every polled search, else the interval they need; none fits beside feeds and
+    safety nets that fill the budget."""
+    assert capacity(100, interval=300, fetch_gap=2.0, seconds_per_search=2.3).round == 300
+    assert capacity(200, interval=300, fetch_gap=2.0, seconds_per_search=2.3).round == (
+        pytest.approx(460)
+    )
+    full = FeedCadence(interval=2, safety=1800)
+    crowded = capacity(
+        5, interval=300, fetch_gap=2.0, seconds_per_search=2.3, feeds=1, cadence=full
+    )
+    assert crowded.round == math.inf
 
 
 async def test_a_database_error_is_its_own_kind_and_stops_the_pass(

@@ -14,6 +14,7 @@ UTF-16 units.
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 from telegram import Update
@@ -28,8 +29,8 @@ from habicht.bot.texts import Html, Texts, shorten
 from habicht.digits import whole_number
 from habicht.health import feed_cadence
 from habicht.scraper.alert_times import Latency, latency
-from habicht.scraper.budget import workload
-from habicht.scraper.schedule import freshness
+from habicht.scraper.budget import FeedLoad, Workload, workload
+from habicht.scraper.schedule import Capacity, capacity, freshness
 from habicht.watches.figures import watch_figures
 from habicht.watches.watch import WatchInfo
 
@@ -87,8 +88,8 @@ async def watch_stats(services: BotServices, texts: Texts, watch: WatchInfo) -> 
 @owner_only
 async def owners_stats(update: Update, context: Context) -> None:
     """Chats, watches, unique searches, listings, the last pass, freshness, what the budget
-    serves (searches polled, feeds), feed misses, the last hour's alert freshness, and failing
-    searches."""
+    serves (searches polled, feeds), feed misses, the plain searches (the real-estate ones
+    apart) and each feed, the last hour's alert freshness, and failing searches."""
     services = context.bot_data
     texts = services.texts_for(chat_of(update))
     overview = await services.subscriptions.overview()
@@ -116,8 +117,18 @@ async def owners_stats(update: Update, context: Context) -> None:
         )
         for search in overview.failing[:FAILING_SHOWN]
     ]
-    cadence = feed_cadence(services.settings)
+    settings = services.settings
+    cadence = feed_cadence(settings)
     load = await workload(services.db, now=services.clock(), cadence=cadence)
+    fits = capacity(
+        load.polled,
+        interval=interval,
+        fetch_gap=settings.fetch_gap,
+        seconds_per_search=services.seconds_per_search or settings.fetch_gap,
+        fed=load.fed,
+        feeds=load.feeds,
+        cadence=cadence,
+    )
     header = texts.fill(
         "stats",
         chats=overview.chats,
@@ -131,9 +142,14 @@ async def owners_stats(update: Update, context: Context) -> None:
         p95=none if fresh.p95 is None else texts.age(fresh.p95),
         interval=texts.age(interval),
         load=Html(
-            describe_load(texts, load, cadence)
-            + "; "
-            + texts.fill("stats_feeds", misses=load.misses, uncovered=load.uncovered)
+            "\n".join(
+                [
+                    describe_load(texts, load, cadence)
+                    + "; "
+                    + texts.fill("stats_feeds", misses=load.misses, uncovered=load.uncovered),
+                    *_feeds(texts, load, fits),
+                ]
+            )
         ),
         alerts=_alert_freshness(texts, await latency(services.db, now=services.clock())),
         failing=len(overview.failing),
@@ -150,4 +166,40 @@ def _alert_freshness(texts: Texts, fresh: Latency) -> Html:
         seen_p95=texts.age_or_none(fresh.seen_p95),
         published_p50=texts.age_or_none(fresh.published_p50),
         published_p95=texts.age_or_none(fresh.published_p95),
+    )
+
+
+def _feeds(texts: Texts, load: Workload, fits: Capacity) -> list[Html]:
+    """With feeds on: the plain searches, if any, and the real-estate ones among them, with
+    the round a new advert of theirs waits; then a line for each feed (`scraper.budget`)."""
+    feeds = [_feed(texts, feed) for feed in load.by_feed]
+    if not load.plain:
+        return feeds
+    round_ = None if math.isinf(fits.round) else fits.round
+    plain = texts.fill(
+        "stats_plain",
+        plain=load.plain,
+        estate=load.plain_real_estate,
+        round=texts.age_or_none(round_),
+    )
+    return [plain, *feeds]
+
+
+def _feed(texts: Texts, feed: FeedLoad) -> Html:
+    """One feed: its name in words (a path habicht does not know as it is), the searches it
+    serves of its own, its feed and coverage misses, and how long it stays switched off."""
+    name = feed.name
+    off = (
+        Html("")
+        if feed.off_for is None
+        else texts.fill("stats_feed_off", age=texts.age(feed.off_for))
+    )
+    return texts.fill(
+        "stats_feed",
+        name=name.path if name.kind is None else texts.catalog.feed_names[name.kind],
+        served=feed.served,
+        searches=feed.searches,
+        misses=feed.feed_misses,
+        uncovered=feed.coverage_misses,
+        off=off,
     )

@@ -244,3 +244,11 @@ class Catalog:
     stats_feeds: str
     stats_alerts: str
     never: str
+    feed_names: Mapping[str, str]
+    """Each kind of feed (`scraper.budget.FeedKind`) in words; a feed of another path is
+    named by its path."""
+    stats_feed: str
+    """`/stats`: one feed, the searches it serves of its own, its feed and coverage misses."""
+    stats_feed_off: str
+    stats_plain: str
+    """`/stats`: the searches no feed can serve, the real-estate ones apart, and their round."""

@@ -437,4 +437,18 @@ GERMAN = Catalog(
     ),
     load_feed_failing=", {count} Mal in Folge fehlgeschlagen",
     never="nie",
+    feed_names={
+        "marketplace": "Marktplatz",
+        "rent": "Mietwohnungen",
+        "buy": "Eigentumswohnungen",
+    },
+    stats_feed=(
+        "📡 {name}: bedient {served} von {searches} Suchen · Feed-Fehltreffer: {misses}"
+        " · Abdeckungslücken: {uncovered}{off}"
+    ),
+    stats_feed_off=" · abgeschaltet, noch {age}",
+    stats_plain=(
+        "einfach: {plain} Suchen, die kein Feed bedienen kann, davon {estate} Immobilien,"
+        " deren neue Wohnungen eine ganze Abfragerunde warten (≈ {round})"
+    ),
 )

@@ -411,4 +411,18 @@ ENGLISH = Catalog(
     ),
     load_feed_failing=", failing {count} times in a row",
     never="never",
+    feed_names={
+        "marketplace": "the marketplace",
+        "rent": "flats to rent",
+        "buy": "flats to buy",
+    },
+    stats_feed=(
+        "📡 {name}: serves {served} of {searches} searches · feed misses: {misses}"
+        " · coverage misses: {uncovered}{off}"
+    ),
+    stats_feed_off=" · switched off for another {age}",
+    stats_plain=(
+        "plain: {plain} searches no feed can serve, {estate} of them real estate, whose new"
+        " flats wait a whole polling round (≈ {round})"
+    ),
 )
