@@ -90,6 +90,7 @@ class MessageRenderer:
             compact=compact,
             notes=notes,
             postcode=listing.postcode,
+            estate=listing.estate,
         )
 
     def price_drop(
@@ -119,6 +120,7 @@ class MessageRenderer:
             location=listing.location,
             notes=notes,
             postcode=listing.postcode,
+            estate=listing.estate,
         )
         return self._alert(text, listing, watch_id)
 
@@ -154,6 +156,7 @@ class MessageRenderer:
                 location=listing.location,
                 notes=notes,
                 postcode=listing.postcode,
+                estate=listing.estate,
             )
         return self._new_text(listing, bumped=bumped, entered=entered, compact=True, notes=notes)
 
