@@ -28,9 +28,17 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from habicht.db import Database
-from habicht.market.going import WINDOW, PriceStats, Shown, going_of
+from habicht.market.going import WINDOW, PriceStats, Shown, going_of, per_m2
+from habicht.market.history import PricePoint
 
-__all__ = ["TREND_DAYS", "GoingDay", "advert_searches", "day_bounds", "going_by_day"]
+__all__ = [
+    "TREND_DAYS",
+    "GoingDay",
+    "advert_searches",
+    "day_bounds",
+    "going_by_day",
+    "path_as_going",
+]
 
 TREND_DAYS = 30
 """Days a /stats <n> chart shows (today and the 29 before)."""
@@ -122,3 +130,18 @@ async def advert_searches(db: Database, chat_id: int, ad_id: str) -> list[int]:
         (ad_id, chat_id),
     )
     return [row["search_id"] for row in rows]
+
+
+async def path_as_going(
+    db: Database, ad_id: str, path: Sequence[PricePoint], days: Sequence[GoingDay]
+) -> tuple[Sequence[PricePoint], Sequence[GoingDay]]:
+    """An advert's price path and its searches' going price in one unit, for its /history
+    chart: when the going price is per m² (real estate), the path per m² of the advert's
+    living area — and no band at all for an advert that does not say its area, which
+    cannot be set against it."""
+    if not any(day.going is not None and day.going.per_m2 for day in days):
+        return path, days
+    area = await db.single_value("SELECT living_area FROM listings WHERE ad_id = ?", (ad_id,))
+    if not area:
+        return path, []
+    return [PricePoint(point.seen_at, per_m2(point.price, area)) for point in path], days
