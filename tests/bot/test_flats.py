@@ -18,6 +18,7 @@ from habicht.bot.signing import Signer
 from habicht.bot.texts import MAX_CAPTION, Html, Lang, Texts, visible_len
 from habicht.market.going import PriceStats
 from habicht.model import Estate, Listing
+from habicht.watches.figures import WatchFigures
 from habicht.watches.notes import AlertNotes, SearchFacts
 
 SIGNER = Signer("123:test-token")
@@ -188,3 +189,14 @@ async def test_list_names_a_flat_search_in_words(tmp_path: Path) -> None:
     assert ">sofa</a>" in german
     assert ">sofa</a>" in english
     assert "mietwohnung angebote" not in german  # the label a URL gave before
+
+
+def test_stats_of_a_flat_search_are_per_m2() -> None:
+    """/stats <n> of a flat search: median, quartiles and the `deal` price per m²."""
+    figures = WatchFigures(shown=30, priced=28, going=GOING, new=3, drops=1)
+    text = Texts("en").watch_stats(
+        number=1, label="Neubau", url=RENT, figures=figures, deal=Decimal(20)
+    )
+    assert "€19.20/m²" in text
+    assert "€17.50/m² to €21/m²" in text
+    assert "€15.36/m² or less" in text
