@@ -21,6 +21,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Literal, TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
+from habicht.digits import whole_number
+
 __all__ = [
     "ESTATE_FEATURES",
     "FLAT_TYPES",
@@ -161,8 +163,9 @@ def describe_search(url: str) -> EstateSearch | None:
     for key, value in parse_qsl(parts.query):
         params.setdefault(key, []).append(value)
     for value in params.pop("areaId", []):
-        if value.isdigit() and (int(value) in STATES or int(value) in VIENNA_DISTRICTS):
-            areas.append(int(value))
+        area_id = whole_number(value)
+        if area_id is not None and (area_id in STATES or area_id in VIENNA_DISTRICTS):
+            areas.append(area_id)
         else:
             more = True
     rooms, odd_rooms = _rooms(params.pop("NO_OF_ROOMS_BUCKET", []))

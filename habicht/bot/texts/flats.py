@@ -14,6 +14,7 @@ from decimal import Decimal
 
 from habicht.bot.texts.catalog import Catalog
 from habicht.bot.texts.markup import LOCATION_BUDGET, format_price, shorten
+from habicht.digits import whole_number
 from habicht.market.going import per_m2
 from habicht.model import Estate
 from habicht.scraper.describe import VIENNA_DISTRICTS, EstateSearch, rooms_span
@@ -64,8 +65,8 @@ def district(estate: Estate, location: str | None, postcode: str | None) -> str:
     """Where a flat is as flat hunters say it: `1070 Neubau` — a Vienna district by its area
     id (`LOCATION_ID`), else the postcode and the last part of the advert's LOCATION
     ("Tirol, Innsbruck" at 6020: `6020 Innsbruck`), shortened."""
-    area_id = estate.location_id or ""
-    known = VIENNA_DISTRICTS.get(int(area_id)) if area_id.isdigit() else None
+    area_id = whole_number(estate.location_id or "")
+    known = None if area_id is None else VIENNA_DISTRICTS.get(area_id)
     if known is not None:
         return " ".join(known)
     name = (location or "").rsplit(",", 1)[-1].strip()
@@ -125,4 +126,5 @@ def _plain(value: Decimal) -> str:
 
 def _number(key: str) -> int:
     """An id's place in willhaben's own order (ids are numbers; anything else last)."""
-    return int(key) if key.isdigit() else 1 << 30
+    number = whole_number(key)
+    return 1 << 30 if number is None else number
