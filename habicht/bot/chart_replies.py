@@ -27,7 +27,7 @@ from habicht.bot.handling import reply
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import MAX_CAPTION, VIENNA, Html, Texts, visible_len
 from habicht.market.history import PricePoint
-from habicht.market.trend import GoingDay, advert_searches, going_by_day
+from habicht.market.trend import GoingDay, advert_searches, going_by_day, path_as_going
 from habicht.watches.subscriptions import AdvertHistory
 
 __all__ = [
@@ -77,8 +77,9 @@ def _today(now: float) -> str:
 async def history_chart(
     services: BotServices, chat_id: int, advert: AdvertHistory, texts: Texts
 ) -> bytes | None:
-    """The advert's prices against the going price of the chat's searches that showed it,
-    from the cache when drawn today for the same last price."""
+    """The advert's prices against the going price of the chat's searches that showed it
+    (per m² for real estate: `path_as_going`), from the cache when drawn today for the same
+    last price."""
     if not advert.points:
         return None
     now = services.clock()
@@ -91,8 +92,9 @@ async def history_chart(
     first_day = datetime.fromtimestamp(advert.points[0].seen_at, VIENNA).date()
     back = (datetime.fromtimestamp(now, VIENNA).date() - first_day).days
     days = max(2, min(HISTORY_DAYS, back + 1))
-    band = await going_by_day(services.db, searches, now=now, days=days) if searches else []
-    return await services.charts.draw(key, history_png, advert.points, band, now=now, texts=texts)
+    going = await going_by_day(services.db, searches, now=now, days=days) if searches else []
+    path, band = await path_as_going(services.db, advert.ad_id, advert.points, going)
+    return await services.charts.draw(key, history_png, path, band, now=now, texts=texts)
 
 
 async def stats_chart(services: BotServices, search_id: int, texts: Texts) -> bytes | None:

@@ -28,7 +28,9 @@ class MessageRenderer:
     A `photo` alert is the advert's main image with the multi-line text as its caption (a
     text message, whose link preview shows the listing, if the advert has no image); a
     `compact` alert is one line of text. Both carry the buttons (`habicht.bot.signing`), their
-    callback data tagged by `signer`.
+    callback data tagged by `signer`. A real-estate advert (`Listing.estate`) is told as flat
+    hunters decide on it, in every form and in a digest line too: its district as the place,
+    then rent or price, m², rooms, € per m² and free areas (`Texts.new_listing`).
     """
 
     def __init__(
@@ -90,6 +92,7 @@ class MessageRenderer:
             compact=compact,
             notes=notes,
             postcode=listing.postcode,
+            estate=listing.estate,
         )
 
     def price_drop(
@@ -119,6 +122,7 @@ class MessageRenderer:
             location=listing.location,
             notes=notes,
             postcode=listing.postcode,
+            estate=listing.estate,
         )
         return self._alert(text, listing, watch_id)
 
@@ -154,6 +158,7 @@ class MessageRenderer:
                 location=listing.location,
                 notes=notes,
                 postcode=listing.postcode,
+                estate=listing.estate,
             )
         return self._new_text(listing, bumped=bumped, entered=entered, compact=True, notes=notes)
 

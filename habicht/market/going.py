@@ -13,6 +13,13 @@ then the rest is summed up by its median and quartiles, which a few wild prices 
 Means and standard deviations are never used: one € 99,999 advert would shift them for a
 month.
 
+Real estate is compared per m² (issue 29): a 100 m² flat at € 1,004 is no dear flat among
+45 m² flats at € 864. Adverts that say their living area (`listings.living_area`, only real
+estate has one) are summed up by their price per m² and the rest of the search's adverts are
+left out, so a real-estate search compares like with like; a search none of whose adverts has
+an area (the marketplace, cars) keeps the plain price. `PriceStats.per_m2` says which, and
+`PriceStats.measure` turns an advert's price into what is compared.
+
 An advert is compared with the going price (`PriceStats.comparable`) only when its price is
 one the going price would have counted: above the placeholders and within `SPREAD` of the
 median. A € 1 "make an offer" is not "100 % under the median", and a € 5 "Tausch" in a
@@ -35,7 +42,10 @@ __all__ = [
     "SPREAD",
     "WINDOW",
     "PriceStats",
+    "Shown",
+    "going_of",
     "going_price",
+    "per_m2",
     "summarize",
 ]
 
@@ -50,11 +60,15 @@ SPREAD = Decimal(10)
 _HUNDRED = Decimal(100)
 
 SHOWN_PRICES = (
-    "SELECT l.price FROM search_listings s JOIN listings l ON l.ad_id = s.ad_id"
+    "SELECT l.price, l.living_area FROM search_listings s JOIN listings l ON l.ad_id = s.ad_id"
     " WHERE s.search_id = ? AND s.last_seen_at >= ?"
 )
-"""The latest price (NULL: none) of each advert a search showed since a time: one row an
-advert, however often it was shown or repriced."""
+"""The latest price (NULL: none) and the living area (NULL: none) of each advert a search
+showed since a time: one row an advert, however often it was shown or repriced."""
+
+Shown = tuple[Decimal, int | None]
+"""A priced advert as the going price reads it: its price, and its living area in m² (None:
+not real estate, or it does not say)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +79,20 @@ class PriceStats:
     median: Decimal
     low: Decimal
     high: Decimal
+    per_m2: bool = False
+    """Whether the figures are € per m² of living area (real estate), not prices."""
 
     @property
     def enough(self) -> bool:
         """Whether there are enough prices to tell (`MIN_PRICES`)."""
         return self.count >= MIN_PRICES
+
+    def measure(self, price: Decimal | None, living_area: int | None) -> Decimal | None:
+        """What this going price compares of an advert at `price` with `living_area` m²: its
+        price, or per m² its price per m²; None when it has no price, or no area to divide by."""
+        if price is None or not self.per_m2:
+            return price
+        return None if not living_area else per_m2(price, living_area)
 
     def percent_under(self, price: Decimal) -> int:
         """How many percent `price` is under the median (negative: over it), rounded."""
@@ -91,9 +114,24 @@ class PriceStats:
         return _cents(self.median * (_HUNDRED - percent) / _HUNDRED, rounding=ROUND_DOWN)
 
 
-def summarize(prices: Iterable[Decimal]) -> PriceStats | None:
-    """The median and quartiles of `prices` without placeholders and outliers (module
-    docstring); None when none is left."""
+def per_m2(price: Decimal, living_area: int) -> Decimal:
+    """`price` per m² of `living_area` (m² > 0), to the cent."""
+    return _cents(price / living_area)
+
+
+def going_of(shown: Iterable[Shown]) -> PriceStats | None:
+    """The going price of priced adverts a search showed: per m² of the ones with a living
+    area if any has one, else of their prices (module docstring)."""
+    adverts = list(shown)
+    sized = [per_m2(price, area) for price, area in adverts if area]
+    if sized:
+        return summarize(sized, per_m2=True)
+    return summarize(price for price, _ in adverts)
+
+
+def summarize(prices: Iterable[Decimal], *, per_m2: bool = False) -> PriceStats | None:
+    """The median and quartiles of `prices` (€ per m² if `per_m2`) without placeholders and
+    outliers (module docstring); None when none is left."""
     real = sorted(price for price in prices if price > PLACEHOLDER_MAX)
     if not real:
         return None
@@ -101,9 +139,9 @@ def summarize(prices: Iterable[Decimal]) -> PriceStats | None:
     kept = [price for price in real if middle / SPREAD <= price <= middle * SPREAD]
     if len(kept) < 2:
         only = _cents(kept[0])
-        return PriceStats(1, only, only, only)
+        return PriceStats(1, only, only, only, per_m2)
     low, median, high = statistics.quantiles(kept, n=4, method="inclusive")
-    return PriceStats(len(kept), _cents(median), _cents(low), _cents(high))
+    return PriceStats(len(kept), _cents(median), _cents(low), _cents(high), per_m2)
 
 
 def _cents(value: Decimal, *, rounding: str = ROUND_HALF_UP) -> Decimal:
@@ -117,4 +155,4 @@ async def going_price(
 ) -> PriceStats | None:
     """The going price of the adverts search `search_id` showed within `window` before `now`."""
     rows = await conn.execute_fetchall(SHOWN_PRICES, (search_id, now - window))
-    return summarize(Decimal(row[0]) for row in rows if row[0] is not None)
+    return going_of((Decimal(row[0]), row[1]) for row in rows if row[0] is not None)

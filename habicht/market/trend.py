@@ -2,7 +2,7 @@
 
 For each day the going price is what `going_price` would have said at its end (the next
 midnight in Vienna, or `now` for today): the adverts the search showed in the `WINDOW`
-before, each once at its price then, summed up by `summarize` — so the chart's last point
+before, each once at its price then, summed up by `going_of` — so the chart's last point
 and the alert's "≈ 18 % under the median" line always agree.
 
 `search_listings` keeps when a search first and last showed an advert, not every read in
@@ -10,8 +10,9 @@ between, so an advert counts on a day when that span meets the day's window (fir
 before the day ended, last shown within the 30 days before): one that left the pages and
 came back is taken to have been there all along. Its price then is the last one in
 `price_history` up to the day's end (today: `listings.price`, as `going_price` reads it);
-an advert with no known price by then is left out. Two reads, however many days: the
-adverts and their price paths, then the days are summed up in Python.
+an advert with no known price by then is left out. A real-estate search's days are € per m²,
+as its going price is (each advert's price then by its living area now). Two reads, however
+many days: the adverts and their price paths, then the days are summed up in Python.
 
 Knows nothing of Telegram; the days are Vienna's, willhaben's clock.
 """
@@ -27,9 +28,17 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from habicht.db import Database
-from habicht.market.going import WINDOW, PriceStats, summarize
+from habicht.market.going import WINDOW, PriceStats, Shown, going_of, per_m2
+from habicht.market.history import PricePoint
 
-__all__ = ["TREND_DAYS", "GoingDay", "advert_searches", "day_bounds", "going_by_day"]
+__all__ = [
+    "TREND_DAYS",
+    "GoingDay",
+    "advert_searches",
+    "day_bounds",
+    "going_by_day",
+    "path_as_going",
+]
 
 TREND_DAYS = 30
 """Days a /stats <n> chart shows (today and the 29 before)."""
@@ -76,7 +85,7 @@ async def going_by_day(
     ids = json.dumps(list(search_ids))
     adverts = await db.fetchall(
         "SELECT sl.ad_id, MIN(sl.first_seen_at) AS first_seen,"
-        " MAX(sl.last_seen_at) AS last_seen, l.price FROM search_listings sl"
+        " MAX(sl.last_seen_at) AS last_seen, l.price, l.living_area FROM search_listings sl"
         " JOIN listings l ON l.ad_id = sl.ad_id"
         " WHERE sl.search_id IN (SELECT value FROM json_each(?)) AND sl.last_seen_at >= ?"
         " GROUP BY sl.ad_id",
@@ -95,19 +104,19 @@ async def going_by_day(
         prices.append(Decimal(row["price"]))
     out = []
     for start, end in bounds:
-        prices = []
+        shown: list[Shown] = []
         for advert in adverts:
             if advert["first_seen"] > end or advert["last_seen"] < end - window:
                 continue
             if end >= now:  # today: the listing's price, as `going_price` reads it
                 if advert["price"] is not None:
-                    prices.append(Decimal(advert["price"]))
+                    shown.append((Decimal(advert["price"]), advert["living_area"]))
                 continue
             times, known = paths.get(advert["ad_id"], ([], []))
             at = bisect.bisect_right(times, end)
             if at:
-                prices.append(known[at - 1])
-        out.append(GoingDay(start, end, summarize(prices)))
+                shown.append((known[at - 1], advert["living_area"]))
+        out.append(GoingDay(start, end, going_of(shown)))
     return out
 
 
@@ -121,3 +130,18 @@ async def advert_searches(db: Database, chat_id: int, ad_id: str) -> list[int]:
         (ad_id, chat_id),
     )
     return [row["search_id"] for row in rows]
+
+
+async def path_as_going(
+    db: Database, ad_id: str, path: Sequence[PricePoint], days: Sequence[GoingDay]
+) -> tuple[Sequence[PricePoint], Sequence[GoingDay]]:
+    """An advert's price path and its searches' going price in one unit, for its /history
+    chart: when the going price is per m² (real estate), the path per m² of the advert's
+    living area — and no band at all for an advert that does not say its area, which
+    cannot be set against it."""
+    if not any(day.going is not None and day.going.per_m2 for day in days):
+        return path, days
+    area = await db.single_value("SELECT living_area FROM listings WHERE ad_id = ?", (ad_id,))
+    if not area:
+        return path, []
+    return [PricePoint(point.seen_at, per_m2(point.price, area)) for point in path], days

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from habicht.db import Database
-from habicht.market.going import SHOWN_PRICES, WINDOW, PriceStats, summarize
+from habicht.market.going import SHOWN_PRICES, WINDOW, PriceStats, going_of
 
 __all__ = ["WatchFigures", "watch_figures"]
 
@@ -44,7 +44,8 @@ class WatchFigures:
 
     @property
     def left_out(self) -> int:
-        """Prices the going price did not count: placeholders and outliers."""
+        """Prices the going price did not count: placeholders and outliers (and, per m², the
+        adverts that do not say their living area)."""
         return self.priced - (0 if self.going is None else self.going.count)
 
 
@@ -54,7 +55,7 @@ async def watch_figures(
     """The figures of the watch of chat `chat_id` on search `search_id`, as of `now`."""
     since = now - window
     rows = await db.fetchall(SHOWN_PRICES, (search_id, since))
-    prices = [Decimal(row[0]) for row in rows if row[0] is not None]
+    prices = [(Decimal(row[0]), row[1]) for row in rows if row[0] is not None]
     alerts = {
         row["kind"]: row["alerts"]
         for row in await db.fetchall(_ALERTS, (chat_id, since, search_id))
@@ -62,7 +63,7 @@ async def watch_figures(
     return WatchFigures(
         shown=len(rows),
         priced=len(prices),
-        going=summarize(prices),
+        going=going_of(prices),
         new=alerts.get("new", 0),
         drops=alerts.get("drop", 0),
     )

@@ -297,9 +297,10 @@ class WatchFilter:
 
 def _a_deal(price: Decimal | None, notes: AlertNotes, percent: Decimal) -> bool:
     """Whether an advert at `price` is at least `percent` % under the going price in its
-    `notes` (none there: the search has too few prices to tell, and nothing is a deal)."""
-    going = notes.going
-    return price is not None and going is not None and going.under_by(price, percent)
+    `notes` (none there: the search has too few prices to tell, and nothing is a deal), per m²
+    for real estate (`AlertNotes.compared`)."""
+    value = notes.compared(price)
+    return value is not None and notes.going is not None and notes.going.under_by(value, percent)
 
 
 def _near(data: dict[str, str] | None) -> Near | None:

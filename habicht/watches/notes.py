@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 
 import aiosqlite
 
@@ -27,12 +28,24 @@ class AlertNotes:
     """The lines an alert carries besides the advert; each None when it has nothing to say.
 
     `km`: the distance from the centre of the watch's `near` rule; `going`: its search's going
-    price (only once it has `MIN_PRICES` prices); `repost`: the advert this one reposts.
+    price (only once it has `MIN_PRICES` prices); `repost`: the advert this one reposts;
+    `living_area`: the advert's own m², which a going price per m² (real estate) divides by.
     """
 
     km: float | None = None
     going: PriceStats | None = None
     repost: Repost | None = None
+    living_area: int | None = None
+
+    def compared(self, price: Decimal | None) -> Decimal | None:
+        """What the going price compares of the advert at `price` — the price, or per m² for
+        real estate — when it is one the going price would count; None when there is no going
+        price, no price, no area to divide by, or a placeholder or an outlier (the alert then
+        says nothing of the going price, and `deal` passes the advert over)."""
+        if self.going is None:
+            return None
+        value = self.going.measure(price, self.living_area)
+        return value if value is not None and self.going.comparable(value) else None
 
 
 NO_NOTES = AlertNotes()
@@ -49,7 +62,8 @@ class SearchFacts:
     def notes(self, listing: Listing) -> AlertNotes:
         """The notes every watch of the search gives `listing` (a watch may add its own)."""
         going = self.going if self.going is not None and self.going.enough else None
-        return AlertNotes(going=going, repost=self.reposts.get(listing.id))
+        area = None if listing.estate is None else listing.estate.living_area
+        return AlertNotes(going=going, repost=self.reposts.get(listing.id), living_area=area)
 
 
 async def search_facts(

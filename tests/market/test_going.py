@@ -18,12 +18,16 @@ from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import MARKETPLACE
 from habicht.fakes.willhaben_site import FakeWillhabenSite as Site  # short for the signatures
-from habicht.market.going import MIN_PRICES, PriceStats, summarize
+from habicht.market.going import MIN_PRICES, PriceStats, going_price, summarize
+from habicht.market.listings import record_listings, record_shown
+from habicht.market.trend import going_by_day
+from habicht.model import Estate, Listing
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import ScanSummary, scan
 from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.figures import WatchFigures, watch_figures
 from habicht.watches.filters import WatchFilter
+from habicht.watches.notes import SearchFacts
 from habicht.watches.subscriptions import Subscriptions
 
 SOFA = parse_watch_argument("sofa")
@@ -355,3 +359,81 @@ async def test_a_drop_into_deal_range_is_alerted(
     await run()
     rows = await db.fetchall("SELECT ad_id, kind FROM notifications WHERE kind = 'drop'")
     assert [(row[0], row[1]) for row in rows] == [(fast.id, "drop")]
+
+
+# ---- real estate: like with like, per m² (issue 29) ---------------------------------------
+
+FLATS = "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien/wien-1070-neubau"
+
+
+def flat(ad_id: str, price: str, area: int | None) -> Listing:
+    """A Neubau rental of `area` m² at `price` a month, as the parser makes one."""
+    return Listing(
+        id=ad_id,
+        title=f"Mietwohnung {ad_id}",
+        price=Decimal(price),
+        price_display=f"€ {price}",
+        location="Wien, 07. Bezirk, Neubau",
+        postcode="1070",
+        url=f"https://www.willhaben.at/iad/immobilien/d/mietwohnungen/wien/{ad_id}/",
+        image_url=None,
+        published_at=None,
+        bumped=False,
+        estate=Estate(ad_type=2, state="Wien", location_id="117229", living_area=area),
+    )
+
+
+async def shown_by_flat_search(db: Database, listings: list[Listing], *, now: float) -> None:
+    """Search 1 (FLATS) read `listings` at `now`: recorded as a scan records them."""
+    async with db.transaction() as conn:
+        await conn.execute(
+            "INSERT OR IGNORE INTO searches (id, url, created_at) VALUES (1, ?, 0)", (FLATS,)
+        )
+        await record_shown(conn, 1, await record_listings(conn, listings, now=now), now=now)
+
+
+async def flat_going(db: Database, *, now: float) -> PriceStats | None:
+    async with db.transaction() as conn:
+        return await going_price(conn, 1, now=now)
+
+
+async def test_a_big_flat_is_under_the_median_of_small_flats(db: Database) -> None:
+    """The issue's case: among 24 flats of 45 m² at € 864 (€ 19.20 a m²) a 100 m² flat at
+    € 1,004 was "≈ 16 % over the median (€ 864)"; per m² (€ 10.04) it is 48 % under, `deal`
+    takes it, and a flat that does not say its area is left out, not counted by its rent."""
+    big = flat("big", "1004", 100)
+    small = [flat(f"s{n}", "864", 45) for n in range(24)]
+    await shown_by_flat_search(db, [*small, big, flat("sizeless", "300", None)], now=DAY)
+    going = await flat_going(db, now=DAY)
+    assert going == PriceStats(25, Decimal("19.2"), Decimal("19.2"), Decimal("19.2"), True)
+    notes = SearchFacts(going=going).notes(big)
+    assert notes.compared(big.price) == Decimal("10.04")
+    assert going.percent_under(Decimal("10.04")) == 48
+    assert WatchFilter(deal=Decimal(40)).hidden_by(big, notes) is None
+    assert (
+        SearchFacts(going=going).notes(flat("sizeless", "300", None)).compared(Decimal(300)) is None
+    )  # no area: no comparison, and no deal either
+    figures = await watch_figures(db, search_id=1, chat_id=CHAT, now=DAY)
+    assert (figures.going, figures.priced, figures.left_out) == (going, 26, 1)
+    [today] = await going_by_day(db, [1], now=DAY, days=1)
+    assert today.going == going  # the /stats chart's last point says what the alert says
+
+
+async def test_the_area_is_stored_with_the_advert_and_sofas_keep_plain_prices(
+    db: Database,
+) -> None:
+    """The area is stored with the advert (migration 019), a corrected one replaces it, and
+    the going price reads it back; a search whose adverts say no area (the marketplace) keeps
+    the plain price."""
+    flats = [flat(f"f{n}", str(500 + 10 * n), 50) for n in range(10)]  # € 10.00 … 11.80/m²
+    await shown_by_flat_search(db, flats, now=DAY)
+    await shown_by_flat_search(db, [flat("f9", "590", 59)], now=DAY + 60)  # € 10.00/m² now
+    area = "SELECT living_area FROM listings WHERE ad_id = ?"
+    assert [await db.single_value(area, (ad,)) for ad in ("f0", "f9")] == [50, 59]
+    going = await flat_going(db, now=2 * DAY)
+    assert going is not None
+    assert (going.per_m2, going.count, going.median) == (True, 10, Decimal("10.7"))
+    plain = summarize(prices("450", "460"))
+    assert plain is not None
+    assert not plain.per_m2
+    assert plain.measure(Decimal(450), 45) == Decimal(450)  # a plain going price ignores m²

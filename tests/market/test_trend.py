@@ -12,7 +12,8 @@ import pytest
 
 from habicht.db import Database
 from habicht.market.going import going_price
-from habicht.market.trend import GoingDay, day_bounds, going_by_day
+from habicht.market.history import PricePoint
+from habicht.market.trend import GoingDay, day_bounds, going_by_day, path_as_going
 
 VIENNA = ZoneInfo("Europe/Vienna")
 NOW = datetime(2026, 11, 20, 15, 30, tzinfo=VIENNA).timestamp()
@@ -152,3 +153,39 @@ def test_days_are_viennas_calendar_days_across_a_clock_change() -> None:
     assert [end - start for start, end in bounds[:2]] == [DAY, 23 * 3600]
     assert bounds[-1][1] == now
     assert [bounds[n][1] for n in range(2)] == [bounds[n + 1][0] for n in range(2)]
+
+
+async def test_a_flat_search_goes_per_m2_and_a_flats_path_with_it(db: Database) -> None:
+    """Issue 29: flats say their living area, so each day of their search is € per m² (a past
+    day at the prices then), and a flat's /history path is drawn per m² against it; an advert
+    that does not say its area gets no band it cannot be set against."""
+    async with db.transaction() as conn:
+        flats = await search(conn, "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien")
+        for n in range(10):  # 50 m² at € 1,000 (€ 20/m²), from early yesterday € 900
+            ad = f"f{n}"
+            await shown(
+                conn,
+                flats,
+                ad,
+                [(NOW - 5 * DAY, "1000"), (NOW - 1.5 * DAY, "900")],
+                first=NOW - 5 * DAY,
+                last=NOW,
+            )
+            await conn.execute("UPDATE listings SET living_area = 50 WHERE ad_id = ?", (ad,))
+        await shown(
+            conn, flats, "sizeless", [(NOW - 5 * DAY, "700")], first=NOW - 5 * DAY, last=NOW
+        )
+        today = await going_price(conn, flats, now=NOW)
+    days = await going_by_day(db, [flats], now=NOW, days=3)
+    assert [(day.going.per_m2, day.going.median) for day in days if day.going] == [
+        (True, Decimal(20)),
+        (True, Decimal(18)),
+        (True, Decimal(18)),
+    ]
+    assert days[-1].going == today
+    path = [PricePoint(NOW - 5 * DAY, Decimal(1000)), PricePoint(NOW - 1.5 * DAY, Decimal(900))]
+    assert await path_as_going(db, "f0", path, days) == (
+        [PricePoint(NOW - 5 * DAY, Decimal(20)), PricePoint(NOW - 1.5 * DAY, Decimal(18))],
+        days,
+    )
+    assert await path_as_going(db, "sizeless", path, days) == (path, [])

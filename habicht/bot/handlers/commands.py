@@ -31,6 +31,7 @@ from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts
 from habicht.digits import row_id, whole_number
 from habicht.model import Search
+from habicht.scraper.describe import describe_search
 from habicht.scraper.errors import InvalidSearch
 from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.errors import DuplicateWatch, TooManyWatches
@@ -144,7 +145,7 @@ def _list_entry(watch: WatchInfo, context: Context) -> str:
             "list_line",
             number=watch.number,
             url=watch.url,
-            label=texts.label(watch.label),
+            label=_words(watch, texts),
             status=Html(texts.fill("status_paused" if watch.paused else "status_active")),
             known=texts.listings(watch.listings_known),
             scan=Html(_scan_state(watch, context)),
@@ -156,6 +157,13 @@ def _list_entry(watch: WatchInfo, context: Context) -> str:
         hits = ", ".join(texts.hit(rule, count) for rule, count in watch.hidden)
         lines.append(texts.fill("list_hidden", hits=Html(hits)))
     return "\n".join(lines)
+
+
+def _words(watch: WatchInfo, texts: Texts) -> str:
+    """A watch named in /list: a real-estate search in words ("Mietwohnung · Wien 1070 ·
+    2-3 Zimmer"), any other by its label."""
+    search = describe_search(watch.url)
+    return texts.label(watch.label) if search is None else texts.search_words(search)
 
 
 async def list_command(update: Update, context: Context) -> None:

@@ -5,6 +5,7 @@
 - `catalog.py`: `Catalog`, one typed field per text; a language that lacks one fails at
   import.
 - `de.py`, `en.py`: the two catalogs, `GERMAN` and `ENGLISH`.
+- `flats.py`: real estate in words (a flat's facts and district, a search named).
 - `markup.py`: escaping (every value is escaped, `Html` is not), Telegram's limits as it
   counts them (UTF-16 code units), the budgets that keep each message within them, prices.
 
@@ -20,6 +21,7 @@ from decimal import Decimal
 from habicht.bot.texts.catalog import LANGUAGE_NAMES, Catalog, Lang
 from habicht.bot.texts.de import GERMAN
 from habicht.bot.texts.en import ENGLISH
+from habicht.bot.texts.flats import district, facts, per_m2_amount, search_words
 from habicht.bot.texts.markup import (
     ECHO_BUDGET,
     ERROR_BUDGET,
@@ -29,6 +31,7 @@ from habicht.bot.texts.markup import (
     MAX_MESSAGE,
     PATH_POINTS,
     PRICE_BUDGET,
+    SEARCH_BUDGET,
     TITLE_BUDGET,
     VIENNA,
     Html,
@@ -43,7 +46,9 @@ from habicht.bot.texts.markup import (
 )
 from habicht.market.going import MIN_PRICES, PriceStats
 from habicht.market.places import Located, Place
+from habicht.model import Estate
 from habicht.queue import QuietHours
+from habicht.scraper.describe import EstateSearch
 from habicht.watches.figures import WatchFigures
 from habicht.watches.filters import NO_PLACE
 from habicht.watches.notes import NO_NOTES, AlertNotes, Repost
@@ -118,9 +123,11 @@ class Texts:
         compact: bool = False,
         notes: AlertNotes = NO_NOTES,
         postcode: str | None = None,
+        estate: Estate | None = None,
     ) -> Html:
         """A new listing: title as the link (its preview shows the listing), price, place;
-        `compact` puts them on one line.
+        `compact` puts them on one line. Real estate (`estate`) says its district as the place
+        and what flat hunters decide on after it (`estate_facts`).
 
         `bumped`: the watch cannot tell whether it is new (see the scraper's `BumpedListing`),
         and the text says so. `entered`: an older advert that came into the search since the
@@ -134,8 +141,9 @@ class Texts:
             url=url,
             title=shorten(title, TITLE_BUDGET),
             price=self.price(price, price_display),
-            location=self.place(location, notes.km, postcode=postcode),
+            location=self.place(location, notes.km, postcode=postcode, estate=estate),
         )
+        text = self._with_estate(text, estate, price, compact=compact)
         text = self._with_notes(text, notes, price, compact=compact)
         if not entered:
             return text
@@ -159,9 +167,11 @@ class Texts:
         location: str | None = None,
         notes: AlertNotes = NO_NOTES,
         postcode: str | None = None,
+        estate: Estate | None = None,
     ) -> Html:
         """A price drop: title as the link, old price struck through, new price, percent;
-        `compact` puts them on one line.
+        `compact` puts them on one line. A drop of real estate (`estate`, a rent too) says its
+        district and its facts at the new price, as a new flat's alert does.
 
         `entered`: the advert came into the search by this drop, and the text says so.
         `path` is every price the advert was known at, oldest first, ending with `new`, over
@@ -177,9 +187,11 @@ class Texts:
             new=format_price(new, self.lang),
             percent=percent_drop(old, new),
         )
-        if notes.km is not None:
-            place = Html(f"📍 {escape(self.place(location, notes.km, postcode=postcode))}")
+        if notes.km is not None or estate is not None:
+            where = self.place(location, notes.km, postcode=postcode, estate=estate)
+            place = Html(f"📍 {escape(where)}")
             text = Html(f"{text} · {place}" if compact else f"{text}\n{place}")
+        text = self._with_estate(text, estate, new, compact=compact)
         text = self._with_notes(text, notes, new, compact=compact)
         if entered:
             text = self._note(text, self.fill("entered_drop"), compact=compact)
@@ -188,10 +200,21 @@ class Texts:
         return Html(f"{text}\n{self.price_path(path, path_span)}")
 
     def place(
-        self, location: str | None, km: float | None = None, *, postcode: str | None = None
+        self,
+        location: str | None,
+        km: float | None = None,
+        *,
+        postcode: str | None = None,
+        estate: Estate | None = None,
     ) -> str:
         """Where an advert is (shortened); with its distance, when one is known, as the town
-        and postcode say it: `Wien 1070 · 3,2 km` (of "Wien, 07. Bezirk, Neubau", 1070)."""
+        and postcode say it: `Wien 1070 · 3,2 km` (of "Wien, 07. Bezirk, Neubau", 1070).
+        Real estate is where flat hunters say it is: `1070 Neubau` (`flats.district`)."""
+        if estate is not None:
+            place = district(estate, location, postcode)
+            if km is None:
+                return place
+            return self.catalog.place_km.format(place=place, km=self.km(km))
         if km is None:
             return shorten(location or "—", LOCATION_BUDGET)
         town = (location or "").split(",", 1)[0].strip()
@@ -231,28 +254,51 @@ class Texts:
         text = f"{km:.1f}" if km < 10 else f"{km:.0f}"
         return text.replace(".", ",") if self.lang == "de" else text
 
+    def _with_estate(
+        self, text: Html, estate: Estate | None, price: Decimal | None, *, compact: bool
+    ) -> Html:
+        """`text` with a real-estate advert's facts at `price` (`flats.facts`), if it says any:
+        on a line of its own, or after `·` when compact."""
+        said = "" if estate is None else facts(self.catalog, estate, price)
+        if not said:
+            return text
+        line = self.fill("estate_facts", facts=said)
+        return Html(f"{text} · {line}" if compact else f"{text}\n{line}")
+
     def _with_notes(
         self, text: Html, notes: AlertNotes, price: Decimal | None, *, compact: bool
     ) -> Html:
         """`text` with the going price (for an advert with a `price` the going price would
-        count: no placeholder, no outlier) and the repost said: on lines of their own, or after
-        `·` when compact."""
+        count: no placeholder, no outlier; per m² for real estate, `AlertNotes.compared`) and
+        the repost said: on lines of their own, or after `·` when compact."""
         lines = []
-        going = notes.going
-        if going is not None and price is not None and going.comparable(price):
-            lines.append(self.going(going, price, compact=compact))
+        going, value = notes.going, notes.compared(price)
+        if going is not None and value is not None:
+            lines.append(self.going(going, value, compact=compact))
         if notes.repost is not None:
             lines.append(self.repost(notes.repost, compact=compact))
         return Html(" · ".join([text, *lines]) if compact else "\n".join([text, *lines]))
 
     def going(self, going: PriceStats, price: Decimal, *, compact: bool = False) -> Html:
-        """`price` against the going price: `≈ 18 % under the median of 46 (€ 450, 30 days)`."""
+        """`price` (per m² if the going price is) against the going price: `≈ 18 % under the
+        median of 46 (€ 450, 30 days)`, `≈ 48 % under the median of 25 (€ 19.20/m², 30 days)`."""
         percent = going.percent_under(price)
         if compact:
-            return self.fill("going_compact", signed=f"{-percent:+d}" if percent else "±0")
+            key = "going_compact_m2" if going.per_m2 else "going_compact"
+            return self.fill(key, signed=f"{-percent:+d}" if percent else "±0")
         key = "going_at" if percent == 0 else "going_under" if percent > 0 else "going_over"
-        median = format_price(going.median, self.lang)
+        median = self.amount(going, going.median)
         return self.fill(key, percent=abs(percent), count=going.count, median=median)
+
+    def amount(self, going: PriceStats, amount: Decimal) -> str:
+        """An amount of `going`'s kind: `€ 450`, or per m² `€ 19,20/m²`."""
+        if going.per_m2:
+            return per_m2_amount(self.catalog, amount)
+        return format_price(amount, self.lang)
+
+    def search_words(self, search: EstateSearch) -> str:
+        """A real-estate search named for /list: `Mietwohnung · Wien 1070 · bis € 1.200`."""
+        return shorten(search_words(self.catalog, search), SEARCH_BUDGET)
 
     def watch_stats(
         self, *, number: int, label: str, url: str, figures: WatchFigures, deal: Decimal | None
@@ -265,16 +311,16 @@ class Texts:
         if going is None:
             lines = [self.fill("stats_going_none", min=MIN_PRICES)]
         elif not going.enough:
-            median = format_price(going.median, self.lang)
+            median = self.amount(going, going.median)
             lines = [self.fill("stats_going_few", count=going.count, median=median, min=MIN_PRICES)]
         else:
             lines = [
                 self.fill(
                     "stats_going",
-                    median=format_price(going.median, self.lang),
+                    median=self.amount(going, going.median),
                     count=going.count,
-                    low=format_price(going.low, self.lang),
-                    high=format_price(going.high, self.lang),
+                    low=self.amount(going, going.low),
+                    high=self.amount(going, going.high),
                 )
             ]
         left_out = figures.left_out
@@ -290,7 +336,7 @@ class Texts:
         if deal is not None:
             rule = f"deal {deal.normalize():f}%"
             if going is not None and going.enough:
-                threshold = format_price(going.threshold(deal), self.lang)
+                threshold = self.amount(going, going.threshold(deal))
                 lines.append(self.fill("stats_deal", rule=rule, threshold=threshold))
             else:
                 lines.append(self.fill("stats_deal_waiting", rule=rule, min=MIN_PRICES))

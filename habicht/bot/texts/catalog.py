@@ -82,6 +82,20 @@ class Catalog:
     quiet_usage: str
     quiet_bad_time: str
     quiet_empty: str
+    search_kinds: Mapping[str, str]
+    """A real-estate search's category in /list (`habicht.scraper.describe.Category`)."""
+    search_from: str
+    search_to: str
+    search_between: str
+    """An open or closed range of a search: `bis € 1.200`, `ab 50 m²`, `2-3`."""
+    search_private: str
+    search_company: str
+    search_keyword: str
+    search_more: str
+    """Said when a search has filters its words in /list do not name."""
+    estate_types: Mapping[str, str]
+    estate_features: Mapping[str, str]
+    """`PROPERTY_TYPE` and `ESTATE_PREFERENCE` ids in words (`habicht.scraper.describe`)."""
     # filters and price history
     filter_usage: str
     filter_show: str
@@ -126,6 +140,19 @@ class Catalog:
     repost_compact: str
     months: Sequence[str]
     """January to December, as `entered_listed` writes dates."""
+    estate_rent: str
+    estate_buy: str
+    """Whether a real-estate advert's price is a rent or a purchase price."""
+    estate_area: str
+    estate_rooms_one: str
+    estate_rooms: str
+    estate_per_m2: str
+    """An amount per m² of living area: an advert's, or the going price of real estate."""
+    estate_facts: str
+    """A flat's line: rent or price, m², rooms, € per m², free areas."""
+    free_areas: Mapping[str, str]
+    """`FREE_AREA_TYPE` ids in words (Balkon, Terrasse, …)."""
+    going_compact_m2: str
     # the buttons under an alert, and their answers (shown to the presser)
     button_open: str
     button_pause: str

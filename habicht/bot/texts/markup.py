@@ -30,6 +30,7 @@ __all__ = [
     "MAX_MESSAGE",
     "PATH_POINTS",
     "PRICE_BUDGET",
+    "SEARCH_BUDGET",
     "TITLE_BUDGET",
     "VIENNA",
     "Html",
@@ -55,6 +56,8 @@ LOCATION_BUDGET = 100
 PRICE_BUDGET = 40
 """willhaben's own price wording (`PRICE_FOR_DISPLAY`: "VB", "auf Anfrage") of a price-less one."""
 ERROR_BUDGET = 300
+SEARCH_BUDGET = 200
+"""A real-estate search named in words in /list (23 districts and every filter fit)."""
 ECHO_BUDGET = 40
 """A subscriber's own words repeated back (a bad argument): enough to recognise them."""
 VIENNA = ZoneInfo("Europe/Vienna")
