@@ -337,6 +337,7 @@ def test_sellers_other_parameters_and_paths_select_in_the_world() -> None:
     private = FakeAdvert("32", "RTX", Decimal(300))
     flat = FakeAdvert("33", "Altbau", Decimal(900), path="/iad/immobilien/mietwohnungen/wien")
     site.publish(company, private, flat)
+    site.placements = ()  # only what the paths select (placements: test_willhaben_flats.py)
     assert world_ids(site, f"{MARKET}?ISPRIVATE=0&keyword=rtx&sort=1") == ["31"]
     assert world_ids(site, f"{MARKET}?areaId=900&keyword=rtx&sort=1") == ["31"]
     assert world_ids(site, "https://www.willhaben.at/iad/immobilien/mietwohnungen?sort=1") == ["33"]
