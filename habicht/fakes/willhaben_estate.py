@@ -11,6 +11,8 @@ page does. Places (`Place`) are Vienna's 23 districts and a few towns of each Bu
 from __future__ import annotations
 
 import re
+import struct
+import unicodedata
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -137,8 +139,11 @@ _FOLD = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 
 
 def slug(text: str) -> str:
-    """A name as willhaben's URLs write it: "Rudolfsheim-Fünfhaus" → "rudolfsheim-fuenfhaus"."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower().translate(_FOLD)).strip("-")
+    """A name as willhaben's URLs write it: "Rudolfsheim-Fünfhaus" → "rudolfsheim-fuenfhaus",
+    "Rosé" → "rose"."""
+    folded = unicodedata.normalize("NFKD", text.lower().translate(_FOLD))
+    bare = "".join(c for c in folded if not unicodedata.combining(c))
+    return re.sub(r"[^a-z0-9]+", "-", bare).strip("-")
 
 
 @dataclass(frozen=True)
@@ -302,14 +307,25 @@ def _joined(ids: tuple[str, ...], *, numeric: bool) -> str:
     return ", ".join(ordered)
 
 
+def _float32(value: float) -> float:
+    return float(struct.unpack("f", struct.pack("f", value))[0])
+
+
 def _per_square_metre(price: Decimal, area: int) -> dict[str, str]:
-    value = price / area
-    text = f"{value:.6f}".rstrip("0")
-    shown = euros(value.quantize(Decimal("0.01"), ROUND_HALF_UP))
+    """€ per m² as the saved page writes it: computed in single precision and printed in the
+    fewest digits that read back as the same single ("22.875816", "20.625", "23.0") — the
+    page's 30 values all come out so."""
+    value = _float32(_float32(float(price)) / _float32(float(area)))
+    text = next(
+        shortest
+        for shortest in (f"{value:.{digits}g}" for digits in range(1, 10))
+        if _float32(float(shortest)) == value
+    )
+    shown = euros(Decimal(price / area).quantize(Decimal("0.01"), ROUND_HALF_UP))
     if "," not in shown:
         shown += ",00"
     return {
-        "PRICE/SQUARE_METER": text + "0" if text.endswith(".") else text,
+        "PRICE/SQUARE_METER": text if "." in text else f"{text}.0",
         "PRICE/SQUARE_METER_FOR_DISPLAY": shown,
         "PRICE/SQUARE_METER_FOR_DISPLAY_WITH_UNIT": f"{shown}/m²",
     }
@@ -374,6 +390,7 @@ def unit_summary(unit: FakeUnit, estate: FakeEstate, title: str) -> dict[str, ob
         "SEO_URL": estate.seo_path(f"{title} top {unit.floor}", unit.id),
         "ESTATE_SIZE/LIVING_AREA": str(unit.living_area),
         "NUMBER_OF_ROOMS": "" if unit.rooms is None else str(unit.rooms),
+        "ADVERTISER_REF": unit.id[-6:],
         "UNIT_NUMBER": str(unit.floor * 10),
         "PRICE_FOR_DISPLAY": euros(unit.price),
         "UNIT_TITLE": f"Etage {unit.floor}/Top {unit.floor * 10}",

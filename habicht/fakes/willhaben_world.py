@@ -192,7 +192,8 @@ class EstateQuery:
       (`units` are the ones that do);
     - `ISPRIVATE`: the seller; `keyword`: the marketplace's reading of words, over title and
       whole description; `AVAILABLETODAY`: the flat is free today (no attribute says it);
-      `publishedDateTo` (epoch ms, page 2's anchor): published no later;
+      `publishedDateTo` (epoch ms, page 2's anchor): published no later; `PLOT/AREA_*`:
+      nothing, a flat has no plot;
     - `sort`, `rows`, `page`, `isNavigation`, `sfId`, `parent_areaid`: ignored;
     - anything else: the advert names it among its `params`.
 
@@ -282,6 +283,8 @@ class EstateQuery:
     def _flat_satisfies(advert: FakeAdvert, estate: FakeEstate, name: str, value: str) -> bool:
         if name == "AVAILABLETODAY":
             return estate.available_today or value.lower() not in ("1", "true")
+        if name.startswith("PLOT/AREA"):
+            return True  # a flat has no plot: the filter is one for houses and plots
         if name == "publishedDateTo":
             bound = _decimal(value)
             return bound is not None and (advert.published_ms or 0) <= bound
