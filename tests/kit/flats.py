@@ -1,5 +1,5 @@
 """Random flats and random real-estate searches, deterministic by seed (issue 29): the
-material of "local ⊆ listed, and listed − local only where a parameter is not decidable".
+material of "local ⊆ listed, and listed minus local only where a parameter is not decidable".
 
 `random_flats(seed, count)` draws flats to rent and to buy across Austria as the fake world
 does (`habicht.fakes.willhaben_flats.random_flat`), with a few building projects, bumped and
