@@ -19,6 +19,12 @@ every search URL that is not registered, selected and ordered as willhaben's own
 (`willhaben_world`: category tree, keywords over the whole description, price, seller, other
 parameters) — so a category's feed and the searches it serves agree as they do on willhaben.
 
+Real-estate searches (`/iad/immobilien/…`) are answered from the world's flats
+(`FakeAdvert.estate`, built with `habicht.fakes.willhaben_flats`) as `EstateQuery` filters
+them, and every such page — whatever its filters — starts with a paid placement
+(`placements`, `REFERER` "pp"), the category's next one at each read, counted in `rowsFound`;
+a building project shows only the units that fit the search (REALESTATE.md, traps 1 and 2).
+
 `root_lists` makes the world's marketplace root (without a keyword: what habicht's shared
 feed reads) list only the adverts it accepts — a willhaben whose root page is not the whole
 marketplace, which no saved page rules out.

@@ -31,6 +31,7 @@ import html
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
@@ -153,22 +154,38 @@ _UNIT_FILTERS = frozenset(
 all (REALESTATE.md, trap 2); a flat is its own one unit."""
 
 
+@dataclass(frozen=True, slots=True)
 class _Unit:
     """The facts a unit filter reads, of a flat or of one unit of a project."""
 
-    __slots__ = ("area", "features", "free_areas", "price", "rooms", "type")
+    price: Decimal | None
+    area: int | None
+    rooms: str
+    type: str | None
+    free_areas: frozenset[str]
+    features: frozenset[str]
 
-    def __init__(
-        self,
-        price: Decimal | None,
-        area: int | None,
-        rooms: str,
-        type_: str | None,
-        free_areas: tuple[str, ...],
-        features: tuple[str, ...],
-    ) -> None:
-        self.price, self.area, self.rooms, self.type = price, area, rooms, type_
-        self.free_areas, self.features = frozenset(free_areas), frozenset(features)
+    @classmethod
+    def of_flat(cls, advert: FakeAdvert, estate: FakeEstate) -> _Unit:
+        return cls(
+            advert.price,
+            estate.living_area,
+            rooms_bucket(estate.rooms),
+            estate.property_type,
+            frozenset(estate.free_areas),
+            frozenset(estate.features),
+        )
+
+    @classmethod
+    def of_unit(cls, unit: FakeUnit) -> _Unit:
+        return cls(
+            unit.price,
+            unit.living_area,
+            rooms_bucket(unit.rooms),
+            unit.property_type,
+            frozenset(unit.free_areas),
+            frozenset(unit.features),
+        )
 
 
 class EstateQuery:
@@ -238,25 +255,14 @@ class EstateQuery:
             return False
         if not all(self._flat_satisfies(advert, estate, n, v) for n, v in self._flat):
             return False
-        return bool(self.units(advert)) if estate.project else self._fits(_facts(advert))
+        if estate.project:
+            return bool(self.units(advert))
+        return self._fits(_Unit.of_flat(advert, estate))
 
     def units(self, advert: FakeAdvert) -> tuple[FakeUnit, ...]:
         """The units of a building project that satisfy the search (its `children` then)."""
         assert advert.estate is not None
-        return tuple(
-            unit
-            for unit in advert.estate.units
-            if self._fits(
-                _Unit(
-                    unit.price,
-                    unit.living_area,
-                    rooms_bucket(unit.rooms),
-                    unit.property_type,
-                    unit.free_areas,
-                    unit.features,
-                )
-            )
-        )
+        return tuple(u for u in advert.estate.units if self._fits(_Unit.of_unit(u)))
 
     def _fits(self, unit: _Unit) -> bool:
         return all(self._unit_satisfies(unit, name, values) for name, values in self._unit)
@@ -289,16 +295,3 @@ class EstateQuery:
             bound = _decimal(value)
             return bound is not None and (advert.published_ms or 0) <= bound
         return _satisfies(advert, name, value)
-
-
-def _facts(advert: FakeAdvert) -> _Unit:
-    estate = advert.estate
-    assert estate is not None
-    return _Unit(
-        advert.price,
-        estate.living_area,
-        rooms_bucket(estate.rooms),
-        estate.property_type,
-        estate.free_areas,
-        estate.features,
-    )
