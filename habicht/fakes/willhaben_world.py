@@ -162,8 +162,8 @@ class _Unit:
     area: int | None
     rooms: str
     type: str | None
-    free_areas: frozenset[str]
-    features: frozenset[str]
+    free_areas: tuple[str, ...]
+    features: tuple[str, ...]
 
     @classmethod
     def of_flat(cls, advert: FakeAdvert, estate: FakeEstate) -> _Unit:
@@ -172,8 +172,8 @@ class _Unit:
             estate.living_area,
             rooms_bucket(estate.rooms),
             estate.property_type,
-            frozenset(estate.free_areas),
-            frozenset(estate.features),
+            estate.free_areas,
+            estate.features,
         )
 
     @classmethod
@@ -183,8 +183,8 @@ class _Unit:
             unit.living_area,
             rooms_bucket(unit.rooms),
             unit.property_type,
-            frozenset(unit.free_areas),
-            frozenset(unit.features),
+            unit.free_areas,
+            unit.features,
         )
 
 
@@ -250,9 +250,11 @@ class EstateQuery:
         if estate is None or estate.placement or estate.category != self.category:
             return False
         place = estate.place
-        where = {place.state_area, place.location_id, place.county}
-        if not all(where & areas for areas in self._areas):
-            return False
+        for areas in self._areas:
+            if not (
+                place.location_id in areas or place.state_area in areas or place.county in areas
+            ):
+                return False
         if not all(self._flat_satisfies(advert, estate, n, v) for n, v in self._flat):
             return False
         if estate.project:
