@@ -78,7 +78,9 @@ def flat(
     """A flat to rent (`category` RENT) or to buy (BUY), `price` the rent or the price, in a
     Vienna district (`place` its number) or any `Place`; `advert` the `FakeAdvert` fields
     (`published_ms`, `bumped`, `reserved`, `private`, `body` …). Its `LOCATION`, `POSTCODE`
-    and `STATE` are the place's."""
+    and `STATE` are the place's; a company lets or sells it unless `private=True`; its
+    description is its title unless `body` says more (a marketplace advert's default text
+    would put "Versand" into every flat's words)."""
     where = district(place) if isinstance(place, int) else place
     estate = FakeEstate(
         category=category,
@@ -123,6 +125,7 @@ def _advert(
 ) -> FakeAdvert:
     place = estate.place
     fields.setdefault("private", False)
+    fields.setdefault("body", title)
     if place.county is not None:  # FakeAdvert's default is in Vienna
         fields.setdefault("coordinates", None)
     return FakeAdvert(
