@@ -17,6 +17,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from habicht.fakes.willhaben_estate import (
+    ESTATE_CATEGORY,
+    FakeEstate,
+    estate_attributes,
+    price_display,
+    unit_summary,
+)
+
 __all__ = ["FakeAdvert", "render_block_page", "render_search_page"]
 
 _SEARCH_PATH = "/iad/kaufen-und-verkaufen/marktplatz"
@@ -49,6 +57,9 @@ class FakeAdvert:
     listed under and `params` the other search parameters it satisfies (`areaId=900`).
     `coordinates` (latitude, longitude) is its `COORDINATES` (None: the page leaves them out),
     `seller` its `ORGID` (by default one of its own, as every real advert has a seller).
+    `estate` makes it a real-estate advert (`habicht.fakes.willhaben_estate`; build one with
+    `habicht.fakes.willhaben_flats.flat`): its `price` is the rent or the purchase price, and
+    the page shows the real-estate attributes, `SEO_URL` and price format.
     """
 
     id: str
@@ -68,9 +79,12 @@ class FakeAdvert:
     params: tuple[tuple[str, str], ...] = ()
     coordinates: tuple[float, float] | None = (48.2, 16.35)
     seller: str | None = None
+    estate: FakeEstate | None = None
 
     @property
     def seo_url(self) -> str:
+        if self.estate is not None:
+            return self.estate.seo_path(self.title, self.id)
         slug = re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-") or "anzeige"
         return f"kaufen-und-verkaufen/d/{slug}-{self.id}/"
 
@@ -86,6 +100,8 @@ class FakeAdvert:
     def shown_price(self) -> str:
         if self.price_display is not None:
             return self.price_display
+        if self.estate is not None:
+            return price_display(self.estate, self.price)
         return "zu verschenken" if self.price is None else f"€ {_price_text(self.price)}"
 
 
@@ -135,16 +151,28 @@ def _attributes(advert: FakeAdvert) -> list[dict[str, Any]]:
     if advert.bumped:
         values["IS_BUMPED"] = "1"
         values["UPSELLING_AD_SEARCHRESULT"] = "true"
+    if advert.estate is not None:
+        del values["p2penabled"]
+        values.pop("PRICE/AMOUNT", None)  # the saved real-estate page has none
+        values["categorytreeids"] = ESTATE_CATEGORY
+        values.update(estate_attributes(advert.estate, advert.price))
     return [{"name": name, "values": [value]} for name, value in values.items()]
 
 
 def _advert_summary(advert: FakeAdvert) -> dict[str, Any]:
     image = f"https://cache.willhaben.at/mmo/{advert.image_path}"
+    estate = advert.estate
+    self_link = f"https://api.willhaben.at/restapi/v2/atverz/{advert.id}"
+    children = None
+    if estate is not None:
+        self_link += "?referer=pp" if estate.placement else ""
+        if estate.project:
+            children = [unit_summary(unit, estate, advert.title) for unit in estate.units]
     return {
         "id": advert.id,
-        "verticalId": 5,
-        "adTypeId": 67,
-        "productId": 67,
+        "verticalId": 5 if estate is None else 2,
+        "adTypeId": 67 if estate is None else estate.ad_type,
+        "productId": 67 if estate is None else 227,
         "advertStatus": _RESERVED if advert.reserved else _ACTIVE,
         "description": f"(reserviert) {advert.title}" if advert.reserved else advert.title,
         "attributes": {"attribute": _attributes(advert)},
@@ -160,34 +188,52 @@ def _advert_summary(advert: FakeAdvert) -> dict[str, Any]:
                 }
             ]
         },
-        "selfLink": f"https://api.willhaben.at/restapi/v2/atverz/{advert.id}",
+        "selfLink": self_link,
         "advertiserInfo": {"label": None, "iconSVG": None, "iconPNG": None, "iconType": "NONE"},
         "upsellingOrganisationLogo": None,
-        "children": None,
+        "children": children,
     }
+
+
+@dataclass(frozen=True)
+class _Section:
+    """What a page says of the part of willhaben it searches."""
+
+    search_id: int
+    vertical: int
+    name: str
+    path: str
+    page: str
+
+
+_MARKETPLACE = _Section(
+    301, 5, "Marktplatz", _SEARCH_PATH, "/iad/kaufen-und-verkaufen/marktplatz/[[...seopath]]"
+)
+_REAL_ESTATE = _Section(131, 2, "Immobilien", "/iad/immobilien", "/iad/immobilien/[...seopath]")
 
 
 def _next_data(
     adverts: Sequence[FakeAdvert], rows_found: int, rows_requested: int, page: int
 ) -> str:
+    section = _REAL_ESTATE if any(a.estate is not None for a in adverts) else _MARKETPLACE
     search_result = {
-        "id": 301,
+        "id": section.search_id,
         "description": "Alle Anzeigen",
-        "heading": "Anzeigen in Marktplatz",
-        "verticalId": 5,
-        "searchId": 301,
+        "heading": f"Anzeigen in {section.name}",
+        "verticalId": section.vertical,
+        "searchId": section.search_id,
         "rowsRequested": rows_requested,
         "rowsFound": rows_found,
         "rowsReturned": len(adverts),
         "pageRequested": page,
         "searchDate": "2026-11-30T09:00:00+0100",
         "advertSummaryList": {"advertSummary": [_advert_summary(a) for a in adverts]},
-        "breadcrumbs": [{"displayName": "Marktplatz", "seoUrl": f"{_SEARCH_PATH}/"}],
+        "breadcrumbs": [{"displayName": section.name, "seoUrl": f"{section.path}/"}],
         "pagingLinksList": {"contextLink": []},
         "sortOrderList": {
             "contextLink": [{"id": "published.descending", "description": "Aktualität"}]
         },
-        "searchTitle": "Marktplatz",
+        "searchTitle": section.name,
     }
     data = {
         "props": {
@@ -199,7 +245,7 @@ def _next_data(
             "isSSG": False,
             "is404": False,
         },
-        "page": "/iad/kaufen-und-verkaufen/marktplatz/[[...seopath]]",
+        "page": section.page,
         "query": {"sort": "1", "rows": str(rows_requested), "page": str(page)},
         "buildId": "439650",
         "isFallback": False,

@@ -19,6 +19,12 @@ every search URL that is not registered, selected and ordered as willhaben's own
 (`willhaben_world`: category tree, keywords over the whole description, price, seller, other
 parameters) — so a category's feed and the searches it serves agree as they do on willhaben.
 
+Real-estate searches (`/iad/immobilien/…`) are answered from the world's flats
+(`FakeAdvert.estate`, built with `habicht.fakes.willhaben_flats`) as `EstateQuery` filters
+them, and every such page — whatever its filters — starts with a paid placement
+(`placements`, `REFERER` "pp"), the category's next one at each read, counted in `rowsFound`;
+a building project shows only the units that fit the search (REALESTATE.md, traps 1 and 2).
+
 `root_lists` makes the world's marketplace root (without a keyword: what habicht's shared
 feed reads) list only the adverts it accepts — a willhaben whose root page is not the whole
 marketplace, which no saved page rules out.
@@ -40,8 +46,9 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 
 from habicht.digits import whole_number
+from habicht.fakes.willhaben_flats import PLACEMENTS
 from habicht.fakes.willhaben_pages import FakeAdvert, render_block_page, render_search_page
-from habicht.fakes.willhaben_world import lister, newest_first
+from habicht.fakes.willhaben_world import EstateQuery, lister, newest_first
 from habicht.fakes.wire import FaultScript, LoopbackServer, Observable
 
 __all__ = ["MARKETPLACE", "FakeWillhabenSite", "Hook", "SiteFault"]
@@ -142,6 +149,13 @@ class FakeWillhabenSite(Observable):
         self._hook: Hook | SiteFault | None = None
         self.root_lists: Callable[[FakeAdvert], bool] | None = None
         """Which adverts the world's marketplace root lists without a keyword (None: all)."""
+        self.placements: Sequence[FakeAdvert] = PLACEMENTS
+        """The paid placements the world shows on top of real-estate pages, in turn: each
+        read of a category's page shows the next one of that category (none: no placement)."""
+        self.all_of = False
+        """Whether several `FREE_AREA/FREE_AREA_TYPE` or `ESTATE_PREFERENCE` values mean "has
+        all of them" in the world (by default "has any of them"; `EstateQuery`)."""
+        self._placement_reads: Counter[int] = Counter()
         self.log: list[httpx.Request] = []
         """Every request received, in order, matched, faulted or not."""
         self.requests: Counter[str] = Counter()
@@ -268,6 +282,28 @@ class FakeWillhabenSite(Observable):
                 best = (len(want_query), registered)
         return best[1] if best else None
 
+    def _estate_page(self, url: httpx.URL, adverts: list[FakeAdvert]) -> list[FakeAdvert]:
+        """A real-estate search's adverts as its pages show them: building projects with
+        only the units that fit (`children`), and the category's next paid placement on top,
+        whatever the filters, counted in `rowsFound` (REALESTATE.md, trap 1)."""
+        query = EstateQuery(url, all_of=self.all_of)
+        shown = [
+            advert
+            if advert.estate is None or not advert.estate.project
+            else replace(advert, estate=replace(advert.estate, units=query.units(advert)))
+            for advert in adverts
+        ]
+        pool = [
+            placement
+            for placement in self.placements
+            if placement.estate is not None and placement.estate.category == query.category
+        ]
+        if pool and query.category is not None:
+            turn = self._placement_reads[query.category]
+            self._placement_reads[query.category] += 1
+            shown.insert(0, pool[turn % len(pool)])
+        return shown
+
     def handle(self, request: httpx.Request) -> httpx.Response:
         """Answer one GET: the hook's answer, a scripted fault, the search's page, or 404."""
         with self._cond:
@@ -285,7 +321,9 @@ class FakeWillhabenSite(Observable):
             elif self._answers_world and request.url.path.startswith("/iad/"):
                 search = str(request.url.copy_remove_param("rows").copy_remove_param("page"))
                 world = (self._catalogue[ad_id] for ad_id in self._world)
-                adverts = newest_first(filter(lister(request.url), world))
+                adverts = newest_first(filter(lister(request.url, all_of=self.all_of), world))
+                if EstateQuery.covers(request.url):
+                    adverts = self._estate_page(request.url, adverts)
                 if self.root_lists is not None and _is_root(request.url):
                     adverts = [advert for advert in adverts if self.root_lists(advert)]
             if search is not None:

@@ -14,7 +14,9 @@ import pytest
 from kit.fakes import FakeClock
 
 from habicht.fakes import FakeAdvert
-from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.fakes.willhaben_estate import BUY, PLACES, FakeUnit
+from habicht.fakes.willhaben_flats import PLACEMENTS, flat, project
+from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite, SiteFault
 from habicht.scraper.errors import Blocked, FetchError, LayoutError
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.parse import parse_search_page
@@ -256,3 +258,83 @@ def test_bumping_moves_an_advert_on_top_and_reserving_marks_it() -> None:
     cable, gpu = parse_search_page(response.text).listings
     assert (cable.id, cable.bumped, cable.published_at) == (CABLE.id, True, 1_787_407_800.0)
     assert (gpu.id, gpu.reserved, gpu.bumped) == (GPU.id, True, False)
+
+
+# ----------------------------------------------------------------- real estate (issue 29)
+
+RENT = "https://www.willhaben.at/iad/immobilien/mietwohnungen/mietwohnung-angebote"
+TIROL_CAPPED = "https://www.willhaben.at/iad/immobilien/mietwohnungen/tirol?PRICE_TO=1150"
+
+
+def _estate_page(site: FakeWillhabenSite, url: str) -> tuple[list[dict[str, Any]], int]:
+    """The adverts of a page and its `rowsFound`."""
+    text = site.handle(httpx.Request("GET", url)).text
+    data = re.search(r'<script id="__NEXT_DATA__" type="application/json">(.*?)</script>', text)
+    assert data is not None
+    result = json.loads(data[1])["props"]["pageProps"]["searchResult"]
+    return list(result["advertSummaryList"]["advertSummary"]), result["rowsFound"]
+
+
+def _referer(summary: dict[str, Any]) -> str | None:
+    return next(
+        (a["values"][0] for a in summary["attributes"]["attribute"] if a["name"] == "REFERER"),
+        None,
+    )
+
+
+def test_a_paid_placement_tops_every_filtered_page_whatever_the_filters() -> None:
+    """REALESTATE.md, trap 1: the issue's € 1,695 Vienna flat on a Tirol search capped at
+    € 1,150, at position 0, `REFERER` "pp", counted in `rowsFound`; the flats below it."""
+    site = FakeWillhabenSite(world=True)
+    site.publish(flat("1", "Innsbruck", 990, place=next(p for p in PLACES if p.state == "Tirol")))
+    site.publish(flat("2", "Wien", 990))
+    summaries, found = _estate_page(site, TIROL_CAPPED)
+    assert [s["id"] for s in summaries] == [PLACEMENTS[0].id, "1"]
+    assert found == 2
+    assert [_referer(s) for s in summaries] == ["pp", None]
+    assert PLACEMENTS[0].price == Decimal(1695)
+    listings = parse_search_page(site.handle(httpx.Request("GET", TIROL_CAPPED)).content)
+    assert len(listings.listings) == 2
+    # Even a search that lists nothing shows one.
+    summaries, found = _estate_page(site, f"{TIROL_CAPPED}&PRICE_FROM=1100")
+    assert (len(summaries), found) == (1, 1)
+
+
+def test_the_placement_rotates_between_reads_within_its_category() -> None:
+    """Each read of a category's page shows its next paid advert: a rent search rents, a
+    buy search buys; a registered search and the marketplace show none."""
+    site = FakeWillhabenSite(world=True)
+    rents = [p.id for p in PLACEMENTS if p.estate is not None and p.estate.category == 2]
+    shown = [_estate_page(site, f"{RENT}?areaId=900")[0][0]["id"] for _ in range(len(rents) + 1)]
+    assert shown == [*rents, rents[0]]
+    buy = "https://www.willhaben.at/iad/immobilien/eigentumswohnung/eigentumswohnung-angebote"
+    (first, *_), _found = _estate_page(site, buy)
+    assert first["adTypeId"] == 1
+    assert _referer(first) == "pp"
+    assert _estate_page(site, f"{MARKETPLACE}?sort=1")[0] == []
+    site.set_listings(f"{RENT}?areaId=117229", [flat("3", "Neubau", 800)])
+    assert [s["id"] for s in _estate_page(site, f"{RENT}?areaId=117229")[0]] == ["3"]
+
+
+def test_the_placement_is_on_the_first_page_only_and_paging_counts_it() -> None:
+    site = FakeWillhabenSite(world=True)
+    site.publish(*(flat(str(n), f"Wohnung {n}", 800, published_ms=n) for n in range(1, 4)))
+    first, found = _estate_page(site, f"{RENT}?rows=2")
+    second, _found = _estate_page(site, f"{RENT}?rows=2&page=2")
+    assert found == 4
+    assert [_referer(s) for s in first] == ["pp", None]
+    assert [s["id"] for s in first[1:] + second] == ["3", "2", "1"]
+
+
+def test_a_building_project_shows_only_the_units_that_fit() -> None:
+    """Trap 2 as the page shows it: listed under a rooms filter through a unit, its
+    `children` the units that fit that search."""
+    units = (FakeUnit("11", Decimal(213000), 48, 2), FakeUnit("12", Decimal(405000), 94, 4))
+    site = FakeWillhabenSite(world=True)
+    site.placements = ()
+    site.publish(project("10", "Wohnpark", units, category=BUY, place=22))
+    buy = "https://www.willhaben.at/iad/immobilien/eigentumswohnung/eigentumswohnung-angebote"
+    (summary,), _found = _estate_page(site, f"{buy}?NO_OF_ROOMS_BUCKET=4X4")
+    assert (summary["id"], summary["adTypeId"]) == ("10", 16)
+    assert [child["id"] for child in summary["children"]] == ["12"]
+    assert _estate_page(site, f"{buy}?NO_OF_ROOMS_BUCKET=3X3") == ([], 0)
