@@ -160,7 +160,8 @@ def test_the_demo_shows_one_feed_request_serving_several_watches(
     assert main(["demo", "--db", str(path), "--speed", FAST]) == 0
     out = capsys.readouterr().out
     served = re.findall(
-        r"feed +willhaben +one request served (\d+) watches of 2 searches: \d+ alerts? from"
+        r"feed +willhaben +the marketplace's newest: one request served (\d+) watches of 2"
+        r" searches: \d+ alerts? from"
         r" the feed, the slowest queued (\d+) s after its advert appeared — within the minute",
         out,
     )

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TextIO
 from zoneinfo import ZoneInfo
 
+import httpx
+
 from habicht.bot import (
     BASELINE,
     SCRAPE,
@@ -35,8 +37,8 @@ from habicht.config import Settings
 from habicht.db import Database
 from habicht.demo import scenario
 from habicht.demo.clock import VirtualClock
-from habicht.demo.feed import feed_served
-from habicht.demo.observe import Recorder, TappedBotAPI
+from habicht.demo.feed import feeds_served
+from habicht.demo.observe import Recorder, TappedBotAPI, search_key
 from habicht.demo.story import Entry, Outbox, narrate
 from habicht.demo.summary import Summary, describe, summarise
 from habicht.demo.terminal import Terminal, plain, wants_colour
@@ -161,7 +163,9 @@ class _Demo:
         self.night = night
         self.clock = clock
         self.terminal = terminal
-        self.recorder = Recorder(clock)
+        self.recorder = Recorder(
+            clock, {search_key(httpx.URL(spec.url)): spec.name for spec in scenario.SEARCHES}
+        )
         self.api = TappedBotAPI(self.recorder)
         self.site = FakeWillhabenSite(world=True)
         self.world = scenario.World(self.site, self.api, clock)
@@ -250,11 +254,10 @@ class _Demo:
         await self._step(deliver(self.app.bot_data))
 
     async def _scrape(self) -> None:
-        """The `scrape` job's pass, and what the feed did in it: one request for many."""
+        """The `scrape` job's pass, and what each feed did in it: one request for many."""
         started = self.clock()
         await self._step(run_jobs_now(self.app, SCRAPE))
-        served = await feed_served(self.app.bot_data.db, since=started)
-        if served is not None:
+        for served in await feeds_served(self.app.bot_data.db, since=started):
             self._print(Entry(self.clock(), 0, "feed", "willhaben", served.story(), "good"))
 
     async def _say(self, person: scenario.Person, text: str, *, show_reply: bool = False) -> None:
