@@ -4,7 +4,8 @@ policy — against the simulated willhaben and the fake Telegram, on a virtual c
 Nothing is stubbed between the two fakes: subscribers' commands go through
 `Application.process_update`, scrape cycles are the `scrape` job itself, and between cycles
 the outbox is drained every HABICHT_QUEUE_INTERVAL as the `drain` job does. After each step
-the demo reads the outbox and prints what changed (`story`); at the end the owner asks
+the demo reads the outbox and prints what changed (`story`), one line each; after the cycles
+Lena's flat alerts are shown whole, as her chat reads them; at the end the owner asks
 `/queue`, and the account is counted in the database (`summary`).
 """
 
@@ -211,7 +212,7 @@ class _Demo:
         self.terminal.heading("subscribers talk to the bot")
         for person in scenario.PEOPLE:
             for text in person.says:
-                await self._say(person, text)
+                await self._say(person, text, show_reply=text in scenario.SHOWN)
         cycles = len(scenario.CYCLES)
         for number, changes in enumerate(scenario.CYCLES, start=1):
             await self._drain_until(self.clock.start + number * self.settings.scrape_interval)
@@ -225,6 +226,7 @@ class _Demo:
         self.terminal.heading(f"after the last cycle · {self._time()}")
         await self._drain_until(self.clock() + TAIL_LIMIT, stop_when_empty=True)
         self.terminal.line(f"         {self._time()} nothing left to send")
+        self._chat(scenario.LENA)
         self.terminal.heading("the owner asks /queue")
         for command in ("/queue", "/queue dead"):
             await self._say(scenario.OWNER, command, show_reply=True)
@@ -252,6 +254,20 @@ class _Demo:
         self.clock.jump(at("07:00"))
         self.terminal.heading("07:00 in Vienna: Ben's quiet hours end")
         await self._step(deliver(self.app.bot_data))
+
+    def _chat(self, person: scenario.Person) -> None:
+        """The alerts `person`'s chat received, each in full as Telegram shows it — the story's
+        lines cut them to its width, and a flat hunter decides on the whole alert."""
+        self.terminal.heading(f"what {person.name} reads: the alerts in the chat")
+        alerts = [
+            row
+            for _, row in sorted(self.outbox.items())
+            if row.chat_id == person.chat_id and row.kind in ("new", "drop") and row.sent_at
+        ]
+        for row in alerts:
+            sent = self._time(row.sent_at)
+            for number, line in enumerate(plain(row.text).splitlines()):
+                self.terminal.line(f"{sent if number == 0 else '':<8}  │ {line}")
 
     async def _scrape(self) -> None:
         """The `scrape` job's pass, and what each feed did in it: one request for many."""
