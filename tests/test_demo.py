@@ -418,6 +418,11 @@ def test_the_flat_hunter_gets_the_flats_that_fit_through_the_feed_and_never_the_
     ]
     assert {(row["status"], row["source"]) for row in rows} == {("sent", "feed")}
     assert "one more paid placement, on top of every flat page in turn" in out
+    assert re.search(
+        r"the paid placements „.+“ and „.+“, in turn on top of the \d\d flat pages read so far:"
+        r" sent to no chats, kept by no searches",
+        out,
+    )
     assert asyncio.run(_placement_rows(path)) == 0
     served = re.findall(
         r"the newest flats to rent: one request served 2 watches of 2 searches: (\d) alerts?", out

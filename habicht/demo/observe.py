@@ -67,6 +67,8 @@ class Recorder:
         self.fetches: list[Fetch] = []
         self.rate_limited = 0
         """429 answers seen in the whole run."""
+        self.flat_pages = 0
+        """Real-estate pages willhaben served in the whole run: each with a paid placement."""
 
     def attempt(
         self,
@@ -86,6 +88,8 @@ class Recorder:
 
         def handle(request: httpx.Request) -> httpx.Response:
             response = site.handle(request)
+            ok = response.status_code == 200
+            self.flat_pages += ok and request.url.path.startswith("/iad/immobilien/")
             self.fetches.append(Fetch(self.clock(), self._named(request.url), response.status_code))
             return response
 

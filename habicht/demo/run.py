@@ -41,7 +41,7 @@ from habicht.demo.clock import VirtualClock
 from habicht.demo.feed import feeds_served
 from habicht.demo.observe import Recorder, TappedBotAPI, search_key
 from habicht.demo.story import Entry, Outbox, narrate
-from habicht.demo.summary import Summary, describe, summarise
+from habicht.demo.summary import Summary, describe, placement_rows, summarise
 from habicht.demo.terminal import Terminal, plain, wants_colour
 from habicht.fakes.telegram import DEFAULT_TOKEN
 from habicht.fakes.willhaben_site import FakeWillhabenSite
@@ -129,6 +129,11 @@ def _last_night(now: float) -> date:
     today = datetime.fromtimestamp(now, _ZONE).date()
     morning = today if _vienna(today, wall_time(7)) <= now else today - timedelta(days=1)
     return morning - timedelta(days=1)
+
+
+def _count(number: int, thing: str) -> str:
+    """`no chat`, `1 chat`, `2 chats`."""
+    return f"{number or 'no'} {thing}{'' if number == 1 else 'es' if thing.endswith('h') else 's'}"
 
 
 @contextmanager
@@ -227,6 +232,7 @@ class _Demo:
         await self._drain_until(self.clock() + TAIL_LIMIT, stop_when_empty=True)
         self.terminal.line(f"         {self._time()} nothing left to send")
         self._chat(scenario.LENA)
+        await self._placements()
         self.terminal.heading("the owner asks /queue")
         for command in ("/queue", "/queue dead"):
             await self._say(scenario.OWNER, command, show_reply=True)
@@ -268,6 +274,20 @@ class _Demo:
             sent = self._time(row.sent_at)
             for number, line in enumerate(plain(row.text).splitlines()):
                 self.terminal.line(f"{sent if number == 0 else '':<8}  │ {line}")
+
+    async def _placements(self) -> None:
+        """What became of the paid placements: none fits a search of Lena's, so none may
+        reach a chat or a search's listings (and its going price)."""
+        placements = self.site.placements
+        chats, searches = await placement_rows(
+            self.app.bot_data.db, [advert.id for advert in placements]
+        )
+        names = " and ".join(f"„{advert.title}“" for advert in placements)
+        pages = self.recorder.flat_pages
+        self.terminal.line(
+            f"         the paid placements {names}, in turn on top of the {pages} flat pages"
+            f" read so far: sent to {_count(chats, 'chat')}, kept by {_count(searches, 'search')}"
+        )
 
     async def _scrape(self) -> None:
         """The `scrape` job's pass, and what each feed did in it: one request for many."""
