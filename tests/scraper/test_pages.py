@@ -20,11 +20,11 @@ from habicht.db import Database
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.market.going import going_price
 from habicht.model import Listing, Search
-from habicht.scraper.feeds import assign_feeds
+from habicht.scraper.feeds import Feed, assign_feeds, scan_feed
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.local import local_search
 from habicht.scraper.parse import parse_search_page
-from habicht.scraper.scan import ScanSummary, scan
+from habicht.scraper.scan import ScanSummary, Tally, scan
 from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.subscriptions import Subscriptions
 
@@ -200,3 +200,42 @@ async def test_a_keyword_flat_search_stays_plain(
         ),
         (worded.url, 0, None),
     ]
+
+
+async def test_a_feed_read_drops_the_placement_and_judges_its_own_entry(
+    run: Any,
+    subs: Subscriptions,
+    pages: FlatPages,
+    db: Database,
+    client: WillhabenClient,
+    clock: FakeClock,
+) -> None:
+    """The rental feed's placement is neither matched nor remembered as shown (no anchor):
+    when the flat later stands in its own place on the feed, it is judged as every advert,
+    and its search hears of it from the feed."""
+    await subs.add_watch(1, NEUBAU, max_watches=5)
+    await subs.add_watch(2, TIROL, max_watches=5)
+    pages.show(NEUBAU_PATH, [])
+    pages.show(TIROL_PATH, [])
+    await run()
+    await assign_feeds(db, now=clock())
+    row = (await db.fetchall("SELECT id, url FROM feeds"))[0]
+    feed = Feed(row["id"], row["url"])
+    feed_path = "/iad/immobilien/mietwohnungen/mietwohnung-angebote"
+    pages.show(feed_path, [vienna_placement("2"), flat("1")], rows_found=2)
+    await read_feed(db, client, feed, clock)
+    assert await alerts(db) == ["new 1"]
+    shown_by_feed = await db.fetchall("SELECT ad_id FROM feed_listings")
+    assert [row["ad_id"] for row in shown_by_feed] == ["1"]
+    pages.show(feed_path, [vienna_placement("3"), flat("2", "1695"), flat("1")], rows_found=3)
+    await read_feed(db, client, feed, clock)
+    assert await alerts(db) == ["new 1", "new 2"]
+
+
+async def read_feed(db: Database, client: WillhabenClient, feed: Feed, clock: FakeClock) -> None:
+    clock.advance(60)
+    tally = Tally()
+    kind = await scan_feed(
+        db, client, TextRenderer(), feed, clock=clock, max_attempts=5, tally=tally
+    )
+    assert (kind, tally.feeds) == (None, 1)
