@@ -324,10 +324,12 @@ def _bound(given: Mapping[str, tuple[str, ...]], name: str) -> Decimal | None:
 def ruled_out(url: str, listing: Listing) -> bool:
     """Whether the decidable parameters of the flat search `url` certainly exclude `listing`,
     whether or not the search is local (a Tirol search with a keyword still excludes a Vienna
-    flat). True only by what REALESTATE.md holds verified or certain: the category (rent or
-    buy), the Bundesland, the Vienna district, price, living area, rooms bucket and type; of
-    several free areas or features only an advert with none of them. `ISPRIVATE` never rules
-    out (its effect is unverified), nor does anything an advert does not say. A building
+    flat). True only by what REALESTATE.md holds verified or certain: the category (a flat to
+    buy on a search for rent, or the other way round; an advert of any other `adTypeId` is
+    not known to be absent), the Bundesland, the Vienna district, price, living area, rooms
+    bucket and type; of several free areas or features only an advert with none of them.
+    `ISPRIVATE` never rules out (its effect is unverified), nor does anything an advert does
+    not say. A building
     project is ruled out by its place only: willhaben lists it through units the page does
     not show, in whichever category, price, size, rooms and type they have. False for every
     URL but a flat search, and for an advert that is not real estate."""
@@ -341,7 +343,7 @@ def ruled_out(url: str, listing: Listing) -> bool:
         return False
     given = parameters.values
     return (
-        (estate.ad_type is not None and estate.ad_type != parameters.ad_type)
+        (estate.ad_type in _CATEGORIES.values() and estate.ad_type != parameters.ad_type)
         or _outside(given, "PRICE", listing.price)
         or _outside(given, "ESTATE_SIZE/LIVING_AREA", estate.living_area)
         or _other(given.get("NO_OF_ROOMS_BUCKET"), estate.rooms)

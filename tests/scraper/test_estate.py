@@ -244,6 +244,7 @@ def test_ruled_out_only_where_the_decidable_parameters_certainly_exclude() -> No
     assert not ruled_out(tirol, flat(state="Wien Umgebung"))
     assert not ruled_out(tirol, flat(None, state="Tirol", ad_type=None))
     assert ruled_out(tirol, flat(ad_type=16))
+    assert not ruled_out(tirol, flat(state="Tirol", ad_type=7))  # no flat category
     assert not ruled_out(tirol, flat("99999", state="Tirol", ad_type=16))
     neubau = normalise_search_url(
         f"{RENT}/wien/wien-1070-neubau?ISPRIVATE=1&NO_OF_ROOMS_BUCKET=3X3&AVAILABLETODAY=1"
