@@ -15,8 +15,9 @@ search's own scan, which still runs, finds the rest:
   plain: no saved page shows what their adverts carry.
 - **Place**: a Bundesland (path `/wien/` … `/vorarlberg/`, or `areaId` 1 to 8, 900) is the advert's
   `STATE`; a Vienna district (path `/wien/wien-1070-neubau/`, or `areaId` 117223 to 117245) its
-  `LOCATION_ID`. A path place counts as one more `areaId`; several are any of them. A
-  Bundesland mixed with districts, a district outside Vienna, a town: not decidable.
+  `LOCATION_ID`. Several `areaId`s are any of them. A Bundesland mixed with districts, a
+  district outside Vienna, a town, a place in the path beside another `areaId` (whether
+  willhaben adds them, intersects them or takes one is not known): not decidable.
 - **Price** (`PRICE_FROM`/`PRICE_TO`, cents allowed) and **living area**
   (`ESTATE_SIZE/LIVING_AREA_FROM`/`_TO`): both ends inclusive, on `PRICE` and
   `ESTATE_SIZE/LIVING_AREA`.
@@ -246,8 +247,10 @@ def _parameters(url: str) -> _Parameters | None:
             values.setdefault(name, []).append(value)
         else:
             undecidable = True
-    areas = [*(path_area or ()), *values.pop("areaId", ())]
-    area = _area(areas) if path_area is not None else None
+    given_areas = values.pop("areaId", [])
+    area = _area(given_areas or path_area or ()) if path_area is not None else None
+    if path_area and given_areas and set(given_areas) != set(path_area):
+        area = None  # a place in the path and another in the query: meaning not known
     decided: dict[str, tuple[str, ...]] = {}
     for name, given in values.items():
         if _decidable(name, given):

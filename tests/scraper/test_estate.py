@@ -85,7 +85,7 @@ def test_every_advert_of_the_saved_page_matches_its_own_search() -> None:
         (f"{RENT}/wien/wien-1070-neubau/", set(), {"117229"}),
         (f"{RENT}/wien/wien-1150-rudolfsheim-fuenfhaus", set(), {"117237"}),
         (f"{RENT}/mietwohnung-angebote?areaId=117223&areaId=117245", set(), {"117223", "117245"}),
-        (f"{RENT}/wien/wien-1070-neubau?areaId=117230", set(), {"117229", "117230"}),
+        (f"{RENT}/wien/wien-1070-neubau?areaId=117229", set(), {"117229"}),
         (f"{BUY}/eigentumswohnung-angebote?areaId=117224", set(), {"117224"}),
         (
             f"{RENT}/salzburg?parent_areaid=&isNavigation=true&sfId=x&rows=30&page=2",
@@ -187,6 +187,8 @@ def test_the_placement_and_building_projects_are_never_local_matches() -> None:
         f"{RENT}/mietwohnung-angebote?areaId=117246",
         f"{RENT}/mietwohnung-angebote?areaId=900&areaId=117224",
         f"{RENT}/wien?areaId=117224",
+        f"{RENT}/wien/wien-1070-neubau?areaId=117230",
+        f"{RENT}/tirol?areaId=900",
         f"{RENT}/niederoesterreich/baden",
         f"{RENT}/wien/wien-1070-mariahilf",
         f"{RENT}/andere-laender",
@@ -221,14 +223,17 @@ def test_a_keyword_flat_search_stays_plain() -> None:
 def test_normalising_keeps_repeated_areas_and_the_path_place() -> None:
     """Two subscribers' same search is one URL, and nothing that decides it is lost."""
     url = normalise_search_url(
-        f"{RENT}/wien/wien-1070-neubau/?areaId=117230&areaId=117229&sfId=abc&rows=30"
+        f"{RENT}/mietwohnung-angebote?areaId=117230&areaId=117229&sfId=abc&rows=30"
         "&NO_OF_ROOMS_BUCKET=3X3&NO_OF_ROOMS_BUCKET=2X2"
     )
     assert url == (
-        f"{RENT}/wien/wien-1070-neubau/?NO_OF_ROOMS_BUCKET=2X2&NO_OF_ROOMS_BUCKET=3X3"
+        f"{RENT}/mietwohnung-angebote?NO_OF_ROOMS_BUCKET=2X2&NO_OF_ROOMS_BUCKET=3X3"
         "&areaId=117229&areaId=117230&sort=1"
     )
-    assert local(url).districts == {"117229", "117230"}
+    assert (local(url).districts, local(url).rooms) == ({"117229", "117230"}, {"2X2", "3X3"})
+    place = normalise_search_url(f"{RENT}/wien/wien-1070-neubau/?sfId=abc")
+    assert place == f"{RENT}/wien/wien-1070-neubau/?sort=1"
+    assert local(place).districts == {"117229"}
 
 
 def test_ruled_out_only_where_the_decidable_parameters_certainly_exclude() -> None:
