@@ -52,7 +52,16 @@ from urllib.parse import parse_qsl, urlsplit
 
 from habicht.model import Estate, Listing
 
-__all__ = ["ESTATE_FEEDS", "EstateSearch", "estate_search", "placed", "ruled_out", "stray"]
+__all__ = [
+    "BUY",
+    "ESTATE_FEEDS",
+    "RENT",
+    "EstateSearch",
+    "estate_search",
+    "placed",
+    "ruled_out",
+    "stray",
+]
 
 _IMMOBILIEN = "/iad/immobilien/"
 RENT, BUY = 2, 1
