@@ -7,11 +7,15 @@ import time
 from dataclasses import replace
 from decimal import Decimal
 
+import httpx
 import pytest
 from conftest import FIXTURES
+from kit.flats import random_flats, random_searches
 
+from habicht.fakes import FakeAdvert, render_search_page
+from habicht.fakes.willhaben_world import lister
 from habicht.model import Estate, Listing
-from habicht.scraper.estate import EstateSearch, ruled_out
+from habicht.scraper.estate import EstateSearch, placed, ruled_out
 from habicht.scraper.local import FeedMatcher, local_search
 from habicht.scraper.parse import parse_search_page
 from habicht.scraper.urls import normalise_search_url
@@ -358,3 +362,49 @@ def test_the_feed_matcher_keeps_its_speed_with_2000_flat_searches() -> None:
     started = time.process_time()
     matcher.match(page)
     assert time.process_time() - started < 0.5
+
+
+# ---- against the fake world: a few thousand random flats, a few hundred random searches ----
+
+
+def _parsed(adverts: list[FakeAdvert]) -> list[Listing]:
+    """The adverts as the parser reads them off a real-shaped page (placements left out: the
+    world puts them on top of filtered pages, and `stray` drops them before any matching)."""
+    page = parse_search_page(render_search_page(adverts))
+    return [listing for listing in page.listings if not placed(listing)]
+
+
+@pytest.mark.parametrize("all_of", [False, True], ids=["several-means-any", "several-means-all"])
+def test_local_flat_searches_list_a_subset_of_what_willhaben_lists(all_of: bool) -> None:
+    """Issue 29, over 3,000 random flats (projects, bumped and reserved ones among them) and
+    300 random searches (districts, Bundesländer, path places, prices with cents, sizes,
+    rooms, types, free areas, features; ~15 % with an undecidable parameter), against the
+    fake world's own filtering under either meaning of several free areas or features:
+    a local match is always a flat willhaben lists (local ⊆ listed); every search without an
+    undecidable parameter is local; and what willhaben lists beyond the local matches is only
+    building projects or, where several free areas or features are asked for and the world
+    reads them as "any", flats having only some of them."""
+    adverts = random_flats(seed=29)
+    listings = {listing.id: listing for listing in _parsed(adverts)}
+    assert len(listings) == len(adverts)
+    projects = {advert.id for advert in adverts if advert.estate and advert.estate.project}
+    searches = random_searches(seed=29)
+    assert sum(search.undecidable is not None for search in searches) >= 30
+    checked = 0
+    for search in searches:
+        url = normalise_search_url(search.url)
+        local = local_search(url)
+        if search.undecidable is None:
+            assert local is not None, f"decidable but plain: {search.url}"
+        if local is None:
+            continue
+        lists = lister(httpx.URL(url), all_of=all_of)
+        listed = {advert.id for advert in adverts if lists(advert)}
+        matched = {ad_id for ad_id, listing in listings.items() if local.matches(listing)}
+        assert matched <= listed, f"{search.url}: local but not listed {sorted(matched - listed)}"
+        beyond = listed - matched - projects
+        if beyond:  # only where "several" reads as "any" on willhaben's side
+            assert search.several, f"{search.url}: missed {sorted(beyond)}"
+            assert not all_of, f"{search.url}: missed {sorted(beyond)}"
+        checked += len(listed)
+    assert checked > 1000  # the searches list flats, so the subset means something
