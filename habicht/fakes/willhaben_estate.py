@@ -213,6 +213,7 @@ _TOWNS = (  # Bundesland, Bezirk, town id, name, postcode
     ("8", "802", "80207", "Feldkirch", "6800"),
 )
 
+
 def _town_segment(name: str) -> str:
     """A town's path segment: its name, or `<name>-stadt` where that is also a Bundesland's
     (`/salzburg/` is the Bundesland, as every Bundesland's segment is; the town is

@@ -51,11 +51,25 @@ from decimal import Decimal
 from urllib.parse import parse_qsl, urlsplit
 
 from habicht.model import Estate, Listing
+from habicht.scraper.estate_terms import (
+    BUY,
+    CATEGORY_ROOTS,
+    DISTRICT_SEGMENTS,
+    ESTATE_FEEDS,
+    FEATURES,
+    FLAT_CATEGORIES,
+    FLAT_TYPES,
+    FREE_AREAS,
+    IMMOBILIEN,
+    PAGE_STATE,
+    RENT,
+    ROOM_BUCKETS,
+    STATE_SEGMENTS,
+    STATES,
+    VIENNA_DISTRICTS,
+)
 
 __all__ = [
-    "BUY",
-    "ESTATE_FEEDS",
-    "RENT",
     "EstateSearch",
     "estate_search",
     "placed",
@@ -63,79 +77,15 @@ __all__ = [
     "stray",
 ]
 
-_IMMOBILIEN = "/iad/immobilien/"
-RENT, BUY = 2, 1
-"""`adTypeId` of a flat to rent and a flat to buy."""
-_CATEGORIES = {"mietwohnungen": RENT, "eigentumswohnung": BUY}
-"""The path segment of each flat category and the `adTypeId` its adverts carry."""
-_ROOTS = {"mietwohnungen": "mietwohnung-angebote", "eigentumswohnung": "eigentumswohnung-angebote"}
-"""Each category's own `…-angebote` segment: the category root, Austria-wide."""
-ESTATE_FEEDS = {
-    RENT: "/iad/immobilien/mietwohnungen/mietwohnung-angebote",
-    BUY: "/iad/immobilien/eigentumswohnung/eigentumswohnung-angebote",
-}
-"""The newest-first page of each category by `adTypeId`: the feed of its local searches."""
-
-_STATES = {
-    "1": ("burgenland", "Burgenland"),
-    "2": ("kaernten", "Kärnten"),
-    "3": ("niederoesterreich", "Niederösterreich"),
-    "4": ("oberoesterreich", "Oberösterreich"),
-    "5": ("salzburg", "Salzburg"),
-    "6": ("steiermark", "Steiermark"),
-    "7": ("tirol", "Tirol"),
-    "8": ("vorarlberg", "Vorarlberg"),
-    "900": ("wien", "Wien"),
-}
-"""A Bundesland's `areaId`: its path segment and the `STATE` its adverts carry."""
-_STATE_OF_SEGMENT = {segment: area for area, (segment, _) in _STATES.items()}
-_STATE_NAMES = frozenset(name for _, name in _STATES.values())
-_DISTRICTS = (
-    "innere-stadt",
-    "leopoldstadt",
-    "landstrasse",
-    "wieden",
-    "margareten",
-    "mariahilf",
-    "neubau",
-    "josefstadt",
-    "alsergrund",
-    "favoriten",
-    "simmering",
-    "meidling",
-    "hietzing",
-    "penzing",
-    "rudolfsheim-fuenfhaus",
-    "ottakring",
-    "hernals",
-    "waehring",
-    "doebling",
-    "brigittenau",
-    "floridsdorf",
-    "donaustadt",
-    "liesing",
-)
-_DISTRICT_OF_SEGMENT = {
-    f"wien-{1000 + 10 * number}-{name}": str(117222 + number)
-    for number, name in enumerate(_DISTRICTS, start=1)
-}
-"""A Vienna district's path segment (as the saved page links it) and its `areaId`."""
-_DISTRICT_IDS = frozenset(_DISTRICT_OF_SEGMENT.values())
-_ROOMS = frozenset({"1X1", "2X2", "3X3", "4X4", "5X5", "6X9", "10X", "0X0"})
-_PROPERTY_TYPES = frozenset(
-    {"3", "100", "101", "102", "105", "110", "111", "112", "113", "16", "27"}
-)
-_FREE_AREAS = frozenset({"10", "20", "30", "40", "50", "60"})
-_FEATURES = frozenset({"4", "15", "23", "24", "25", "26", "27", "28", "250"})
+_STATE_NAMES = frozenset(STATES.values())
 _SELLER = {"1": True, "0": False}
 _AMOUNT = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,2})?")
 """A bound as willhaben's links write it: euros or m², cents allowed ("949.99")."""
-_PAGE_STATE = frozenset({"rows", "page", "isNavigation", "sfId", "parent_areaid"})
 _MULTI = {
-    "NO_OF_ROOMS_BUCKET": _ROOMS,
-    "PROPERTY_TYPE": _PROPERTY_TYPES,
-    "FREE_AREA/FREE_AREA_TYPE": _FREE_AREAS,
-    "ESTATE_PREFERENCE": _FEATURES,
+    "NO_OF_ROOMS_BUCKET": ROOM_BUCKETS,
+    "PROPERTY_TYPE": FLAT_TYPES,
+    "FREE_AREA/FREE_AREA_TYPE": FREE_AREAS,
+    "ESTATE_PREFERENCE": FEATURES,
 }
 """Parameters that may repeat, and the values each may take."""
 _BOUNDS = ("PRICE_FROM", "PRICE_TO", "ESTATE_SIZE/LIVING_AREA_FROM", "ESTATE_SIZE/LIVING_AREA_TO")
@@ -238,19 +188,19 @@ def _parameters(url: str) -> _Parameters | None:
     scan asks `ruled_out` for every advert of every page."""
     parts = urlsplit(url)
     path = parts.path.rstrip("/")
-    if not path.startswith(_IMMOBILIEN):
+    if not path.startswith(IMMOBILIEN):
         return None
-    category, *places = path.removeprefix(_IMMOBILIEN).split("/")
-    ad_type = _CATEGORIES.get(category)
+    category, *places = path.removeprefix(IMMOBILIEN).split("/")
+    ad_type = FLAT_CATEGORIES.get(category)
     if ad_type is None:
         return None
-    if places == [_ROOTS[category]]:
+    if places == [CATEGORY_ROOTS[category]]:
         places = []
     path_area = _path_area(places)
     values: dict[str, list[str]] = {}
     undecidable = path_area is None
     for name, value in parse_qsl(parts.query, keep_blank_values=True):
-        if name in _PAGE_STATE or (name == "sort" and value == "1"):
+        if name in PAGE_STATE and (name != "sort" or value == "1"):
             continue
         if name == "areaId" or name in _MULTI or name in _BOUNDS or name == "ISPRIVATE":
             values.setdefault(name, []).append(value)
@@ -285,10 +235,10 @@ def _path_area(places: list[str]) -> list[str] | None:
     under `/wien/`; None for a place habicht cannot tie to an area."""
     if not places:
         return []
-    if len(places) == 1 and places[0] in _STATE_OF_SEGMENT:
-        return [_STATE_OF_SEGMENT[places[0]]]
-    if len(places) == 2 and places[0] == "wien" and places[1] in _DISTRICT_OF_SEGMENT:
-        return [_DISTRICT_OF_SEGMENT[places[1]]]
+    if len(places) == 1 and places[0] in STATE_SEGMENTS:
+        return [STATE_SEGMENTS[places[0]]]
+    if len(places) == 2 and places[0] == "wien" and places[1] in DISTRICT_SEGMENTS:
+        return [DISTRICT_SEGMENTS[places[1]]]
     return None
 
 
@@ -296,9 +246,9 @@ def _area(area_ids: Iterable[str]) -> _Area | None:
     """Bundesländer or Vienna districts, any of them; None for a town's or another district's
     id, or a Bundesland mixed with districts (REALESTATE.md trap 5)."""
     ids = set(area_ids)
-    if ids <= _STATES.keys():
-        return _Area(states=frozenset(_STATES[area][1] for area in ids))
-    if ids <= _DISTRICT_IDS:
+    if ids <= STATES.keys():
+        return _Area(states=frozenset(STATES[area] for area in ids))
+    if ids <= VIENNA_DISTRICTS.keys():
         return _Area(districts=frozenset(ids))
     return None
 
@@ -355,7 +305,7 @@ def ruled_out(url: str, listing: Listing) -> bool:
         return False
     given = parameters.values
     return (
-        (estate.ad_type in _CATEGORIES.values() and estate.ad_type != parameters.ad_type)
+        (estate.ad_type in (RENT, BUY) and estate.ad_type != parameters.ad_type)
         or _outside(given, "PRICE", listing.price)
         or _outside(given, "ESTATE_SIZE/LIVING_AREA", estate.living_area)
         or _other(given.get("NO_OF_ROOMS_BUCKET"), estate.rooms)
@@ -389,7 +339,7 @@ def _elsewhere(area: _Area, estate: Estate) -> bool:
     if area.districts:
         if estate.state in _STATE_NAMES and estate.state != "Wien":
             return True
-        return estate.location_id in _DISTRICT_IDS and estate.location_id not in area.districts
+        return estate.location_id in VIENNA_DISTRICTS and estate.location_id not in area.districts
     return False
 
 
