@@ -8,7 +8,6 @@ import re
 import socket
 from dataclasses import replace
 from datetime import datetime
-from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -370,13 +369,6 @@ def test_the_flat_hunters_list_names_her_searches_in_words(
     assert "willhaben.at" not in listed
 
 
-_ESTATE = pytest.mark.xfail(
-    find_spec("habicht.scraper.estate") is None,
-    reason="until branch estate: flat searches local, Listing.estate parsed, placements dropped",
-    strict=True,
-)
-
-
 async def _chat_alerts(path: Path, chat_id: int) -> list[dict[str, object]]:
     async with Database(path) as db:
         rows = await db.fetchall(
@@ -397,7 +389,6 @@ async def _placement_rows(path: Path) -> int:
     return len(sent) + len(kept)
 
 
-@_ESTATE
 def test_the_flat_hunter_gets_the_flats_that_fit_through_the_feed_and_never_the_placement(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -430,7 +421,6 @@ def test_the_flat_hunter_gets_the_flats_that_fit_through_the_feed_and_never_the_
     assert served == ["1", "1", "1"]  # the three new flats, one a read; the drop is no new one
 
 
-@_ESTATE
 def test_a_flat_alert_says_what_a_flat_hunter_decides_on(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
