@@ -18,9 +18,10 @@ from habicht.db import Database
 from habicht.demo import run_demo
 from habicht.demo.clock import VirtualClock
 from habicht.demo.observe import Attempt
-from habicht.demo.scenario import ANNA, BEN, CARLA
+from habicht.demo.scenario import ANNA, BEN, CARLA, LENA
 from habicht.demo.story import narrate
 from habicht.demo.terminal import one_line, wants_colour
+from habicht.fakes.willhaben_flats import PLACEMENTS
 from habicht.queue import Notification
 
 FAST = "1e9"  # virtual seconds per real second: the test never waits for a backoff
@@ -160,7 +161,8 @@ def test_the_demo_shows_one_feed_request_serving_several_watches(
     assert main(["demo", "--db", str(path), "--speed", FAST]) == 0
     out = capsys.readouterr().out
     served = re.findall(
-        r"feed +willhaben +one request served (\d+) watches of 2 searches: \d+ alerts? from"
+        r"feed +willhaben +the marketplace's newest: one request served (\d+) watches of 2"
+        r" searches: \d+ alerts? from"
         r" the feed, the slowest queued (\d+) s after its advert appeared — within the minute",
         out,
     )
@@ -168,8 +170,9 @@ def test_the_demo_shows_one_feed_request_serving_several_watches(
     assert all(int(watches) >= 2 and int(slowest) <= 60 for watches, slowest in served)
     cycle = out[out.index("cycle 1/5") : out.index("cycle 2/5")]
     fetches = re.findall(r"fetch +willhaben +(.*)", cycle)
-    assert fetches[0] == '"feed: the marketplace\'s newest" → 200'
-    assert sorted(fetches[1:]) == ['"rtx 3070" → 200', '"sofa" → 200']
+    marketplace = [fetch for fetch in fetches if "flats" not in fetch]  # Lena's are her own
+    assert marketplace[0] == '"feed: the marketplace\'s newest" → 200'
+    assert sorted(marketplace[1:]) == ['"rtx 3070" → 200', '"sofa" → 200']
     detected = set(re.findall(r"detected #\d+ (Anna|Ben|flat share) ", cycle))
     assert detected == {"Anna", "Ben", "flat share"}
 
@@ -350,3 +353,91 @@ def test_the_demo_shows_a_near_watch_and_the_going_price(
     assert not any(town in " ".join(flat) for town in ("Bregenz", "Krems", "Graz"))
     # The lines are cut to the terminal's width; the ones long enough show the median.
     assert sum("📊 ≈" in line for line in ben) >= 4
+
+
+def test_the_flat_hunters_list_names_her_searches_in_words(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 29: Lena pastes two flat searches as willhaben writes them (`areaId`s with page
+    state; a district in the path), and her `/list` names each in words, not by its URL."""
+    assert main(["demo", "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    listed = out[out.index("Lena     /list") :].split("\n\n")[0]
+    home = "Mietwohnung · Wien 1070, 1080 · 2\u20133 Zimmer · bis € 1.200 · ab 50 m²"
+    assert f"│ 1. {home} — aktiv" in listed
+    assert "│ 2. Mietwohnung · Wien 1090 · bis € 950 — aktiv" in listed
+    assert "willhaben.at" not in listed
+
+
+async def _chat_alerts(path: Path, chat_id: int) -> list[dict[str, object]]:
+    async with Database(path) as db:
+        rows = await db.fetchall(
+            "SELECT kind, ad_id, status, source FROM notifications"
+            " WHERE chat_id = ? AND kind IN ('new', 'drop') ORDER BY id",
+            (chat_id,),
+        )
+    return [dict(row) for row in rows]
+
+
+async def _placement_rows(path: Path) -> int:
+    """Outbox rows and search listings of any paid placement the fake world showed."""
+    ids = [advert.id for advert in PLACEMENTS]
+    marks = ", ".join("?" * len(ids))
+    async with Database(path) as db:
+        sent = await db.fetchall(f"SELECT id FROM notifications WHERE ad_id IN ({marks})", ids)
+        kept = await db.fetchall(f"SELECT ad_id FROM search_listings WHERE ad_id IN ({marks})", ids)
+    return len(sent) + len(kept)
+
+
+def test_the_flat_hunter_gets_the_flats_that_fit_through_the_feed_and_never_the_placement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 29: of the flats the cycles bring, Lena is told of exactly the three that fit one
+    of her searches and of the rent drop — not the one over her cap, not the one in Mariahilf,
+    not the bumped one she knows — all through the newest flats to rent, whose one request
+    serves both her searches. The paid placements on top of every flat page, rotating between
+    reads and fitting neither search, reach nobody and are no search's listing."""
+    path = tmp_path / "demo.sqlite3"
+    assert main(["demo", "--db", str(path), "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    rows = asyncio.run(_chat_alerts(path, LENA.chat_id))
+    assert [(row["kind"], row["ad_id"]) for row in rows] == [
+        ("new", "1750400151"),  # 1070, 3 rooms, 72 m², € 1,100
+        ("new", "1750400161"),  # 1090, € 760: her second search
+        ("drop", "1750400112"),  # € 1,190 → € 1,090
+        ("new", "1750400172"),  # 1080, 2 rooms, 54 m², € 820
+    ]
+    assert {(row["status"], row["source"]) for row in rows} == {("sent", "feed")}
+    assert "one more paid placement, on top of every flat page in turn" in out
+    assert re.search(
+        r"the paid placements „.+“ and „.+“, in turn on top of the \d\d flat pages read so far:"
+        r" sent to no chats, kept by no searches",
+        out,
+    )
+    assert asyncio.run(_placement_rows(path)) == 0
+    served = re.findall(
+        r"the newest flats to rent: one request served 2 watches of 2 searches: (\d) alerts?", out
+    )
+    assert served == ["1", "1", "1"]  # the three new flats, one a read; the drop is no new one
+
+
+def test_a_flat_alert_says_what_a_flat_hunter_decides_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 29: Lena's chat, shown whole: a new flat's alert says its district, rent, living
+    area, rooms, € per m² and balcony, and compares its € per m² with the going price per m²
+    of her search's twelve flats (the eleven before and itself: no placement counted); the
+    rent drop reads as a drop."""
+    assert main(["demo", "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    chat = out[out.index("━━ what Lena reads") : out.index("━━ the owner asks")]
+    first = chat[: chat.index("Alsergrund")]
+    assert "│ 🆕 Neubau: 3 Zimmer mit Balkon" in first
+    assert "│ 💶 € 1.100" in first
+    assert "│ 📍 1070 Neubau" in first
+    assert "│ 🏠 Miete · 72 m² · 3 Zimmer · € 15,28/m² · Balkon" in first
+    assert re.search(r"│ 📊 ≈ \d+ % unter dem Median von 12 \(€ 15,\d\d/m², 30 Tage\)", first)
+    drop = chat[chat.index("📉") :]
+    assert drop.startswith("📉 Altbau 3 Zimmer nahe Siebensterngasse")
+    assert "│ 💶 € 1.190 → € 1.090 (-8 %)" in drop
+    assert "│ 🏠 Miete · 78 m² · 3 Zimmer · € 13,97/m²" in drop

@@ -1,28 +1,54 @@
-"""What a scrape pass's feed read did, for the story: how many watches its one request
-served, and how soon after the adverts appeared its alerts were queued — counted in the
-database, like the rest of the demo's account."""
+"""What a scrape pass's feed reads did, for the story: for each feed read, how many watches
+its one request served, and how soon after the adverts appeared its alerts were queued —
+counted in the database, like the rest of the demo's account.
+
+The demo has two feeds once Lena watches her flats: the marketplace's newest adverts (the
+graphics cards and the sofas) and the newest flats to rent (her two searches); each reads
+its own line.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlsplit
 
 from habicht.db import Database
+from habicht.fakes.willhaben_estate import BUY, PATHS, RENT
 
-__all__ = ["FeedServed", "feed_served"]
+__all__ = ["FeedServed", "feed_name", "feeds_served"]
+
+_FEEDS = {
+    "/iad/kaufen-und-verkaufen/marktplatz": "the marketplace's newest",
+    PATHS[RENT]: "the newest flats to rent",
+    PATHS[BUY]: "the newest flats to buy",
+}
+
+
+def feed_name(url: str) -> str | None:
+    """The story's name of a feed's URL (a category's newest-first page without filters:
+    nothing in the query but `sort`, `rows` and `page`), or None for any other URL."""
+    parts = urlsplit(url)
+    if {name for name, _ in parse_qsl(parts.query)} - {"sort", "rows", "page"}:
+        return None
+    return _FEEDS.get(parts.path.rstrip("/"))
 
 
 @dataclass(frozen=True)
 class FeedServed:
-    """One feed read: `watches` of `searches` served, `alerts` new-listing alerts from it,
-    the `slowest` of them queued that many seconds after its advert's `PUBLISHED`."""
+    """One feed read: the feed's `name`, `watches` of `searches` served, `alerts` new-listing
+    alerts from it, the `slowest` of them queued that many seconds after its advert's
+    `PUBLISHED`."""
 
+    name: str
     watches: int
     searches: int
     alerts: int
     slowest: float
 
     def story(self) -> str:
-        served = f"one request served {self.watches} watches of {self.searches} searches"
+        served = (
+            f"{self.name}: one request served {self.watches} watches of {self.searches} searches"
+        )
         if not self.alerts:
             return f"{served}: nothing new for them"
         alerts = "1 alert" if self.alerts == 1 else f"{self.alerts} alerts"
@@ -36,22 +62,39 @@ class FeedServed:
 _SERVED = """
 SELECT count(*) AS watches, count(DISTINCT s.id) AS searches
 FROM watches w JOIN searches s ON s.id = w.search_id JOIN chats c ON c.chat_id = w.chat_id
-WHERE s.feed_id = ? AND w.status = 'active' AND c.status = 'active'
+WHERE s.feed_id = :feed AND w.status = 'active' AND c.status = 'active'
   AND w.baseline_at IS NOT NULL
 """
 
 _ALERTS = """
 SELECT count(*) AS alerts, coalesce(max(n.created_at - l.published_at), 0) AS slowest
 FROM notifications n JOIN listings l ON l.ad_id = n.ad_id
-WHERE n.source = 'feed' AND n.kind = 'new' AND n.created_at >= ?
+WHERE n.source = 'feed' AND n.kind = 'new' AND n.created_at >= :since
+  AND EXISTS (
+    SELECT 1 FROM notification_watches nw
+    JOIN watches w ON w.id = nw.watch_id JOIN searches s ON s.id = w.search_id
+    WHERE nw.notification_id = n.id AND s.feed_id = :feed
+  )
 """
 
 
-async def feed_served(db: Database, *, since: float) -> FeedServed | None:
-    """The feed read since `since`, or None when no feed was read."""
-    feed = await db.fetchall("SELECT id FROM feeds WHERE last_success_at >= ?", (since,))
-    if not feed:
-        return None
-    served = (await db.fetchall(_SERVED, (feed[0]["id"],)))[0]
-    alerts = (await db.fetchall(_ALERTS, (since,)))[0]
-    return FeedServed(served["watches"], served["searches"], alerts["alerts"], alerts["slowest"])
+async def feeds_served(db: Database, *, since: float) -> list[FeedServed]:
+    """The feeds read since `since`, in the order they were made (none: no feed was read)."""
+    feeds = await db.fetchall(
+        "SELECT id, url FROM feeds WHERE last_success_at >= ? ORDER BY id", (since,)
+    )
+    served = []
+    for feed in feeds:
+        args = {"feed": feed["id"], "since": since}
+        watches = (await db.fetchall(_SERVED, args))[0]
+        alerts = (await db.fetchall(_ALERTS, args))[0]
+        served.append(
+            FeedServed(
+                feed_name(feed["url"]) or feed["url"],
+                watches["watches"],
+                watches["searches"],
+                alerts["alerts"],
+                alerts["slowest"],
+            )
+        )
+    return served

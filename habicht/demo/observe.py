@@ -15,17 +15,20 @@ from typing import Any
 import httpx
 
 from habicht.clock import Clock
+from habicht.demo.feed import feed_name
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 
-__all__ = ["Attempt", "Fetch", "Recorder", "TappedBotAPI"]
+__all__ = ["Attempt", "Fetch", "Recorder", "TappedBotAPI", "search_key"]
 
-_MARKETPLACE = "/iad/kaufen-und-verkaufen/marktplatz"
+_PAGING = frozenset({"sort", "rows", "page"})
 
 
-def _named(path: str) -> str:
-    """A fetch without words: the marketplace's newest adverts is the feed."""
-    return "feed: the marketplace's newest" if path.rstrip("/") == _MARKETPLACE else path
+def search_key(url: httpx.URL) -> tuple[str, frozenset[tuple[str, str]]]:
+    """What a fetch asks for, however habicht pages and orders it: the path and the
+    parameters but `sort`, `rows` and `page`."""
+    params = frozenset(pair for pair in url.params.multi_items() if pair[0] not in _PAGING)
+    return url.path.rstrip("/"), params
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,7 @@ class Attempt:
 
 @dataclass(frozen=True)
 class Fetch:
-    """One request to willhaben for the search with keyword `search` (or the feed), and its
+    """One request to willhaben for the search named `search` (a feed: "feed: …"), and its
     status."""
 
     at: float
@@ -52,14 +55,20 @@ class Fetch:
 
 
 class Recorder:
-    """Collects attempts and fetches until `take()` hands them over."""
+    """Collects attempts and fetches until `take()` hands them over; `searches` names the
+    searches without words by their `search_key` (a search with words is named by them)."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(
+        self, clock: Clock, searches: Mapping[tuple[str, frozenset[tuple[str, str]]], str]
+    ) -> None:
         self.clock = clock
+        self.searches = searches
         self.attempts: list[Attempt] = []
         self.fetches: list[Fetch] = []
         self.rate_limited = 0
         """429 answers seen in the whole run."""
+        self.flat_pages = 0
+        """Real-estate pages willhaben served in the whole run: each with a paid placement."""
 
     def attempt(
         self,
@@ -79,11 +88,19 @@ class Recorder:
 
         def handle(request: httpx.Request) -> httpx.Response:
             response = site.handle(request)
-            search = request.url.params.get("keyword") or _named(request.url.path)
-            self.fetches.append(Fetch(self.clock(), search, response.status_code))
+            ok = response.status_code == 200
+            self.flat_pages += ok and request.url.path.startswith("/iad/immobilien/")
+            self.fetches.append(Fetch(self.clock(), self._named(request.url), response.status_code))
             return response
 
         return httpx.MockTransport(handle)
+
+    def _named(self, url: httpx.URL) -> str:
+        """A search's words, or its name; a feed's name; else the path."""
+        feed = feed_name(str(url))
+        if feed is not None:
+            return f"feed: {feed}"
+        return url.params.get("keyword") or self.searches.get(search_key(url), url.path)
 
     def take(self) -> tuple[list[Attempt], list[Fetch]]:
         taken = self.attempts, self.fetches

@@ -4,7 +4,8 @@ policy — against the simulated willhaben and the fake Telegram, on a virtual c
 Nothing is stubbed between the two fakes: subscribers' commands go through
 `Application.process_update`, scrape cycles are the `scrape` job itself, and between cycles
 the outbox is drained every HABICHT_QUEUE_INTERVAL as the `drain` job does. After each step
-the demo reads the outbox and prints what changed (`story`); at the end the owner asks
+the demo reads the outbox and prints what changed (`story`), one line each; after the cycles
+Lena's flat alerts are shown whole, as her chat reads them; at the end the owner asks
 `/queue`, and the account is counted in the database (`summary`).
 """
 
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import TextIO
 from zoneinfo import ZoneInfo
 
+import httpx
+
 from habicht.bot import (
     BASELINE,
     SCRAPE,
@@ -35,10 +38,10 @@ from habicht.config import Settings
 from habicht.db import Database
 from habicht.demo import scenario
 from habicht.demo.clock import VirtualClock
-from habicht.demo.feed import feed_served
-from habicht.demo.observe import Recorder, TappedBotAPI
+from habicht.demo.feed import feeds_served
+from habicht.demo.observe import Recorder, TappedBotAPI, search_key
 from habicht.demo.story import Entry, Outbox, narrate
-from habicht.demo.summary import Summary, describe, summarise
+from habicht.demo.summary import Summary, describe, placement_rows, summarise
 from habicht.demo.terminal import Terminal, plain, wants_colour
 from habicht.fakes.telegram import DEFAULT_TOKEN
 from habicht.fakes.willhaben_site import FakeWillhabenSite
@@ -128,6 +131,11 @@ def _last_night(now: float) -> date:
     return morning - timedelta(days=1)
 
 
+def _count(number: int, thing: str) -> str:
+    """`no chat`, `1 chat`, `2 chats`."""
+    return f"{number or 'no'} {thing}{'' if number == 1 else 'es' if thing.endswith('h') else 's'}"
+
+
 @contextmanager
 def _quiet(verbose: bool) -> Iterator[None]:
     """The story replaces the bot's logs: only errors show, and everything with -v. The
@@ -161,7 +169,9 @@ class _Demo:
         self.night = night
         self.clock = clock
         self.terminal = terminal
-        self.recorder = Recorder(clock)
+        self.recorder = Recorder(
+            clock, {search_key(httpx.URL(spec.url)): spec.name for spec in scenario.SEARCHES}
+        )
         self.api = TappedBotAPI(self.recorder)
         self.site = FakeWillhabenSite(world=True)
         self.world = scenario.World(self.site, self.api, clock)
@@ -207,7 +217,7 @@ class _Demo:
         self.terminal.heading("subscribers talk to the bot")
         for person in scenario.PEOPLE:
             for text in person.says:
-                await self._say(person, text)
+                await self._say(person, text, show_reply=text in scenario.SHOWN)
         cycles = len(scenario.CYCLES)
         for number, changes in enumerate(scenario.CYCLES, start=1):
             await self._drain_until(self.clock.start + number * self.settings.scrape_interval)
@@ -221,6 +231,8 @@ class _Demo:
         self.terminal.heading(f"after the last cycle · {self._time()}")
         await self._drain_until(self.clock() + TAIL_LIMIT, stop_when_empty=True)
         self.terminal.line(f"         {self._time()} nothing left to send")
+        self._chat(scenario.LENA)
+        await self._placements()
         self.terminal.heading("the owner asks /queue")
         for command in ("/queue", "/queue dead"):
             await self._say(scenario.OWNER, command, show_reply=True)
@@ -249,12 +261,39 @@ class _Demo:
         self.terminal.heading("07:00 in Vienna: Ben's quiet hours end")
         await self._step(deliver(self.app.bot_data))
 
+    def _chat(self, person: scenario.Person) -> None:
+        """The alerts `person`'s chat received, each in full as Telegram shows it — the story's
+        lines cut them to its width, and a flat hunter decides on the whole alert."""
+        self.terminal.heading(f"what {person.name} reads: the alerts in the chat")
+        alerts = [
+            row
+            for _, row in sorted(self.outbox.items())
+            if row.chat_id == person.chat_id and row.kind in ("new", "drop") and row.sent_at
+        ]
+        for row in alerts:
+            sent = self._time(row.sent_at)
+            for number, line in enumerate(plain(row.text).splitlines()):
+                self.terminal.line(f"{sent if number == 0 else '':<8}  │ {line}")
+
+    async def _placements(self) -> None:
+        """What became of the paid placements: none fits a search of Lena's, so none may
+        reach a chat or a search's listings (and its going price)."""
+        placements = self.site.placements
+        chats, searches = await placement_rows(
+            self.app.bot_data.db, [advert.id for advert in placements]
+        )
+        names = " and ".join(f"„{advert.title}“" for advert in placements)
+        pages = self.recorder.flat_pages
+        self.terminal.line(
+            f"         the paid placements {names}, in turn on top of the {pages} flat pages"
+            f" read so far: sent to {_count(chats, 'chat')}, kept by {_count(searches, 'search')}"
+        )
+
     async def _scrape(self) -> None:
-        """The `scrape` job's pass, and what the feed did in it: one request for many."""
+        """The `scrape` job's pass, and what each feed did in it: one request for many."""
         started = self.clock()
         await self._step(run_jobs_now(self.app, SCRAPE))
-        served = await feed_served(self.app.bot_data.db, since=started)
-        if served is not None:
+        for served in await feeds_served(self.app.bot_data.db, since=started):
             self._print(Entry(self.clock(), 0, "feed", "willhaben", served.story(), "good"))
 
     async def _say(self, person: scenario.Person, text: str, *, show_reply: bool = False) -> None:

@@ -10,6 +10,13 @@ Every advert has a real place (`PLACES`), so the flat share's `near 1070 30` kee
 within 30 km of its flat and its alerts say how far; the sofa search shows enough priced
 adverts for its alerts to compare each price with the search's going price (issue 21).
 
+Lena hunts a flat to rent (issue 29): a 2-3 room flat in 1070 or 1080 up to € 1,200 from 50 m²,
+pasted as willhaben writes it (`areaId`s), and a smaller one near her work in 1090 (a place in
+the path). The world's flats (`FLATS`) are built as real ones (`habicht.fakes.willhaben_flats`),
+so each search lists exactly the ones that fit; over the cycles some new flats fit and some do
+not, one is bumped, one's rent drops — and every flat page starts with a paid placement that
+fits neither of her searches and rotates between reads (`Promoted`): it must never reach her.
+
 The simulated willhaben is a *world* (issue 20): one catalogue that answers every search by
 filtering it, as willhaben does, so the marketplace's newest adverts — the feed both searches
 share — and the searches themselves agree. Both searches are local (the marketplace with
@@ -27,6 +34,8 @@ from decimal import Decimal
 from habicht.clock import Clock
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import FakeBotAPI, Fault
+from habicht.fakes.willhaben_estate import euros
+from habicht.fakes.willhaben_flats import PLACEMENTS, flat
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.scraper.urls import parse_watch_argument
 
@@ -38,22 +47,30 @@ __all__ = [
     "DORA",
     "EMIL",
     "FLAT",
+    "FLATS",
     "GPU",
+    "HOME",
+    "LENA",
+    "NEAR_WORK",
     "NIGHT",
     "OWNER",
     "PEOPLE",
     "SEARCHES",
+    "SHOWN",
     "SOFA",
     "Appears",
     "BlocksBot",
+    "Bumped",
     "Change",
     "Person",
     "Presses",
+    "Promoted",
     "RefusesPhoto",
     "Repriced",
     "SearchSpec",
     "Sold",
     "TelegramTrouble",
+    "Vacant",
     "WillhabenTrouble",
     "World",
     "names",
@@ -165,7 +182,56 @@ SOFA = SearchSpec(
         _sofa(918_300_091, "Zweisitzer Leinen beige", 210, "Mödling"),
     ),
 )
-SEARCHES = (GPU, SOFA)
+HOME = SearchSpec(
+    "flats 1070, 1080",
+    # As willhaben's search page writes it, page state (`sfId`, `isNavigation`) and all.
+    "https://www.willhaben.at/iad/immobilien/mietwohnungen/mietwohnung-angebote"
+    "?sfId=5b1d2a6e-3c0f-4e0e-9d7c-2b1f0c6a9e11&isNavigation=true&areaId=117229"
+    "&areaId=117230&NO_OF_ROOMS_BUCKET=2X2&NO_OF_ROOMS_BUCKET=3X3&PRICE_TO=1200"
+    "&ESTATE_SIZE/LIVING_AREA_FROM=50",
+    (),
+)
+"""Lena's flat: 2-3 rooms in Neubau or Josefstadt, up to € 1,200, from 50 m²."""
+NEAR_WORK = SearchSpec(
+    "flats 1090",
+    "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien/wien-1090-alsergrund?PRICE_TO=950",
+    (),
+)
+"""Or a smaller one in Alsergrund, near her work, up to € 950: the place in the path."""
+SEARCHES = (GPU, SOFA, HOME, NEAR_WORK)
+
+
+def _flat(
+    ad_id: int, title: str, rent: str, district: int, area: int, rooms: int, *free: str
+) -> FakeAdvert:
+    """A flat to rent in Vienna's `district`; `free` its free areas (20 Balkon, 30 Loggia)."""
+    return flat(
+        str(ad_id), title, rent, place=district, living_area=area, rooms=rooms, free_areas=free
+    )
+
+
+FLATS = (
+    _flat(1_750_400_111, "Helle 2-Zimmer-Wohnung mit Balkon", "890", 7, 55, 2, "20"),
+    _flat(1_750_400_112, "Altbau 3 Zimmer nahe Siebensterngasse", "1190", 7, 78, 3),
+    _flat(1_750_400_113, "Ruhige 2-Zimmer-Wohnung, hofseitig", "960", 7, 62, 2),
+    _flat(1_750_400_114, "Josefstadt: 2 Zimmer mit Balkon", "870", 8, 58, 2, "20"),
+    _flat(1_750_400_115, "3-Zimmer-Altbau, Lange Gasse", "1150", 8, 74, 3),
+    _flat(1_750_400_116, "Kompakte 2-Zimmer-Wohnung", "790", 8, 51, 2),
+    _flat(1_750_400_117, "Sonnige 3 Zimmer, Dachgeschoß", "1200", 7, 80, 3),
+    _flat(1_750_400_118, "2 Zimmer beim Volkstheater", "780", 7, 50, 2),
+    _flat(1_750_400_119, "Josefstadt 3 Zimmer mit Loggia", "1080", 8, 70, 3, "30"),
+    _flat(1_750_400_120, "Charmante 2-Zimmer-Wohnung", "1020", 8, 66, 2),
+    _flat(1_750_400_121, "Neubau: 2 Zimmer, Einbauküche", "940.50", 7, 60, 2),
+    _flat(1_750_400_131, "Stilaltbau 2 Zimmer, Spittelberg", "1350", 7, 68, 2),
+    _flat(1_750_400_132, "Garconniere in der Josefstadt", "640", 8, 38, 1),
+    _flat(1_750_400_133, "Familienwohnung 4 Zimmer", "1180", 7, 98, 4),
+    _flat(1_750_400_134, "Mariahilf: 2 Zimmer beim Naschmarkt", "950", 6, 60, 2),
+    _flat(1_750_400_141, "2 Zimmer beim Alten AKH", "890", 9, 52, 2),
+    _flat(1_750_400_142, "Garconniere Alsergrund", "620", 9, 35, 1),
+    _flat(1_750_400_143, "3 Zimmer am Servitenviertel", "1390", 9, 85, 3),
+)
+"""Flats to rent before the story: eleven that Lena's `HOME` lists (enough for its going price
+per m²), four that miss it by price, rooms and size, or district, and three in Alsergrund."""
 
 OWNER = Person("owner", 100)
 ANNA = Person("Anna", 201, ("/start", f"/watch {GPU.argument}"))
@@ -176,7 +242,12 @@ FLAT = -100_204
 DORA = Person("Dora", FLAT, (f"/watch {SOFA.argument}", "/filter 1 near 1070 30"), user_id=204)
 """The flat share is in Vienna's 7th district: its sofa must be within 30 km of it."""
 EMIL = Person("Emil", FLAT, user_id=205)
-PEOPLE = (ANNA, BEN, CARLA, DORA, OWNER)
+LENA = Person(
+    "Lena", 206, ("/start", f"/watch {HOME.argument}", f"/watch {NEAR_WORK.argument}", "/list")
+)
+PEOPLE = (ANNA, BEN, CARLA, DORA, LENA, OWNER)
+SHOWN = frozenset({"/list"})
+"""Commands whose reply the story shows in full: Lena's searches named in words."""
 
 
 @dataclass(frozen=True)
@@ -201,6 +272,28 @@ class Sold:
 
     search: SearchSpec
     ad_id: str
+
+
+@dataclass(frozen=True)
+class Vacant:
+    """A new flat to rent: the world lists it in every search it fits, and in no other."""
+
+    advert: FakeAdvert
+
+
+@dataclass(frozen=True)
+class Bumped:
+    """The landlord bumps a flat: its `PUBLISHED` becomes now, so it tops every page listing it."""
+
+    ad_id: str
+
+
+@dataclass(frozen=True)
+class Promoted:
+    """willhaben sells one more paid placement: the flat pages show the placements in turn on
+    top, whatever their filters."""
+
+    advert: FakeAdvert
 
 
 @dataclass(frozen=True)
@@ -243,6 +336,9 @@ class Presses:
 
 Change = (
     Appears
+    | Vacant
+    | Bumped
+    | Promoted
     | Repriced
     | Sold
     | BlocksBot
@@ -263,22 +359,30 @@ CYCLES: tuple[tuple[Change, ...], ...] = (
         BlocksBot(CARLA),
         TelegramTrouble(ANNA, (Fault.flood(30),)),
         TelegramTrouble(BEN, (Fault.server_error(502), Fault.server_error(503))),
+        Vacant(_flat(1_750_400_151, "Neubau: 3 Zimmer mit Balkon", "1100", 7, 72, 3, "20")),
+        Vacant(_flat(1_750_400_152, "Josefstadt: 2 Zimmer, saniert", "1290", 8, 56, 2)),
     ),
     (
         RefusesPhoto(_EVGA),
         Appears(GPU, _EVGA),
         Repriced("918300103", Decimal(240)),
+        Promoted(PLACEMENTS[2]),
+        Vacant(_flat(1_750_400_161, "Alsergrund: 2 Zimmer beim WUK", "760", 9, 48, 2)),
     ),
     (
         WillhabenTrouble((SiteFault.server_error(503),)),
         Appears(SOFA, _sofa(918_300_131, "Zweisitzer Samt grün", 150, "Bregenz")),
         Repriced("918200101", Decimal(319)),
+        Repriced("1750400112", Decimal(1090)),
+        Bumped("1750400114"),
     ),
     (
         Presses(EMIL, "r"),
         Presses(ANNA, "p"),
         Sold(GPU, "918200104"),
         Appears(SOFA, _sofa(918_300_141, "Couch im Landhausstil", 120, "Krems")),
+        Vacant(_flat(1_750_400_171, "Mariahilf: 2 Zimmer mit Balkon", "900", 6, 58, 2, "20")),
+        Vacant(_flat(1_750_400_172, "Josefstadt: 2 Zimmer mit Balkon", "820", 8, 54, 2, "20")),
     ),
     (),  # a quiet cycle: nothing changed, nothing is sent
 )
@@ -316,9 +420,10 @@ class World:
         self.api = api
         self.clock = clock
         self.adverts: dict[str, FakeAdvert] = {}
-        for search in SEARCHES:
-            for age, advert in enumerate(search.adverts, start=1):
+        for adverts in (*(search.adverts for search in SEARCHES), FLATS):
+            for age, advert in enumerate(adverts, start=1):
                 self._publish(advert, at=clock() - 86400 - 3600 * age)
+        site.placements = PLACEMENTS[:1]
         api.set_member(FLAT, DORA.sender, "creator")
 
     def _publish(self, advert: FakeAdvert, *, at: float) -> None:
@@ -332,6 +437,19 @@ class World:
             case Appears(search=search, advert=advert):
                 self._publish(advert, at=self.clock())
                 return f'willhaben: new on "{search.name}": {advert.title}, € {advert.price}'
+            case Vacant(advert=advert):
+                self._publish(advert, at=self.clock())
+                return f"willhaben: a new flat to rent: {_flat_words(advert)}"
+            case Bumped(ad_id=ad_id):
+                bumped = self.site.bump(None, ad_id, published_ms=int(self.clock() * 1000))
+                self.adverts[ad_id] = bumped
+                return f"willhaben: bumped to the top: {bumped.title}"
+            case Promoted(advert=advert):
+                self.site.placements = (*self.site.placements, advert)
+                return (
+                    f"willhaben: one more paid placement, on top of every flat page in turn:"
+                    f" {_flat_words(advert)}"
+                )
             case Repriced(ad_id=ad_id, price=price):
                 old = self.adverts[ad_id]
                 self.adverts[ad_id] = self.site.set_price(ad_id, price)
@@ -367,6 +485,18 @@ class World:
                     if str(button.get("callback_data", "")).startswith(f"w:{action}:"):
                         return str(button["callback_data"]), message.message_id
         raise LookupError(f"no alert with a {action!r} button in chat {chat_id}")
+
+
+def _flat_words(advert: FakeAdvert) -> str:
+    """A flat as the story names it: "Neubau: 3 Zimmer mit Balkon, € 1.100 · 1070 · 72 m² ·
+    3 Zimmer" (the demo's flats all say their rent, area and rooms)."""
+    assert advert.estate is not None
+    assert advert.price is not None
+    estate = advert.estate
+    return (
+        f"{advert.title}, {euros(advert.price)} · {estate.place.postcode}"
+        f" · {estate.living_area} m² · {estate.rooms} Zimmer"
+    )
 
 
 def _faults(faults: Iterable[Fault]) -> str:

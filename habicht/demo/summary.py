@@ -3,20 +3,21 @@ and price drops), how many were delivered, retried, dead, still pending — and 
 must be none: `lost = detected - delivered - dead - pending`.
 
 Telegram's side is counted too: how many of the delivered alerts the fake Bot API received,
-and how many it received more than once.
+and how many it received more than once. `placement_rows` counts what became of the paid
+placements on top of the flat pages: nothing, when habicht tells them from the flats.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from habicht.db import Database
 from habicht.fakes.telegram import SentMessage
 
-__all__ = ["Summary", "describe", "summarise"]
+__all__ = ["Summary", "describe", "placement_rows", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,21 @@ async def summarise(db: Database, received: Iterable[SentMessage], *, rate_limit
         rate_limited=rate_limited,
         others=others,
     )
+
+
+async def placement_rows(db: Database, ad_ids: Sequence[str]) -> tuple[int, int]:
+    """The chats alerted of any of the adverts `ad_ids` (the paid placements), and the
+    searches that keep one among their listings (and so in their going price)."""
+    marks = ", ".join("?" * len(ad_ids))
+    chats = await db.fetchall(
+        f"SELECT DISTINCT chat_id FROM notifications WHERE ad_id IN ({marks})"
+        " AND kind IN ('new', 'drop')",
+        tuple(ad_ids),
+    )
+    searches = await db.fetchall(
+        f"SELECT DISTINCT search_id FROM search_listings WHERE ad_id IN ({marks})", tuple(ad_ids)
+    )
+    return len(chats), len(searches)
 
 
 _KINDS = {"info": "baseline notes", "admin": "owner alerts"}
