@@ -98,8 +98,12 @@ class DirectLine:
 
     async def _run(self) -> None:
         while self._waiting:
-            await self._deliver(self._waiting[0])
-            self._waiting.popleft()
+            message = self._waiting[0]
+            await self._deliver(message)
+            # `close` may have dropped it meanwhile, its cancellation lost on the way (as
+            # `asyncio.wait_for` loses one that races its result): then nothing is left to do.
+            if self._waiting and self._waiting[0] is message:
+                self._waiting.popleft()
 
     async def _deliver(self, message: Message) -> None:
         """Until Telegram takes `message`, or refuses it for good."""

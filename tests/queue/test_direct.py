@@ -120,3 +120,24 @@ async def test_what_waits_when_the_process_stops_is_lost_and_logged(
         "not confirmed sent before the stop, a message to chat 1: first",
         "not confirmed sent before the stop, a message to chat 1: second",
     ]
+
+
+async def test_a_stop_while_a_send_returns_ends_the_line_quietly(clock: FakeClock) -> None:
+    """The stop comes while Telegram is answering and the cancellation is lost on the way (as
+    `asyncio.wait_for` loses one that races its result): the line ends without an error — no
+    `IndexError` from taking a message the stop already dropped — and sends nothing more."""
+    tasks: set[asyncio.Task[Any]] = set()
+    telegram = Telegram(clock)
+    direct = line(clock, telegram, tasks)
+
+    async def send_then_stop(message: Message) -> None:
+        await telegram.send(message)
+        direct.close()
+        asyncio.current_task().uncancel()  # type: ignore[union-attr]  # the lost cancellation
+
+    direct.send = send_then_stop
+    direct.post([Message(chat_id=1, text="a"), Message(chat_id=1, text="b")])
+    [task] = tasks
+    await within(asyncio.wait([task]), "the direct line to end")
+    assert task.exception() is None
+    assert (telegram.taken, direct.waiting) == (["a"], [])
