@@ -15,7 +15,7 @@ from habicht.bot.preferences import AlertStyle, Preferences
 from habicht.bot.signing import Signer, alert_buttons
 from habicht.bot.texts import MAX_CAPTION, Html, Texts, visible_len
 from habicht.market.history import PricePoint
-from habicht.model import Listing
+from habicht.model import Listing, Search
 from habicht.watches.judge import Alert
 from habicht.watches.notes import NO_NOTES, AlertNotes
 
@@ -162,6 +162,6 @@ class MessageRenderer:
             )
         return self._new_text(listing, bumped=bumped, entered=entered, compact=True, notes=notes)
 
-    def baseline(self, label: str, count: int) -> str:
+    def baseline(self, search: Search, count: int) -> str:
         """A new watch's first scan: how many listings it now watches, silently."""
-        return self.texts.baseline(label, count)
+        return self.texts.baseline(search, count)

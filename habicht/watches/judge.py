@@ -33,7 +33,7 @@ from habicht.market.history import (
     record_hits,
 )
 from habicht.market.reposts import repost_drop
-from habicht.model import Listing, money
+from habicht.model import Listing, Search, money
 from habicht.queue import Buttons, Kind, Outgoing, Source, enqueue_within
 from habicht.watches.diff import BumpedListing, NewListing, PriceDrop, diff
 from habicht.watches.filters import WatchFilter
@@ -111,14 +111,15 @@ class Renderer(Protocol):
         """The alert as one line of a digest (a new listing, or a drop from `drop`)."""
         ...
 
-    def baseline(self, label: str, count: int) -> str: ...
+    def baseline(self, search: Search, count: int) -> str: ...
 
 
 ACTIVE_WATCHES = (
-    "SELECT w.id, w.chat_id, w.label, w.baseline_at, w.baseline_complete, w.filters,"
+    "SELECT w.id, w.chat_id, w.label, s.url, w.baseline_at, w.baseline_complete, w.filters,"
     " w.thread_id, w.muted_until, w.baseline_failures"
     " FROM watches w"
     " JOIN chats c ON c.chat_id = w.chat_id"
+    " JOIN searches s ON s.id = w.search_id"
     " WHERE w.search_id = ? AND w.status = 'active' AND c.status = 'active' ORDER BY w.id"
 )
 
@@ -167,7 +168,8 @@ async def baseline(
     """A watch's silent baseline (a row of `ACTIVE_WATCHES` without `baseline_at`): everything
     the read showed recorded as seen, no alerts, and the one `info` message that says how many
     listings it now watches; `complete`: the read was the whole search (see `diff`)."""
-    text = renderer.for_chat(watch["chat_id"]).baseline(watch["label"], len(active))
+    search = Search(url=watch["url"], label=watch["label"])
+    text = renderer.for_chat(watch["chat_id"]).baseline(search, len(active))
     await conn.execute(
         "UPDATE watches SET baseline_at = ?, baseline_complete = ?, baseline_failures = 0"
         " WHERE id = ?",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from habicht.model import ErrorKind
+from habicht.model import ErrorKind, Search
 from habicht.watches.filters import WatchFilter
 
 __all__ = ["WatchInfo"]
@@ -34,3 +34,8 @@ class WatchInfo:
     filter: WatchFilter
     hidden: tuple[tuple[str, int], ...]
     """(rule, adverts) the filter hid in the last `HIT_WINDOW`, most first."""
+
+    @property
+    def search(self) -> Search:
+        """The search the watch reads, as habicht names searches everywhere."""
+        return Search(url=self.url, label=self.label)

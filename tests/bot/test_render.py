@@ -12,7 +12,7 @@ from habicht.bot.render import MessageRenderer
 from habicht.bot.signing import Signer
 from habicht.bot.texts import MAX_CAPTION, MAX_MESSAGE, Html, Lang, Texts, utf16_len, visible_len
 from habicht.market.history import PricePoint
-from habicht.model import Listing
+from habicht.model import Listing, Search
 
 SIGNER = Signer("123:test-token")
 IMAGE = "https://cache.willhaben.at/mmo/3/123/sofa_hoved.jpg"
@@ -59,8 +59,24 @@ def test_a_drop_and_a_baseline_read_as_such() -> None:
     german = renderer()
     drop = german.price_drop(listing(), Decimal(150), Decimal(120), watch_id=1).text
     assert "<s>€ 150</s> → <b>€ 120</b> (-20 %)" in drop
-    assert "ich beobachte jetzt 24 Anzeigen" in german.baseline("Sofa <alt>", 24)
-    assert "Sofa &lt;alt&gt;" in german.baseline("Sofa <alt>", 24)
+    sofa = Search(
+        url="https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa",
+        label="Sofa <alt>",
+    )
+    assert "ich beobachte jetzt 24 Anzeigen" in german.baseline(sofa, 24)
+    assert "Sofa &lt;alt&gt;" in german.baseline(sofa, 24)
+
+
+def test_a_flat_search_s_baseline_names_it_in_words() -> None:
+    """A real-estate search is named as /list names it, not by the words of its URL."""
+    flats = Search(
+        url="https://www.willhaben.at/iad/immobilien/mietwohnungen/wien/wien-1090-alsergrund"
+        "?PRICE_TO=950&sort=1",
+        label="wien 1090 alsergrund (max € 950)",
+    )
+    text = renderer().baseline(flats, 3)
+    assert "Mietwohnung · Wien 1090 · bis € 950" in text
+    assert "alsergrund (max" not in text
 
 
 def test_a_bumped_unknown_listing_says_what_it_is_not_new() -> None:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from habicht.market.history import PricePoint
-from habicht.model import Listing
+from habicht.model import Listing, Search
 from habicht.watches.judge import Alert
 from habicht.watches.notes import NO_NOTES, AlertNotes
 
@@ -82,5 +82,5 @@ class TextRenderer:
     ) -> str:
         return f"line {listing.id}" + ("" if drop is None else f" {drop[0]}->{drop[1]}")
 
-    def baseline(self, label: str, count: int) -> str:
-        return f"watching {label}: {count}"
+    def baseline(self, search: Search, count: int) -> str:
+        return f"watching {search.label}: {count}"

@@ -31,7 +31,6 @@ from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts
 from habicht.digits import row_id, whole_number
 from habicht.model import Search
-from habicht.scraper.describe import describe_search
 from habicht.scraper.errors import InvalidSearch
 from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.errors import DuplicateWatch, TooManyWatches
@@ -105,12 +104,12 @@ async def _add_watch(update: Update, context: Context, search: Search) -> Html:
         )
     except DuplicateWatch as exc:
         return texts.fill(
-            "watch_duplicate", number=exc.watch.number, label=texts.label(exc.watch.label)
+            "watch_duplicate", number=exc.watch.number, label=texts.search_name(exc.watch.search)
         )
     except TooManyWatches as exc:
         return texts.fill("watch_too_many", limit=exc.limit)
     scan_now(context.application)
-    return texts.fill("watch_added", number=watch.number, label=texts.label(watch.label))
+    return texts.fill("watch_added", number=watch.number, label=texts.search_name(watch.search))
 
 
 @admins_only
@@ -145,7 +144,7 @@ def _list_entry(watch: WatchInfo, context: Context) -> str:
             "list_line",
             number=watch.number,
             url=watch.url,
-            label=_words(watch, texts),
+            label=texts.search_name(watch.search),
             status=Html(texts.fill("status_paused" if watch.paused else "status_active")),
             known=texts.listings(watch.listings_known),
             scan=Html(_scan_state(watch, context)),
@@ -157,13 +156,6 @@ def _list_entry(watch: WatchInfo, context: Context) -> str:
         hits = ", ".join(texts.hit(rule, count) for rule, count in watch.hidden)
         lines.append(texts.fill("list_hidden", hits=Html(hits)))
     return "\n".join(lines)
-
-
-def _words(watch: WatchInfo, texts: Texts) -> str:
-    """A watch named in /list: a real-estate search in words ("Mietwohnung · Wien 1070 ·
-    2-3 Zimmer"), any other by its label."""
-    search = describe_search(watch.url)
-    return texts.label(watch.label) if search is None else texts.search_words(search)
 
 
 async def list_command(update: Update, context: Context) -> None:
@@ -192,7 +184,7 @@ async def unwatch_command(update: Update, context: Context) -> None:
         buttons = [
             [
                 InlineKeyboardButton(
-                    f"{w.number}. {texts.label(w.label)}", callback_data=f"unwatch:{w.id}"
+                    f"{w.number}. {texts.search_name(w.search)}", callback_data=f"unwatch:{w.id}"
                 )
             ]
             for w in watches
@@ -209,7 +201,9 @@ async def _unwatch(context: Context, chat_id: int, number: int) -> Html:
     removed = await context.bot_data.subscriptions.remove_watch(chat_id, number)
     if removed is None:
         return texts.fill("no_such_watch", number=number)
-    return texts.fill("unwatch_done", number=removed.number, label=texts.label(removed.label))
+    return texts.fill(
+        "unwatch_done", number=removed.number, label=texts.search_name(removed.search)
+    )
 
 
 async def _set_paused(update: Update, context: Context, *, paused: bool) -> None:
@@ -229,7 +223,9 @@ async def _set_paused(update: Update, context: Context, *, paused: bool) -> None
     else:
         watch = changed[0]
         key = "paused_one" if paused else "resumed_one"
-        await reply(update, texts.fill(key, number=watch.number, label=texts.label(watch.label)))
+        await reply(
+            update, texts.fill(key, number=watch.number, label=texts.search_name(watch.search))
+        )
     if not paused and changed:
         # A pass now; it fetches only what `set_paused` asked for: the watches it resumed.
         scan_now(context.application)
@@ -268,7 +264,7 @@ async def on_text(update: Update, context: Context) -> None:
     button = InlineKeyboardButton(texts.fill("button_watch"), callback_data=f"watch:{key}")
     await reply(
         update,
-        texts.fill("offer_url", label=texts.label(search.label)),
+        texts.fill("offer_url", label=texts.search_name(search)),
         InlineKeyboardMarkup([[button]]),
     )
 

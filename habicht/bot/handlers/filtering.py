@@ -71,7 +71,7 @@ async def filter_command(update: Update, context: Context) -> None:
         await reply(update, texts.fill("no_such_watch", number=number))
         return
     rules = args[1:]
-    label = texts.label(watch.label)
+    label = texts.search_name(watch.search)
     if not rules:
         if watch.filter.empty:
             await reply(update, texts.fill("filter_none", number=number, label=label))

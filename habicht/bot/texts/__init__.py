@@ -46,9 +46,9 @@ from habicht.bot.texts.markup import (
 )
 from habicht.market.going import MIN_PRICES, PriceStats
 from habicht.market.places import Located, Place
-from habicht.model import Estate
+from habicht.model import Estate, Search
 from habicht.queue import QuietHours
-from habicht.scraper.describe import Description
+from habicht.scraper.describe import Description, describe_search
 from habicht.watches.figures import WatchFigures
 from habicht.watches.filters import NO_PLACE
 from habicht.watches.notes import NO_NOTES, AlertNotes, Repost
@@ -377,8 +377,8 @@ class Texts:
             shown.insert(0, "…")
         return self.fill("drop_path", path=" → ".join(shown), age=self.age(span))
 
-    def baseline(self, label: str, count: int) -> Html:
-        return self.fill("baseline", label=shorten(label, LABEL_BUDGET), count=self.listings(count))
+    def baseline(self, search: Search, count: int) -> Html:
+        return self.fill("baseline", label=self.search_name(search), count=self.listings(count))
 
     def listings(self, count: int) -> str:
         """`1 listing`, `2 listings` (`1 Anzeige`, `2 Anzeigen`)."""
@@ -389,6 +389,12 @@ class Texts:
     def label(self, label: str) -> str:
         """A watch's label as subscribers see it in one line."""
         return shorten(label, LABEL_BUDGET)
+
+    def search_name(self, search: Search) -> str:
+        """A search as subscribers see it in one line: a real-estate search in words
+        (`Mietwohnung · Wien 1070 · bis € 1.200`), any other by its label."""
+        described = describe_search(search.url)
+        return self.label(search.label) if described is None else self.search_words(described)
 
     def echo(self, given: str) -> str:
         """A subscriber's own words repeated back, shortened (escaping is `fill`'s job)."""
