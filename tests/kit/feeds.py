@@ -47,14 +47,20 @@ async def client(world: FakeWillhabenSite, clock: FakeClock) -> AsyncIterator[Wi
 
 
 async def passes(
-    db: Database, client: WillhabenClient, clock: FakeClock, seconds: float
+    db: Database,
+    client: WillhabenClient,
+    clock: FakeClock,
+    seconds: float,
+    *,
+    interval: float = INTERVAL,
 ) -> list[ScanSummary]:
-    """The scheduler as the bot runs it, a pass every 10 s, for `seconds` of virtual time."""
+    """The scheduler as the bot runs it, a pass every 10 s, for `seconds` of virtual time;
+    `interval` is HABICHT_SCRAPE_INTERVAL."""
     summaries = []
     end = clock() + seconds
     while clock() < end:
         clock.advance(PASS_EVERY)
-        summaries.append(await one_pass(db, client, clock))
+        summaries.append(await one_pass(db, client, clock, interval=interval))
     return summaries
 
 
@@ -63,6 +69,8 @@ async def one_pass(
     client: WillhabenClient,
     clock: FakeClock,
     progress: Callable[[], object] | None = None,
+    *,
+    interval: float = INTERVAL,
 ) -> ScanSummary:
     """One pass of the scheduler, as the bot's `scrape` job runs it."""
     return await run_pass(
@@ -71,7 +79,7 @@ async def one_pass(
         TextRenderer(),
         clock=clock,
         max_attempts=5,
-        interval=INTERVAL,
+        interval=interval,
         feeds=CADENCE,
         slack=PASS_EVERY,
         progress=progress,
