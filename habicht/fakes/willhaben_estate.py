@@ -213,8 +213,17 @@ _TOWNS = (  # Bundesland, Bezirk, town id, name, postcode
     ("8", "802", "80207", "Feldkirch", "6800"),
 )
 
+
+def _town_segment(name: str) -> str:
+    """A town's path segment: its name, or `<name>-stadt` where that is also a Bundesland's
+    (`/salzburg/` is the Bundesland, as every Bundesland's segment is; the town is
+    `/salzburg/salzburg-stadt/`)."""
+    segment = slug(name)
+    return f"{segment}-stadt" if name in STATES.values() else segment
+
+
 PLACES = tuple(_vienna(n) for n in range(1, 24)) + tuple(
-    Place(state, town, county, name, postcode, name, slug(name))
+    Place(state, town, county, name, postcode, name, _town_segment(name))
     for state, county, town, name, postcode in _TOWNS
 )
 """Every place of the fake world: Vienna's districts first (`PLACES[n - 1]` is district n)."""

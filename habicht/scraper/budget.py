@@ -27,11 +27,11 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from habicht.db import Database
+from habicht.scraper.estate_terms import BUY, ESTATE_FEEDS, IMMOBILIEN, RENT
 from habicht.scraper.schedule import ACTIVE, FED, LIVE_FEEDS, FeedCadence
 
 __all__ = [
     "FEED_WORDS",
-    "REAL_ESTATE",
     "FeedKind",
     "FeedLoad",
     "FeedName",
@@ -46,8 +46,8 @@ FeedKind = Literal["marketplace", "rent", "buy"]
 
 _FEED_PATHS: dict[str, FeedKind] = {
     "/iad/kaufen-und-verkaufen/marktplatz": "marketplace",
-    "/iad/immobilien/mietwohnungen/mietwohnung-angebote": "rent",
-    "/iad/immobilien/eigentumswohnung/eigentumswohnung-angebote": "buy",
+    ESTATE_FEEDS[RENT]: "rent",
+    ESTATE_FEEDS[BUY]: "buy",
 }
 """The newest-first pages habicht reads as feeds, by path (docs/internals/feeds.md)."""
 
@@ -58,9 +58,6 @@ FEED_WORDS: dict[FeedKind, str] = {
 }
 """Each kind of feed in English words: the health JSON's `name` and the metrics' `feed`
 label (the owner's /stats says it in the owner's language)."""
-
-REAL_ESTATE = "/iad/immobilien/"
-"""Where every real-estate search's path starts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +82,7 @@ def feed_name(url: str) -> FeedName:
 
 def is_real_estate(url: str) -> bool:
     """Whether the search at `url` is a real-estate one (its path starts `/iad/immobilien/`)."""
-    return urlsplit(url).path.startswith(REAL_ESTATE)
+    return urlsplit(url).path.startswith(IMMOBILIEN)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,11 +3,11 @@ bis € 1.200 · ab 50 m²" rather than its URL.
 
 `describe_search` reads a normalised search URL (`habicht.scraper.urls`) as willhaben does —
 the category from the path, places from the path or `areaId`, and the parameters
-`../shared/fixtures/willhaben/REALESTATE.md` lists — into an `EstateSearch`: language-neutral
+`../shared/fixtures/willhaben/REALESTATE.md` lists — into a `Description`: language-neutral
 data (ids, postcodes, ranges) that `habicht.bot.texts` words in the chat's language. What it
 cannot name (a town's `areaId`, a plot area, a value it does not know) is not guessed at: it
 sets `more`, which the bot says as "+ more filters". Marketplace and car searches, and
-real-estate categories it does not know, are no `EstateSearch` (None): they keep their label.
+real-estate categories it does not know, have no `Description` (None): they keep their label.
 
 Pure: no I/O, the same URL always gives the same description.
 """
@@ -21,24 +21,22 @@ from decimal import Decimal, InvalidOperation
 from typing import Literal, TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
-from habicht.digits import whole_number
+from habicht.scraper.estate_terms import (
+    FEATURES,
+    FLAT_TYPES,
+    FREE_AREAS,
+    IMMOBILIEN,
+    PAGE_STATE,
+    STATE_SEGMENTS,
+    STATES,
+    VIENNA,
+    VIENNA_DISTRICTS,
+)
 
-__all__ = [
-    "ESTATE_FEATURES",
-    "FLAT_TYPES",
-    "FREE_AREAS",
-    "STATES",
-    "VIENNA",
-    "VIENNA_DISTRICTS",
-    "Category",
-    "EstateSearch",
-    "describe_search",
-    "rooms_span",
-]
+__all__ = ["Category", "Description", "describe_search", "rooms_span"]
 
 Category = Literal["flat_rent", "flat_buy", "house_rent", "house_buy"]
 
-_SECTION = "/iad/immobilien/"
 _CATEGORIES: Mapping[str, Category] = {
     "mietwohnungen": "flat_rent",
     "eigentumswohnung": "flat_buy",
@@ -46,77 +44,9 @@ _CATEGORIES: Mapping[str, Category] = {
     "haus-kaufen": "house_buy",
 }
 """The first path segment after `/iad/immobilien/` of each category habicht can name."""
-
-VIENNA = 900
-"""The `areaId` of Vienna as a whole."""
-STATES: Mapping[int, str] = {
-    1: "Burgenland",
-    2: "Kärnten",
-    3: "Niederösterreich",
-    4: "Oberösterreich",
-    5: "Salzburg",
-    6: "Steiermark",
-    7: "Tirol",
-    8: "Vorarlberg",
-    VIENNA: "Wien",
-}
-"""The Bundesländer by `areaId`, named as willhaben names them (`STATE`)."""
-_STATE_SLUGS: Mapping[str, int] = {
-    "burgenland": 1,
-    "kaernten": 2,
-    "niederoesterreich": 3,
-    "oberoesterreich": 4,
-    "salzburg": 5,
-    "steiermark": 6,
-    "tirol": 7,
-    "vorarlberg": 8,
-    "wien": VIENNA,
-}
-"""A Bundesland as a path segment (`/mietwohnungen/tirol/`)."""
-
-_DISTRICT_NAMES = (
-    "Innere Stadt",
-    "Leopoldstadt",
-    "Landstraße",
-    "Wieden",
-    "Margareten",
-    "Mariahilf",
-    "Neubau",
-    "Josefstadt",
-    "Alsergrund",
-    "Favoriten",
-    "Simmering",
-    "Meidling",
-    "Hietzing",
-    "Penzing",
-    "Rudolfsheim-Fünfhaus",
-    "Ottakring",
-    "Hernals",
-    "Währing",
-    "Döbling",
-    "Brigittenau",
-    "Floridsdorf",
-    "Donaustadt",
-    "Liesing",
-)
-VIENNA_DISTRICTS: Mapping[int, tuple[str, str]] = {
-    117222 + number: (f"1{number:02d}0", name)
-    for number, name in enumerate(_DISTRICT_NAMES, start=1)
-}
-"""Vienna's 23 districts by `areaId` (117223 … 117245): their postcode and name."""
 _DISTRICT_SEGMENT = re.compile(r"wien-(1[0-2][0-9]0)-[a-z-]+")
 """A district as a path segment under `/wien/`: `wien-1070-neubau`."""
-
-FLAT_TYPES = frozenset({"3", "100", "101", "102", "105", "110", "111", "112", "113", "16", "27"})
-"""`PROPERTY_TYPE` ids of flats (Wohnung, Loft/Studio, … Sonstige)."""
-FREE_AREAS = frozenset({"10", "20", "30", "40", "50", "60"})
-"""`FREE_AREA/FREE_AREA_TYPE` ids (Terrasse, Balkon, Loggia, Dachterrasse, Wintergarten,
-Garten); an advert's `FREE_AREA_TYPE` holds the same ids."""
-ESTATE_FEATURES = frozenset({"4", "15", "23", "24", "25", "26", "27", "28", "250"})
-"""`ESTATE_PREFERENCE` ids (Fahrstuhl, Parkplatz, … Keller)."""
-
-_IGNORED = frozenset({"sort", "rows", "page", "isNavigation", "sfId", "parent_areaid"})
-"""Paging and page state: not what is searched for."""
+_DISTRICT_OF_POSTCODE = {district.postcode: area for area, district in VIENNA_DISTRICTS.items()}
 _ROOMS = re.compile(r"([0-9]+)X([0-9]*)")
 
 Bound = Decimal | None
@@ -124,13 +54,13 @@ _T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
-class EstateSearch:
+class Description:
     """A real-estate search as data to be worded.
 
     `states`: Bundesländer by name; `districts`: Vienna's districts by postcode ("1070");
     `rooms`: room ranges (low, high; high None: "and more"), adjacent buckets merged;
     `price` and `area`: (from, to), either None when open; `property_types`, `free_areas`,
-    `features`: ids (`FLAT_TYPES`, `FREE_AREAS`, `ESTATE_FEATURES`); `private`: only private
+    `features`: ids (`FLAT_TYPES`, `FREE_AREAS`, `FEATURES`); `private`: only private
     sellers (True), only companies (False), None: either; `keyword` as searched; `more`:
     the search has filters this description does not name.
     """
@@ -149,12 +79,12 @@ class EstateSearch:
     more: bool = False
 
 
-def describe_search(url: str) -> EstateSearch | None:
+def describe_search(url: str) -> Description | None:
     """The real-estate search `url` (normalised) in data to be worded; None for any other."""
     parts = urlsplit(url)
-    if not parts.path.startswith(_SECTION):
+    if not parts.path.startswith(IMMOBILIEN):
         return None
-    segments = [segment for segment in parts.path[len(_SECTION) :].split("/") if segment]
+    segments = [segment for segment in parts.path[len(IMMOBILIEN) :].split("/") if segment]
     category = _CATEGORIES.get(segments[0]) if segments else None
     if category is None:
         return None
@@ -162,9 +92,8 @@ def describe_search(url: str) -> EstateSearch | None:
     params: dict[str, list[str]] = {}
     for key, value in parse_qsl(parts.query):
         params.setdefault(key, []).append(value)
-    for value in params.pop("areaId", []):
-        area_id = whole_number(value)
-        if area_id is not None and (area_id in STATES or area_id in VIENNA_DISTRICTS):
+    for area_id in params.pop("areaId", []):
+        if area_id in STATES or area_id in VIENNA_DISTRICTS:
             areas.append(area_id)
         else:
             more = True
@@ -174,15 +103,15 @@ def describe_search(url: str) -> EstateSearch | None:
     flat = category.startswith("flat")
     types, odd_types = _known(params.pop("PROPERTY_TYPE", []), FLAT_TYPES if flat else ())
     free, odd_free = _known(params.pop("FREE_AREA/FREE_AREA_TYPE", []), FREE_AREAS)
-    features, odd_features = _known(params.pop("ESTATE_PREFERENCE", []), ESTATE_FEATURES)
+    features, odd_features = _known(params.pop("ESTATE_PREFERENCE", []), FEATURES)
     private = {"1": True, "0": False}.get(params.pop("ISPRIVATE", [""])[0])
     keyword = " ".join(params.pop("keyword", [])) or None
-    left = [key for key in params if key not in _IGNORED]
-    return EstateSearch(
+    left = [key for key in params if key not in PAGE_STATE]
+    return Description(
         category=category,
         states=tuple(STATES[area_id] for area_id in _unique(areas) if area_id in STATES),
         districts=tuple(
-            VIENNA_DISTRICTS[area_id][0]
+            VIENNA_DISTRICTS[area_id].postcode
             for area_id in sorted(_unique(areas))
             if area_id in VIENNA_DISTRICTS
         ),
@@ -198,22 +127,21 @@ def describe_search(url: str) -> EstateSearch | None:
     )
 
 
-def _path_areas(segments: list[str]) -> tuple[list[int], bool]:
+def _path_areas(segments: list[str]) -> tuple[list[str], bool]:
     """The areas a path names after its category (`/wien/wien-1070-neubau/`), and whether it
     names a place beyond them (a town: not named). The `…-angebote` segment is no place."""
-    areas: list[int] = []
+    areas: list[str] = []
     more = False
     for segment in segments:
         district = _DISTRICT_SEGMENT.fullmatch(segment)
         if segment.endswith("-angebote"):
             continue
-        if district is not None:
-            number = int(district.group(1)[1:3])
+        if district is not None and district.group(1) in _DISTRICT_OF_POSTCODE:
             if VIENNA in areas:
                 areas.remove(VIENNA)  # the district narrows the state it sits under
-            areas.append(117222 + number)
-        elif segment in _STATE_SLUGS and not areas:
-            areas.append(_STATE_SLUGS[segment])
+            areas.append(_DISTRICT_OF_POSTCODE[district.group(1)])
+        elif segment in STATE_SEGMENTS and not areas:
+            areas.append(STATE_SEGMENTS[segment])
         else:
             more = True
     return areas, more

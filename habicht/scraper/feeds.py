@@ -16,6 +16,10 @@ own — every HABICHT_SCRAPE_INTERVAL while the budget has room, every HABICHT_S
 at the latest (`scraper.schedule`) — and what a feed read records never shortens such a scan
 (`pages._bounded` anchors only on what the search's own scans showed).
 
+A real-estate feed's page may hold the paid placement on top (and nothing else that is not
+the category's, `estate.stray`): it is dropped before anything else — never matched, never
+an anchor, never remembered as shown.
+
 `scan_feed` reads a feed as deep as its anchors need: page after page until one holds an
 advert the feed showed before (not bumped, not reserved: it sits at its true date, so all that
 is new is above it), up to `MAX_PAGES`; the first read of a feed is page 1. A read that ends
@@ -52,6 +56,7 @@ from habicht.model import ErrorKind, Listing, money
 from habicht.queue import Outgoing
 from habicht.scraper.coverage import FEED_MEMORY
 from habicht.scraper.errors import ScrapeError
+from habicht.scraper.estate import stray
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.health import DATABASE_ERRORS
 from habicht.scraper.local import FeedMatcher, local_search
@@ -156,13 +161,14 @@ async def _read(db: Database, client: WillhabenClient, feed: Feed, *, now: float
     found: dict[str, Listing] = {}
     for number in range(1, MAX_PAGES + 1):
         page = await client.search(feed.url, page=number)
-        for listing in page.listings:
+        kept = [listing for listing in page.listings if not stray(feed.url, listing)]
+        for listing in kept:
             found.setdefault(listing.id, listing)
         if not page.listings or number * PAGE_ROWS >= page.rows_found:
             return _Read(list(found.values()), None if known else 0.0)  # the whole feed
         if not known:
             break
-        anchors = [listing.id for listing in page.listings if not listing.bumped]
+        anchors = [listing.id for listing in kept if not listing.bumped]
         if await _anchored(db, feed, anchors):
             return _Read(list(found.values()), None)
     dates = [

@@ -19,6 +19,12 @@ A missing page is never "those adverts are gone". A baseline whose deeper page f
 page cannot keep a watch from starting. The search's health counts the cycle as failed only
 when a baselined watch went without (page 1, or a page it needed).
 
+A real-estate page holds entries that are no adverts of the search (`estate.stray`): the
+paid placement on top, and whatever the search's parameters rule out. They are dropped before
+anything else: never recorded, judged or used as an anchor. They still count towards what
+`rowsFound` promised, which counts them too: the placement by its paid entry
+(`SearchPage.placements`), also where its advert is listed on the page by its own entry.
+
 Pages read one after the other can shift: adverts deleted above a page boundary between two
 fetches move the rest up, and the advert at the boundary is on neither page. The next page
 then holds no advert of the previous one and `rowsFound` fell; such a read (`_joined`) is not
@@ -34,6 +40,7 @@ from dataclasses import dataclass
 from habicht.db import Database
 from habicht.model import Listing
 from habicht.scraper.errors import ScrapeError
+from habicht.scraper.estate import placed, stray
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.health import DueSearch
 from habicht.scraper.parse import SearchPage
@@ -73,6 +80,8 @@ async def read_pages(db: Database, client: WillhabenClient, search: DueSearch) -
     baselines = {watch["id"] for watch in watches if watch["baseline_at"] is None}
     open_watches = {watch["id"] for watch in watches} - baselines
     found: dict[str, Listing] = {}
+    held: set[str] = set()  # every advert the pages listed by its own entry, strays too
+    placements = 0
     joined = True
     previous: SearchPage | None = None
     first_count = 0  # `rowsFound` as the first page said it
@@ -95,13 +104,17 @@ async def read_pages(db: Database, client: WillhabenClient, search: DueSearch) -
             joined = False
         previous = page
         first_count = first_count or page.rows_found
-        for listing in page.listings:
+        placements += page.placements
+        held.update(listing.id for listing in page.listings if not placed(listing))
+        kept = [listing for listing in page.listings if not stray(search.url, listing)]
+        for listing in kept:
             found.setdefault(listing.id, listing)
-        if not page.listings or max(len(found), number * PAGE_ROWS) >= page.rows_found:
+        counted = len(held) + placements
+        if not page.listings or max(counted, number * PAGE_ROWS) >= page.rows_found:
             # Adverts added on top since page 1 are news to every watch, not a gap.
-            whole = len(found) >= min(first_count, page.rows_found)
+            whole = counted >= min(first_count, page.rows_found)
             return PageRead(list(found.values()), joined and whole)
-        open_watches -= await _bounded(db, open_watches, page.listings)
+        open_watches -= await _bounded(db, open_watches, kept)
         if not open_watches and not baselines:
             break
     if open_watches:  # a baseline stopping at the cap is recorded, not a loss
@@ -116,11 +129,12 @@ async def read_pages(db: Database, client: WillhabenClient, search: DueSearch) -
 def _joined(previous: SearchPage, page: SearchPage) -> bool:
     """Whether `page` goes on where `previous` ended: no advert can have been skipped between
     them. One can only when adverts above the boundary were deleted (more than were added on
-    top) between the two fetches; then `rowsFound` fell and the pages share no advert."""
+    top) between the two fetches; then `rowsFound` fell and the pages share no advert (a paid
+    placement, on top of every page, is no shared advert)."""
     if page.rows_found >= previous.rows_found:
         return True
-    held = {listing.id for listing in previous.listings}
-    return any(listing.id in held for listing in page.listings)
+    held = {listing.id for listing in previous.listings if not placed(listing)}
+    return any(listing.id in held for listing in page.listings if not placed(listing))
 
 
 async def _bounded(db: Database, watch_ids: set[int], listings: list[Listing]) -> set[int]:

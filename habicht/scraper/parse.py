@@ -22,6 +22,13 @@ An entry without any id is not an advert (willhaben interleaves other items) and
 The `children` of a building project (other units of the same advert, without `PRICE` or
 `PUBLISHED`) are not adverts of the search either: only the project itself is a listing.
 
+A real-estate advert also carries what it says of itself (`Listing.estate`, `_estate`): the
+attributes a real-estate search's parameters are decided by
+(`../shared/fixtures/willhaben/REALESTATE.md`), and whether it is the paid placement willhaben
+shows on top of every filtered page. The placement may be on the page twice, once paid and
+once where it belongs: the advert's own entry is the listing then, at its own place, and
+`SearchPage.placements` counts the paid entries (`rowsFound` counts them too).
+
 Ids and links are bounded here (texts are shortened where they are rendered): an id longer
 than `MAX_ID` is an unknown shape (`LayoutError`), and a link longer than `MAX_URL` is replaced
 by the advert's short `object?adId=` link, so no page can make a message or a dedupe key grow
@@ -34,13 +41,15 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+from urllib.parse import parse_qsl
 
 import msgspec
 from bs4 import BeautifulSoup
 
 from habicht.digits import ascii_digits, whole_number
-from habicht.model import Listing
+from habicht.model import Estate, Listing
 from habicht.scraper.errors import Blocked, LayoutError
+from habicht.scraper.estate import placed
 
 __all__ = ["SearchPage", "next_data_span", "parse_search_page"]
 
@@ -55,6 +64,13 @@ _BLOCK_MARKERS = (b"IP-Adresse wurde blockiert", b"Zugriff verweigert", b"Access
 _RESERVED = "reserved"
 _RESERVED_PREFIX = "(reserviert) "
 _SELLERS = {"1": True, "0": False}
+_ESTATE_VERTICAL = 2
+"""`verticalId` of real estate: every advert of the saved real-estate page carries 2, every
+advert of the saved marketplace page 5 (and `searchResult.verticalId` says the same)."""
+_ROOMS = re.compile(r"[0-9]{1,2}X[0-9]{0,2}")
+"""A rooms bucket as `ROOMS` writes it: "2X2", "6X9", "10X", "0X0"."""
+_PLACEMENT = "pp"
+"""`REFERER` of a paid placement, and its `selfLink`'s `referer` in 2025."""
 MAX_ID = 40
 """Characters an advert id may have (real ids have 9 or 10 digits)."""
 MAX_URL = 500
@@ -63,10 +79,15 @@ MAX_URL = 500
 
 @dataclass(frozen=True, slots=True)
 class SearchPage:
-    """The listings of one result page, in page order, and how many the search has in all."""
+    """The listings of one result page, in page order, and how many the search has in all.
+
+    `placements` counts the page's paid-placement entries (module docstring), also those whose
+    advert `listings` holds by its own entry instead: what `rowsFound` counts beside the
+    search's own adverts."""
 
     listings: list[Listing]
     rows_found: int
+    placements: int = 0
 
 
 # The decoder's schema: only the members habicht reads, named as the page names them
@@ -104,6 +125,9 @@ class _Summary(msgspec.Struct, frozen=True, gc=False, rename="camel"):
     description: Any = None
     advert_status: _Status | None = None
     attributes: _Attributes | None = None
+    vertical_id: Any = None
+    ad_type_id: Any = None
+    self_link: Any = None
 
 
 class _SummaryList(msgspec.Struct, frozen=True, gc=False, rename="camel"):
@@ -113,6 +137,7 @@ class _SummaryList(msgspec.Struct, frozen=True, gc=False, rename="camel"):
 class _SearchResult(msgspec.Struct, frozen=True, gc=False, rename="camel"):
     rows_found: int
     advert_summary_list: _SummaryList | None = None
+    vertical_id: Any = None
 
 
 class _PageProps(msgspec.Struct, frozen=True, gc=False, rename="camel"):
@@ -207,17 +232,28 @@ def _search_page(result: _SearchResult) -> SearchPage:
     if summaries is None:
         raise LayoutError("no advertSummaryList.advertSummary list in searchResult")
     listings: dict[str, Listing] = {}
+    placements = 0
+    vertical = _whole(result.vertical_id)
     for summary in summaries:
-        listing = _listing(summary)
-        if listing is not None:
-            listings.setdefault(listing.id, listing)
+        listing = _listing(summary, vertical)
+        if listing is None:
+            continue
+        paid = placed(listing)
+        placements += paid
+        kept = listings.get(listing.id)
+        if kept is None:
+            listings[listing.id] = listing
+        elif placed(kept) and not paid:  # its own entry, at its own place
+            del listings[listing.id]
+            listings[listing.id] = listing
     if summaries and not listings:
         raise LayoutError(f"none of the {len(summaries)} adverts has an id")
-    return SearchPage(listings=list(listings.values()), rows_found=result.rows_found)
+    return SearchPage(list(listings.values()), result.rows_found, placements)
 
 
-def _listing(summary: _Summary) -> Listing | None:
-    """One advertSummary as a Listing; None for an entry without an id (not an advert)."""
+def _listing(summary: _Summary, vertical: int | None) -> Listing | None:
+    """One advertSummary as a Listing; None for an entry without an id (not an advert).
+    `vertical` is the page's `verticalId`, for an advert that does not say its own."""
     if summary.id is None or summary.id == "":
         return None
     ad_id = str(summary.id)
@@ -250,7 +286,80 @@ def _listing(summary: _Summary) -> Listing | None:
         category_ids=_categories(_value(attributes, "categorytreeids")),
         coordinates=_coordinates(_value(attributes, "COORDINATES")),
         seller_id=_seller_id(_value(attributes, "ORGID")),
+        estate=_estate(summary, attributes, vertical),
     )
+
+
+def _estate(
+    summary: _Summary, attributes: dict[object, Any], vertical: int | None
+) -> Estate | None:
+    """What a real-estate advert says of itself; None for any other advert.
+
+    An advert is real estate when its `verticalId` is 2 (`_ESTATE_VERTICAL`), or, when it
+    carries none, the page's is: that is what the saved pages prove — not the attributes,
+    whose names (`STATE`, `ADTYPE_ID`, `ISPRIVATE`) marketplace adverts carry too, nor the
+    path, which a parser does not see. Every value the page writes otherwise than the saved
+    page does reads as not said (None, or no ids): a search bound on it then never matches
+    locally (`scraper.estate`), and nothing is ruled out by it.
+    """
+    own = _whole(summary.vertical_id)
+    if (own if own is not None else vertical) != _ESTATE_VERTICAL:
+        return None
+    return Estate(
+        ad_type=_ad_type(_whole(summary.ad_type_id), _whole(_value(attributes, "ADTYPE_ID"))),
+        state=(_value(attributes, "STATE") or "").strip() or None,
+        location_id=_digits(_value(attributes, "LOCATION_ID")),
+        living_area=_whole(_value(attributes, "ESTATE_SIZE/LIVING_AREA")),
+        rooms=_rooms(_value(attributes, "ROOMS")),
+        property_type=_digits(_value(attributes, "PROPERTY_TYPE_ID")),
+        free_areas=_ids(_value(attributes, "FREE_AREA_TYPE")),
+        features=_ids(_value(attributes, "ESTATE_PREFERENCE")),
+        placement=_placement(_value(attributes, "REFERER"), summary.self_link),
+    )
+
+
+def _whole(value: object) -> int | None:
+    """A JSON integer or a string of ASCII digits as a number; None for anything else (a bool,
+    a fraction "45.5", a sign, text)."""
+    if type(value) is int:
+        return value if 0 <= value < 10**15 else None
+    return whole_number(value.strip(), max_digits=15) if isinstance(value, str) else None
+
+
+def _ad_type(member: int | None, attribute: int | None) -> int | None:
+    """`adTypeId` and the `ADTYPE_ID` attribute, which say the same on the saved page; where
+    they disagree the advert's kind is not known."""
+    if member is not None and attribute is not None and member != attribute:
+        return None
+    return member if member is not None else attribute
+
+
+def _digits(text: str | None) -> str | None:
+    """An id as written ("117224", "3"); None unless ASCII digits (bounded like an advert id)."""
+    text = (text or "").strip()
+    return text if len(text) <= MAX_ID and ascii_digits(text) else None
+
+
+def _rooms(text: str | None) -> str | None:
+    """`ROOMS` as its bucket ("2X2"); None for anything else."""
+    text = (text or "").strip()
+    return text if _ROOMS.fullmatch(text) else None
+
+
+def _ids(text: str | None) -> frozenset[str]:
+    """Ids joined by ", " ("10, 30") as a set; parts that are no id are left out."""
+    parts = (part.strip() for part in (text or "").split(","))
+    return frozenset(part for part in parts if len(part) <= MAX_ID and ascii_digits(part))
+
+
+def _placement(referer: str | None, self_link: object) -> bool:
+    """A paid placement: `REFERER` "pp", or (in 2025) a `selfLink` whose `referer` is "pp"."""
+    if (referer or "").strip().lower() == _PLACEMENT:
+        return True
+    if not isinstance(self_link, str) or "referer" not in self_link:
+        return False
+    query = self_link.partition("#")[0].partition("?")[2]
+    return any(key == "referer" and value == _PLACEMENT for key, value in parse_qsl(query))
 
 
 def _attributes(container: _Attributes | None) -> dict[object, Any]:

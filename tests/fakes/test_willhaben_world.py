@@ -259,3 +259,16 @@ def test_a_building_project_is_listed_through_a_unit_that_fits_every_filter() ->
 def test_other_parameters_are_named_by_the_advert() -> None:
     garage = flat("19", "Mit Stellplatz", 900, params=(("AT_TYPE", "5"),))
     assert lists(f"{RENT_PATH}?AT_TYPE=5", garage, NEUBAU) == ["19"]
+
+
+def test_a_bundesland_segment_is_the_bundesland_and_its_namesake_town_has_its_own() -> None:
+    """`/mietwohnungen/salzburg` is the Bundesland (REALESTATE.md: `/burgenland/` …
+    `/vorarlberg/` ≡ `areaId` 1 … 8), so it lists a flat in Hallein; the town of Salzburg is
+    `/salzburg/salzburg-stadt`, which does not."""
+    hallein = next(p for p in PLACES if p.name == "Hallein")
+    salzburg = next(p for p in PLACES if p.name == "Salzburg")
+    in_hallein = flat("61", "Hallein", 900, place=hallein)
+    in_town = flat("62", "Stadt", 900, place=salzburg)
+    state = RENT_PATH.replace("mietwohnung-angebote", "salzburg")
+    assert lists(state, in_hallein, in_town) == ["61", "62"]
+    assert lists(f"{state}/salzburg-stadt", in_hallein, in_town) == ["62"]

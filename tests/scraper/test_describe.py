@@ -8,14 +8,14 @@ from decimal import Decimal
 
 import pytest
 
-from habicht.scraper.describe import EstateSearch, describe_search, rooms_span
+from habicht.scraper.describe import Description, describe_search, rooms_span
 from habicht.scraper.urls import normalise_search_url
 
 RENT = "https://www.willhaben.at/iad/immobilien/mietwohnungen/mietwohnung-angebote"
 BUY = "https://www.willhaben.at/iad/immobilien/eigentumswohnung/eigentumswohnung-angebote"
 
 
-def described(url: str) -> EstateSearch | None:
+def described(url: str) -> Description | None:
     """`url` as a subscriber pastes it, normalised as /watch stores it, then described."""
     return describe_search(normalise_search_url(url))
 
@@ -26,7 +26,7 @@ def test_the_issues_example_search() -> None:
         f"{RENT}?areaId=117229&areaId=117230&NO_OF_ROOMS_BUCKET=2X2&NO_OF_ROOMS_BUCKET=3X3"
         "&PRICE_TO=1200&ESTATE_SIZE/LIVING_AREA_FROM=50&isNavigation=true&sfId=abc&page=2"
     )
-    assert described(url) == EstateSearch(
+    assert described(url) == Description(
         category="flat_rent",
         districts=("1070", "1080"),
         rooms=((2, 3),),
@@ -64,7 +64,7 @@ def test_every_named_parameter_and_what_is_left_over() -> None:
         "&ESTATE_SIZE/LIVING_AREA_FROM=50&ESTATE_SIZE/LIVING_AREA_TO=80"
     )
     search = described(url)
-    assert search == EstateSearch(
+    assert search == Description(
         category="flat_buy",
         states=("Tirol",),
         rooms=((10, None),),

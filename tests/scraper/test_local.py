@@ -124,7 +124,6 @@ def test_the_seller_type_is_matched_only_where_the_advert_says() -> None:
         "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?ISPRIVATE=yes",
         "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?sort=3",
         # paths whose words the pages tie to no id
-        "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien",
         "https://www.willhaben.at/iad/gebrauchtwagen/auto/gebrauchtwagenboerse",
         "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/pc-komponenten",
         "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz/grafikkarten-5882/wien",
@@ -136,16 +135,6 @@ def test_the_seller_type_is_matched_only_where_the_advert_says() -> None:
 def test_what_habicht_cannot_decide_is_not_local(url: str) -> None:
     """Any other parameter or path makes a search not local: it is polled as before."""
     assert local_search(url) is None
-
-
-def test_the_saved_flats_search_is_polled_as_before() -> None:
-    """The rental-flats search names its category and area in words: not local."""
-    assert (
-        local_search(
-            parse_watch_argument("https://www.willhaben.at/iad/immobilien/mietwohnungen/wien").url
-        )
-        is None
-    )
 
 
 def test_a_local_match_never_says_yes_where_the_world_says_no() -> None:

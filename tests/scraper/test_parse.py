@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES
 
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
-from habicht.model import Listing
+from habicht.model import Estate, Listing
 from habicht.scraper.errors import Blocked, LayoutError
 from habicht.scraper.parse import (
     next_data_span,  # to prove which path a page takes
@@ -124,6 +124,16 @@ def test_the_real_2026_page_parses_completely_with_its_reserved_and_bumped_adver
         category_ids=("7276",),
         coordinates=(48.2264562, 16.3954451),
         seller_id="1002828",
+        estate=Estate(
+            ad_type=2,
+            state="Wien",
+            location_id="117224",
+            living_area=153,
+            rooms="2X2",
+            property_type="3",
+            free_areas=frozenset({"30"}),
+            features=frozenset({"15", "23", "24", "25", "250", "27", "28", "4"}),
+        ),
     )
     assert all(listing.coordinates and listing.seller_id for listing in page.listings)
     assert sum(listing.is_private is False for listing in page.listings) == 20
@@ -460,3 +470,101 @@ def test_a_byte_that_is_no_utf_8_reads_as_a_replacement_character() -> None:
     page = render_search_page([FakeAdvert("1", "Sofa", Decimal(5)), FakeAdvert("2", "Bett")])
     (sofa, bett) = parse_search_page(page.encode().replace(b"Sofa", b"So\xfffa")).listings
     assert (sofa.title, sofa.price, bett.title) == ("So\ufffdfa", Decimal(5), "Bett")
+
+
+def test_the_real_flats_page_says_what_each_flat_is() -> None:
+    """Issue 29: every advert of the saved rental page is real estate (`verticalId` 2) and
+    says its category, place, size, rooms, type, free areas and features as the page writes
+    them; none is a placement; the marketplace page's adverts are no real estate."""
+    page = parse_search_page(FLATS_PAGE)
+    estates = [listing.estate for listing in page.listings]
+    assert all(estate is not None for estate in estates)
+    assert {(e.ad_type, e.state, e.placement) for e in estates if e} == {(2, "Wien", False)}
+    assert all(e and e.location_id and 117223 <= int(e.location_id) <= 117245 for e in estates)
+    by_id = {listing.id: listing.estate for listing in page.listings}
+    assert by_id["1039946198"] == Estate(
+        ad_type=2,
+        state="Wien",
+        location_id="117231",
+        living_area=99,
+        rooms="2X2",
+        property_type="102",
+        free_areas=frozenset({"10", "40"}),
+        features=frozenset({"15", "23", "24", "250", "27", "28", "4"}),
+    )
+    assert by_id["1069009511"] == Estate(2, "Wien", "117236", 31, "1X1", "110")  # neither
+    assert page.placements == 0
+    assert all(listing.estate is None for listing in parse_search_page(REAL_PAGE).listings)
+
+
+def flat_json(ad_id: str, **attributes: str) -> dict[str, object]:
+    """A real-estate advert entry (`verticalId` 2) with these attributes."""
+    entries = [{"name": name, "values": [value]} for name, value in attributes.items()]
+    return {"id": ad_id, "verticalId": 2, "adTypeId": 2, "attributes": {"attribute": entries}}
+
+
+def test_odd_real_estate_values_read_as_not_said() -> None:
+    """Values the saved page never writes read as None (or no ids), never a crash or a wrong
+    number: a fraction of a m², a bucket in words, ids with junk, a sign, an `adTypeId` the
+    attribute contradicts."""
+    odd = flat_json(
+        "1",
+        ADTYPE_ID="1",
+        STATE="  ",
+        LOCATION_ID="1172x9",
+        **{"ESTATE_SIZE/LIVING_AREA": "45.5"},
+        ROOMS="zwei",
+        PROPERTY_TYPE_ID="-3",
+        FREE_AREA_TYPE="10, x, ,30",
+        ESTATE_PREFERENCE="alle",
+        REFERER="organic",
+    )
+    (listing,) = parse_search_page(one_advert_page(odd)).listings
+    assert listing.estate == Estate(free_areas=frozenset({"10", "30"}))
+    members: list[tuple[dict[str, object], Estate | None]] = [
+        ({"adTypeId": "2"}, Estate(ad_type=2)),  # digits as text, as the attributes write them
+        ({"adTypeId": True}, Estate()),
+        ({"adTypeId": [2]}, Estate()),
+        ({"verticalId": 5}, None),
+        ({"verticalId": "zwei"}, None),
+    ]
+    for member, estate in members:
+        (other,) = parse_search_page(one_advert_page({**flat_json("2"), **member})).listings
+        assert other.estate == estate
+    unsaid = {"id": "3", "attributes": {"attribute": []}}
+    page = {"rowsFound": 1, "verticalId": 2, "advertSummaryList": {"advertSummary": [unsaid]}}
+    data = json.dumps({"props": {"pageProps": {"searchResult": page}}})
+    (listing,) = parse_search_page(f'<script id="__NEXT_DATA__">{data}</script>').listings
+    assert listing.estate == Estate()  # the page's vertical, for an advert without its own
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        {"attributes": {"attribute": [{"name": "REFERER", "values": ["pp"]}]}},
+        {"selfLink": "https://api.willhaben.at/restapi/v2/atverz/7?referer=pp"},
+        {"selfLink": "https://api.willhaben.at/restapi/v2/atverz/7?x=1&referer=pp#top"},
+    ],
+    ids=["REFERER", "selfLink", "selfLink-among-others"],
+)
+def test_the_paid_placement_is_marked_and_its_own_entry_wins(marker: dict[str, object]) -> None:
+    """The placement is marked by `REFERER` "pp" or its `selfLink`; when the page also lists
+    the advert by its own entry, that entry is the listing, at its own place, and the page
+    counts the paid one beside it."""
+    paid = {**flat_json("7"), **marker}
+    (alone,) = parse_search_page(one_advert_page(paid)).listings
+    assert alone.estate is not None
+    assert alone.estate.placement
+    result = {
+        "rowsFound": 3,
+        "advertSummaryList": {"advertSummary": [paid, flat_json("8"), flat_json("7")]},
+    }
+    data = json.dumps({"props": {"pageProps": {"searchResult": result}}})
+    page = parse_search_page(f'<script id="__NEXT_DATA__">{data}</script>')
+    assert [
+        (listing.id, listing.estate.placement) for listing in page.listings if listing.estate
+    ] == [
+        ("8", False),
+        ("7", False),
+    ]
+    assert page.placements == 1

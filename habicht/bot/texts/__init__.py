@@ -48,7 +48,7 @@ from habicht.market.going import MIN_PRICES, PriceStats
 from habicht.market.places import Located, Place
 from habicht.model import Estate
 from habicht.queue import QuietHours
-from habicht.scraper.describe import EstateSearch
+from habicht.scraper.describe import Description
 from habicht.watches.figures import WatchFigures
 from habicht.watches.filters import NO_PLACE
 from habicht.watches.notes import NO_NOTES, AlertNotes, Repost
@@ -296,7 +296,7 @@ class Texts:
             return per_m2_amount(self.catalog, amount)
         return format_price(amount, self.lang)
 
-    def search_words(self, search: EstateSearch) -> str:
+    def search_words(self, search: Description) -> str:
         """A real-estate search named for /list: `Mietwohnung · Wien 1070 · bis € 1.200`."""
         return shorten(search_words(self.catalog, search), SEARCH_BUDGET)
 

@@ -17,7 +17,8 @@ from habicht.bot.texts.markup import LOCATION_BUDGET, format_price, shorten
 from habicht.digits import whole_number
 from habicht.market.going import per_m2
 from habicht.model import Estate
-from habicht.scraper.describe import VIENNA_DISTRICTS, EstateSearch, rooms_span
+from habicht.scraper.describe import Description, rooms_span
+from habicht.scraper.estate_terms import VIENNA_DISTRICTS
 
 __all__ = ["district", "facts", "per_m2_amount", "rooms", "search_words"]
 
@@ -65,17 +66,16 @@ def district(estate: Estate, location: str | None, postcode: str | None) -> str:
     """Where a flat is as flat hunters say it: `1070 Neubau` — a Vienna district by its area
     id (`LOCATION_ID`), else the postcode and the last part of the advert's LOCATION
     ("Tirol, Innsbruck" at 6020: `6020 Innsbruck`), shortened."""
-    area_id = whole_number(estate.location_id or "")
-    known = None if area_id is None else VIENNA_DISTRICTS.get(area_id)
+    known = VIENNA_DISTRICTS.get(estate.location_id or "")
     if known is not None:
-        return " ".join(known)
+        return f"{known.postcode} {known.name}"
     name = (location or "").rsplit(",", 1)[-1].strip()
     if postcode and postcode not in name:
         name = f"{postcode} {name}".strip()
     return shorten(name or "—", LOCATION_BUDGET)
 
 
-def search_words(catalog: Catalog, search: EstateSearch) -> str:
+def search_words(catalog: Catalog, search: Description) -> str:
     """`Mietwohnung · Wien 1070, 1080 · 2-3 Zimmer · bis € 1.200 · ab 50 m²`, then types,
     free areas, features, seller, keyword and "+ more filters" where the search has them."""
     lang = catalog.lang
