@@ -110,6 +110,9 @@ from habicht.scraper.urls import parse_watch_argument
 SITE = "https://www.willhaben.at"
 FLAT_CHATS = 1_000_000
 """The first flat hunter's chat id: apart from the marketplace's chats."""
+FLAT_SEED = 1000
+"""Added to the seed for the flat world: with the marketplace's own seed both would draw the
+same advert ids, and the site keeps one advert an id."""
 PAGE = 200
 """Rows of one feed page (`habicht.scraper.urls.PAGE_ROWS`)."""
 
@@ -213,6 +216,8 @@ class Beside:
     flat and the moment it showed (what `freshness.count_new` reads of a world)."""
 
     def __init__(self, market: World, flats: FlatWorld) -> None:
+        ids = {advert.id for advert in flats.stock + flats.published()}
+        assert not ids & market.adverts.keys(), "one id in both worlds: the site keeps one"
         self.market, self.flats = market, flats
         self.new: dict[str, FakeAdvert] = {}
         self.published: dict[str, float] = {}
@@ -294,7 +299,7 @@ async def simulate(
     site = FakeWillhabenSite(world=True)
     both = Beside(
         World(site, plan, seed=seed),
-        FlatWorld(site, start=START, hours=plan.hours, seed=seed, volumes=volumes),
+        FlatWorld(site, start=START, hours=plan.hours, seed=seed + FLAT_SEED, volumes=volumes),
     )
     urls, pairs = world_shape.urls, world_shape.pairs
     path = folder / f"flats-{len(urls)}-{'feeds' if feeds else 'plain'}.sqlite3"
@@ -481,7 +486,8 @@ async def main(args: argparse.Namespace) -> None:
         results,
     )
     goals(results, local)
-    costs = feed_costs(FlatWorld(FakeWillhabenSite(), start=START, hours=3.0, seed=args.seed))
+    flats = FlatWorld(FakeWillhabenSite(), start=START, hours=3.0, seed=args.seed + FLAT_SEED)
+    costs = feed_costs(flats)
     report_costs(costs, volumes, 3.0)
 
 
