@@ -121,10 +121,14 @@ PAGE = 200
 _WEIGHTS = place_weights()
 DISTRICTS = sorted(range(23), key=lambda n: -_WEIGHTS[n])
 """Vienna's districts (indexes of `PLACES`), the most flats first: the Zipf ranks."""
-_STATE_SHARES: dict[str, float] = {}
-for _place, _weight in zip(PLACES, _WEIGHTS, strict=True):
-    _STATE_SHARES[_place.state_area] = _STATE_SHARES.get(_place.state_area, 0.0) + _weight
-BUNDESLAENDER = sorted((area for area in STATES if area != "900"), key=lambda a: -_STATE_SHARES[a])
+
+
+def _state_share(area: str) -> float:
+    """The Bundesland's share of the flats (its places' weights)."""
+    return sum(w for place, w in zip(PLACES, _WEIGHTS, strict=True) if place.state_area == area)
+
+
+BUNDESLAENDER = sorted((area for area in STATES if area != "900"), key=_state_share, reverse=True)
 """The Bundesländer but Vienna, the most flats first."""
 TOWNS = PLACES[23:]
 FREE_AREAS = ("20", "10", "60", "30")
