@@ -114,6 +114,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from sqlite3 import Row
+from typing import Protocol, TypeVar
 
 import httpx
 
@@ -122,8 +123,10 @@ from habicht.config import Settings
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import FakeBotAPI
+from habicht.fakes.willhaben_estate import SEGMENTS
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.fakes.willhaben_world import lister
+from habicht.scraper.local import local_search
 from habicht.scraper.schedule import FeedCadence, run_pass
 from habicht.scraper.urls import parse_watch_argument
 
@@ -192,7 +195,10 @@ PRICE_CAPS = (50, 100, 200, 500, 1000)
 PRICE_FLOORS = (20, 100)
 
 
-def zipf(rand: random.Random, items: tuple[str, ...] | list[str], s: float = 1.0) -> str:
+Item = TypeVar("Item")
+
+
+def zipf(rand: random.Random, items: tuple[Item, ...] | list[Item], s: float = 1.0) -> Item:
     """One of `items`, the first the most popular: weight 1 / rank ** s."""
     weights = [1 / (rank + 1) ** s for rank in range(len(items))]
     return rand.choices(items, weights)[0]
@@ -458,11 +464,24 @@ def log_bytes(path: Path) -> int:
     return log.stat().st_size if log.exists() else 0
 
 
+class Stage(Protocol):
+    """A world that plays its script as virtual time passes (`World`, or the flat hunters'
+    world beside it in `benchmarks/flats.py`): nothing before `start` is set, then
+    `advance(now)` plays what happened up to `now`, until it is `done`."""
+
+    start: float | None
+
+    def advance(self, now: float) -> None: ...
+
+    @property
+    def done(self) -> bool: ...
+
+
 class VirtualClock:
     """Virtual time for the bot (`Clock` and `Sleep`): sleeping moves it, and the world acts
     on the way, at the moments its script says."""
 
-    def __init__(self, world: World, observer: Observer) -> None:
+    def __init__(self, world: Stage, observer: Observer) -> None:
         self.now = START
         self.world = world
         self.observer = observer
@@ -514,9 +533,12 @@ def searches(count: int, seed: int) -> list[str]:
     return list(found)
 
 
-def watches(count: int, searches: int, seed: int) -> list[tuple[int, int]]:
+def watches(
+    count: int, searches: int, seed: int, *, first_chat: int = 10_000
+) -> list[tuple[int, int]]:
     """(chat, search index) pairs: every search one watch, the rest Zipf over the searches,
-    five a chat, never one search twice in a chat (a watch joins one of the last 50 chats)."""
+    five a chat, never one search twice in a chat (a watch joins one of the last 50 chats);
+    the chats numbered from `first_chat`."""
     rand = random.Random(seed)
     weights = [1 / (rank + 1) for rank in range(searches)]
     wanted = list(range(searches)) + rand.choices(range(searches), weights, k=count - searches)
@@ -536,7 +558,7 @@ def watches(count: int, searches: int, seed: int) -> list[tuple[int, int]]:
             chats.append(set())
             chat = len(chats) - 1
         chats[chat].add(search)
-        pairs.append((10_000 + chat, search))
+        pairs.append((first_chat + chat, search))
     return pairs
 
 
@@ -679,27 +701,41 @@ async def passes(
         await one_pass(services, clock)
 
 
+def shelf(url: str) -> str:
+    """Where a search of this benchmark looks: "" the whole marketplace, a category's id, or
+    a real-estate category's path segment (`mietwohnungen`)."""
+    path = httpx.URL(url).path.rstrip("/")
+    if path.startswith("/iad/immobilien/"):
+        return path.split("/")[3]
+    return "" if path == "/iad/kaufen-und-verkaufen/marktplatz" else path.rsplit("-", 1)[1]
+
+
+def shelves(advert: FakeAdvert) -> tuple[str, ...]:
+    """The `shelf`s of the searches that may list `advert`."""
+    if advert.estate is not None:
+        return (SEGMENTS[advert.estate.category],)
+    return ("", advert.categories[-1])
+
+
 class Truth:
     """The world's truth, not habicht's matching: which searches list an advert
-    (`habicht.fakes.willhaben_world.lister`), and so which chats it is owed to."""
+    (`habicht.fakes.willhaben_world.lister`), and so which chats it is owed to; and which
+    searches are local, as habicht reads them (`local_search`), to tell their alerts' latency
+    apart."""
 
     def __init__(self, urls: list[str], pairs: list[tuple[int, int]]) -> None:
         self.checks = [lister(httpx.URL(url)) for url in urls]
         self.by_category: dict[str, list[int]] = {}
         for n, url in enumerate(urls):
-            path = httpx.URL(url).path.rstrip("/")
-            self.by_category.setdefault(
-                "" if path == "/iad/kaufen-und-verkaufen/marktplatz" else path.rsplit("-", 1)[1],
-                [],
-            ).append(n)
+            self.by_category.setdefault(shelf(url), []).append(n)
         self.chats: dict[int, list[int]] = {}
         for chat, search in pairs:
             self.chats.setdefault(search, []).append(chat)
-        self.local = ["areaId" not in url for url in urls]
+        self.local = [local_search(url) is not None for url in urls]
 
     def searches_of(self, advert: FakeAdvert) -> list[int]:
         """The searches (indexes of `urls`) that list `advert`."""
-        candidates = self.by_category.get("", []) + self.by_category.get(advert.categories[-1], [])
+        candidates = [n for key in shelves(advert) for n in self.by_category.get(key, [])]
         return [search for search in candidates if self.checks[search](advert)]
 
     def chats_of(self, advert: FakeAdvert) -> dict[int, bool]:
@@ -711,8 +747,18 @@ class Truth:
         return found
 
 
+class Published(Protocol):
+    """What `count_new` reads of a world: each new advert by id, and when it was published."""
+
+    @property
+    def new(self) -> dict[str, FakeAdvert]: ...
+
+    @property
+    def published(self) -> dict[str, float]: ...
+
+
 def count_new(
-    result: Result, world: World, truth: Truth, rows: list[Row]
+    result: Result, world: Published, truth: Truth, rows: list[Row]
 ) -> dict[tuple[int, str], float]:
     """The new adverts' alerts against what is owed: latencies, missing, false, duplicate;
     when each chat was first told of each new advert."""
@@ -802,9 +848,33 @@ async def simulate(
     wall = time.perf_counter()
     site = FakeWillhabenSite(world=True)
     world = World(site, plan, seed=seed, fault=fault)
-    clock = VirtualClock(world, Observer())
     outage = "-outage" if plan.outage else ""
     path = folder / f"{len(urls)}{outage}-{'feeds' if feeds else 'plain'}.sqlite3"
+    result, rows = await play(
+        urls, pairs, site, VirtualClock(world, Observer()), feeds=feeds, path=path, hours=plan.hours
+    )
+    truth = Truth(urls, pairs)
+    told = count_new(result, world, truth, rows)
+    count_drops(result, world, truth, rows, told)
+    result.wall = time.perf_counter() - wall
+    return result
+
+
+async def play(
+    urls: list[str],
+    pairs: list[tuple[int, int]],
+    site: FakeWillhabenSite,
+    clock: VirtualClock,
+    *,
+    feeds: bool,
+    path: Path,
+    hours: float,
+) -> tuple[Result, list[Row]]:
+    """One scheduler's run on a new database at `path`: the searches and watches written,
+    every watch's baseline, the world (`clock.world`, of `hours`) started and played to its end, the
+    passes after it until every search was scanned once more. The run's figures (nothing
+    counted against the truth yet) and every new-listing and drop alert queued."""
+    world = clock.world
     async with Database(path) as db:
         await populate(db, urls, pairs, clock())
     async with running_bot(path, site, clock, feeds=feeds) as services:
@@ -852,14 +922,10 @@ async def simulate(
         coverage_misses=observer.coverage_misses,
         feeds=feeds_read,
         feed_reads=reads,
-        bytes_a_day=grown * 24 / plan.hours,
+        bytes_a_day=grown * 24 / hours,
         wal_bytes=wal,
     )
-    truth = Truth(urls, pairs)
-    told = count_new(result, world, truth, rows)
-    count_drops(result, world, truth, rows, told)
-    result.wall = time.perf_counter() - wall
-    return result
+    return result, rows
 
 
 async def _true(value: bool) -> bool:

@@ -19,6 +19,7 @@ def test_the_benchmarks_are_found() -> None:
     expected = {
         "charts.py",
         "delivery.py",
+        "flats.py",
         "freshness.py",
         "matching.py",
         "outbox.py",

@@ -11,7 +11,7 @@ Everything random comes from one `random.Random`, so a seed gives the same world
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -324,6 +324,7 @@ class FlatWorld:
         """`site`: a `FakeWillhabenSite` (anything with its `publish`, `bump`, `set_reserved`
         and `withdraw`)."""
         self.site = site
+        self.start = start
         rand = random.Random(seed)
         self.stock: list[FakeAdvert] = []
         self.happenings: list[Happening] = []
@@ -340,6 +341,33 @@ class FlatWorld:
         self.happenings.sort(key=lambda happening: happening.at)
         self._next = 0
         site.publish(*self.stock)
+
+    def begin(self, at: float) -> None:
+        """Play the script from `at` on instead of the `start` it was drawn for — a benchmark's
+        world starts once every watch has its baseline, a moment known only then. Every
+        happening moves by the difference, and each new flat's `PUBLISHED` with it; the stock
+        stays as it was published. Only before anything was played."""
+        assert self._next == 0, "the world has begun"
+        shift = at - self.start
+        self.start = at
+        self.happenings = [
+            replace(
+                happening,
+                at=happening.at + shift,
+                advert=None
+                if happening.advert is None
+                else replace(
+                    happening.advert,
+                    published_ms=(happening.advert.published_ms or 0) + _ms(shift),
+                ),
+            )
+            for happening in self.happenings
+        ]
+
+    @property
+    def done(self) -> bool:
+        """Whether every happening was played."""
+        return self._next >= len(self.happenings)
 
     def advance(self, now: float) -> list[Happening]:
         """Play every happening due by `now`; the ones played."""

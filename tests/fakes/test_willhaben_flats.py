@@ -49,6 +49,25 @@ def test_the_same_seed_makes_the_same_world() -> None:
     assert _ids(one) != _ids(other)
 
 
+def test_a_world_begun_later_plays_the_same_script_later() -> None:
+    """`begin`: a benchmark starts the world once the baselines are done — every happening
+    and every new flat's `PUBLISHED` move by the delay, late flats stay as late, the stock
+    stays; nothing is played before the new start, and then the world is done."""
+    small = EstateVolumes(rent_stock=50, buy_stock=50)
+    drawn = FlatWorld(FakeWillhabenSite(), start=START, seed=7, volumes=small)
+    world = FlatWorld(FakeWillhabenSite(), start=START, seed=7, volumes=small)
+    world.begin(START + 3600)
+    assert [a.published_ms for a in world.stock] == [a.published_ms for a in drawn.stock]
+    assert [(h.at - 3600, h.kind, h.ad_id) for h in world.happenings] == _ids(drawn)
+    assert [_delay(h) for h in world.happenings if h.advert] == [
+        _delay(h) for h in drawn.happenings if h.advert
+    ]
+    assert world.advance(START + 3599) == []
+    assert not world.done
+    assert world.advance(world.happenings[-1].at) == world.happenings
+    assert world.done
+
+
 def test_volumes_are_willhabens() -> None:
     """Vienna's rental page moves about 12 entries an hour, two thirds of them bumps
     (REALESTATE.md); flats for sale move too; a few projects, a few flats shown late."""
