@@ -42,8 +42,8 @@ of the minutes since its `PUBLISHED`) — against the 200 rows of one page.
 
 `--quick` (CI): 60 flat searches / 300 watches beside 20 / 100 of the marketplace for a
 quarter hour, in about 20 s (its figures say nothing). The default (`make bench`, which must
-stay within 10 minutes in all): 100 flat searches / 500 watches beside 20 / 100 for half an
-hour, under a minute — a small world: the flat world publishes about 36 new flats an hour
+stay within 10 minutes in all): 80 flat searches / 400 watches beside 20 / 100 for 0.4
+hours, under a minute — a small world: the flat world publishes about 36 new flats an hour
 across Austria. `--full`: the issue's shape — 2,000 flat searches / 10,000 watches beside
 the marketplace's default 200 / 1,000, 3 hours — tens of minutes (most of it the fake site
 filtering and rendering its 6,000 flats for every request).
@@ -505,14 +505,14 @@ def arguments() -> argparse.Namespace:
         action="store_true",
         help="the issue's shape: 2000 flat searches beside 200 marketplace ones, 3 h",
     )
-    parser.add_argument("--hours", type=float, help="simulated hours after the baselines (0.5)")
-    parser.add_argument("--searches", type=int, help="flat searches, 5 watches each (100)")
+    parser.add_argument("--hours", type=float, help="simulated hours after the baselines (0.4)")
+    parser.add_argument("--searches", type=int, help="flat searches, 5 watches each (80)")
     parser.add_argument("--market", type=int, help="marketplace searches beside them (20)")
     parser.add_argument("--seed", type=int, default=29, help="the worlds' seed (29)")
     args = parser.parse_args()
     args.folder = RAM_DISK if RAM_DISK.is_dir() else None
     chosen = 2 if args.full else 1 if args.quick else 0
-    sizes = {"hours": (0.5, 0.25, 3.0), "searches": (100, 60, 2000), "market": (20, 20, 200)}
+    sizes = {"hours": (0.4, 0.25, 3.0), "searches": (80, 60, 2000), "market": (20, 20, 200)}
     for name, choices in sizes.items():
         if getattr(args, name) is None:
             setattr(args, name, choices[chosen])
