@@ -13,14 +13,15 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
 from habicht.db import Database
-from habicht.fakes.willhaben_estate import BUY, PATHS, RENT
+from habicht.scraper.budget import FeedKind
+from habicht.scraper.budget import feed_name as feed_kind
 
 __all__ = ["FeedServed", "feed_name", "feeds_served"]
 
-_FEEDS = {
-    "/iad/kaufen-und-verkaufen/marktplatz": "the marketplace's newest",
-    PATHS[RENT]: "the newest flats to rent",
-    PATHS[BUY]: "the newest flats to buy",
+_STORY_NAMES: dict[FeedKind, str] = {
+    "marketplace": "the marketplace's newest",
+    "rent": "the newest flats to rent",
+    "buy": "the newest flats to buy",
 }
 
 
@@ -30,7 +31,8 @@ def feed_name(url: str) -> str | None:
     parts = urlsplit(url)
     if {name for name, _ in parse_qsl(parts.query)} - {"sort", "rows", "page"}:
         return None
-    return _FEEDS.get(parts.path.rstrip("/"))
+    kind = feed_kind(url).kind
+    return None if kind is None else _STORY_NAMES[kind]
 
 
 @dataclass(frozen=True)

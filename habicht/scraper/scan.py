@@ -319,7 +319,15 @@ async def _record_page(
             continue
         counts.baselines += 1
         outgoing.append(
-            await baseline(conn, watch, active, complete=read.complete, renderer=renderer, now=now)
+            await baseline(
+                conn,
+                watch,
+                active,
+                url=search.url,
+                complete=read.complete,
+                renderer=renderer,
+                now=now,
+            )
         )
     counts.misses += await _feed_misses(conn, search, outgoing)
     new, drops = await enqueue_alerts(conn, outgoing, now=now, max_attempts=max_attempts)

@@ -115,11 +115,10 @@ class Renderer(Protocol):
 
 
 ACTIVE_WATCHES = (
-    "SELECT w.id, w.chat_id, w.label, s.url, w.baseline_at, w.baseline_complete, w.filters,"
+    "SELECT w.id, w.chat_id, w.label, w.baseline_at, w.baseline_complete, w.filters,"
     " w.thread_id, w.muted_until, w.baseline_failures"
     " FROM watches w"
     " JOIN chats c ON c.chat_id = w.chat_id"
-    " JOIN searches s ON s.id = w.search_id"
     " WHERE w.search_id = ? AND w.status = 'active' AND c.status = 'active' ORDER BY w.id"
 )
 
@@ -161,14 +160,16 @@ async def baseline(
     watch: sqlite3.Row,
     active: list[Listing],
     *,
+    url: str,
     complete: bool,
     renderer: Renderer,
     now: float,
 ) -> Outgoing:
     """A watch's silent baseline (a row of `ACTIVE_WATCHES` without `baseline_at`): everything
     the read showed recorded as seen, no alerts, and the one `info` message that says how many
-    listings it now watches; `complete`: the read was the whole search (see `diff`)."""
-    search = Search(url=watch["url"], label=watch["label"])
+    listings it now watches, naming its search (at `url`) as habicht names searches;
+    `complete`: the read was the whole search (see `diff`)."""
+    search = Search(url=url, label=watch["label"])
     text = renderer.for_chat(watch["chat_id"]).baseline(search, len(active))
     await conn.execute(
         "UPDATE watches SET baseline_at = ?, baseline_complete = ?, baseline_failures = 0"
