@@ -50,7 +50,18 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 from habicht.config import ConfigError
 from habicht.db import Database
 from habicht.model import ErrorKind
-from habicht.queue import Dead, Fatal, Message, Migrate, Outcome, Retry, RetryAt, Send, classify
+from habicht.queue import (
+    Dead,
+    Delivered,
+    Fatal,
+    Message,
+    Migrate,
+    Outcome,
+    Retry,
+    RetryAt,
+    Send,
+    classify,
+)
 from habicht.scraper.alert_times import samples
 from habicht.scraper.budget import feed_loads
 from habicht.scraper.scan import ScanSummary
@@ -171,13 +182,14 @@ class Metrics:
     def sending(self, send: Send) -> Send:
         """`send`, counting each attempt by its outcome."""
 
-        async def counted(message: Message) -> None:
+        async def counted(message: Message) -> Delivered | None:
             try:
-                await send(message)
+                delivered = await send(message)
             except Exception as exc:
                 self.sends.labels(_OUTCOMES[type(classify(exc))]).inc()
                 raise
             self.sends.labels("sent").inc()
+            return delivered
 
         return counted
 

@@ -74,14 +74,19 @@ async def tell_owners(services: BotServices, render: Callable[[Texts], Html], *,
     return await services.store.enqueue_many(items)
 
 
+_NO_NEWS = frozenset({"cancelled", "message_gone"})
+"""Dead reasons that are what a user did, not something broken."""
+
+
 async def alert_dead(services: BotServices, *, since: float) -> None:
     """After a drain that started at `since`: what went dead in it, counted by reason.
-    Alerts cancelled because their watch was removed, paused or muted are no news."""
+    Alerts cancelled because their watch was removed, paused or muted are no news, and nor
+    is an edit of a message its user deleted (`/stats` counts those)."""
     rows = await services.store.dead(DEAD_LOOKBACK)
     fresh = [
         row
         for row in rows
-        if row.updated_at >= since and row.kind != "admin" and row.dead_reason != "cancelled"
+        if row.updated_at >= since and row.kind != "admin" and row.dead_reason not in _NO_NEWS
     ]
     if not fresh:
         return

@@ -50,7 +50,15 @@ from habicht.bot.alerts import (
 from habicht.bot.services import BotServices, Context
 from habicht.config import Settings
 from habicht.health import Beat, Job, feed_cadence, heartbeat
-from habicht.queue import ChatGoneHook, DeliveryStopped, Message, Send, TopicGoneHook, drain
+from habicht.queue import (
+    ChatGoneHook,
+    Delivered,
+    DeliveryStopped,
+    Message,
+    Send,
+    TopicGoneHook,
+    drain,
+)
 from habicht.retention import retain
 from habicht.scraper.schedule import run_pass
 from habicht.storage import fault_kind
@@ -269,9 +277,9 @@ def _alive(services: BotServices, job: Job) -> None:
 def _sending(send: Send, progress: Callable[[], object]) -> Send:
     """`send`, and a sign of progress after each try: a long backlog is no stall."""
 
-    async def send_and_beat(message: Message) -> None:
+    async def send_and_beat(message: Message) -> Delivered | None:
         try:
-            await send(message)
+            return await send(message)
         finally:
             progress()
 

@@ -31,7 +31,7 @@ from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
 from habicht.db import Database
 from habicht.metrics import Metrics
-from habicht.queue import DirectLine, Message, NotificationStore, Pacer, TakenOver
+from habicht.queue import Delivered, DirectLine, Message, NotificationStore, Pacer, TakenOver
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.schedule import FreshnessWatch, RequestShare
 from habicht.storage import StatusFile, StorageWatch, WatchedDatabase, fault_kind
@@ -273,12 +273,12 @@ class BotServices:
     def client(self) -> WillhabenClient:
         return self._ready(self._client, "willhaben client")
 
-    async def send(self, message: Message) -> None:
+    async def send(self, message: Message) -> Delivered | None:
         """The queue's `send` (`sending.send_message`): a text's first link (the listing) is
         previewed, unless the chat chose compact alerts."""
         bot = self._ready(self._bot, "bot")
         compact = self.preferences.of(message.chat_id).alert_style == "compact"
-        await send_message(bot, message, preview=not compact)
+        return await send_message(bot, message, preview=not compact)
 
     def render_digest(self, chat_id: int, lines: Sequence[str]) -> str:
         """The queue's digest: a heading with the count, then one line per alert."""

@@ -7,7 +7,8 @@ the few messages the outbox cannot hold (it cannot be written), the same way fro
 built on the first `classify`). Other code imports only the names listed here.
 
 Its modules, each answering one question. The outbox table: what a row is (`rows`), the
-store's settings and leases (`table`), what goes in and when its turn is (`enqueue`), which
+store's settings and leases (`table`), what goes in and when its turn is (`enqueue`), the
+edits that keep sent messages true (`edits`), which
 rows go out next (`claim`), what became of them (`settle`), the owner's counts and repairs
 (`upkeep`) — `store.NotificationStore` joins those four. Delivery: the drain (`deliver`),
 what it does with each send's outcome (`outcome`), its writes through storage faults and
@@ -18,6 +19,7 @@ plain-text views (`report`).
 
 from habicht.queue.deliver import DeliveryStopped, DrainSummary, Send, drain
 from habicht.queue.direct import DIRECT, DirectLine
+from habicht.queue.edits import Edit, edit_within, shown_text
 from habicht.queue.enqueue import disown_within, enqueue_within, retime_within
 from habicht.queue.outcome import ChatGoneHook, TopicGoneHook
 from habicht.queue.pacing import Pacer
@@ -43,7 +45,17 @@ from habicht.queue.quiet import (
     stored_quiet_hours,
 )
 from habicht.queue.report import describe_dead, describe_stats, parse_ids
-from habicht.queue.rows import Button, Buttons, Kind, Message, Notification, Outgoing, Source
+from habicht.queue.rows import (
+    Button,
+    Buttons,
+    Delivered,
+    Kind,
+    Message,
+    Notification,
+    Outgoing,
+    SentAs,
+    Source,
+)
 from habicht.queue.settle import TakenOver
 from habicht.queue.store import NotificationStore
 from habicht.queue.upkeep import QueueStats
@@ -55,9 +67,11 @@ __all__ = [
     "Buttons",
     "ChatGoneHook",
     "Dead",
+    "Delivered",
     "DeliveryStopped",
     "DirectLine",
     "DrainSummary",
+    "Edit",
     "Fatal",
     "InvalidQuietHours",
     "Kind",
@@ -75,6 +89,7 @@ __all__ = [
     "Retry",
     "RetryAt",
     "Send",
+    "SentAs",
     "Source",
     "TakenOver",
     "TopicGoneHook",
@@ -84,11 +99,13 @@ __all__ = [
     "describe_stats",
     "disown_within",
     "drain",
+    "edit_within",
     "enqueue_within",
     "error_rules",
     "parse_ids",
     "parse_quiet_hours",
     "retime_within",
     "retry_after_seconds",
+    "shown_text",
     "stored_quiet_hours",
 ]

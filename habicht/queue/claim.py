@@ -7,7 +7,8 @@ ran out cannot overwrite the row's next owner. A claim spends no attempt: `start
 (see `settle`).
 
 Fair turns: a claim walks the waiting rows in due order, which `enqueue` made a round-robin
-over chats.
+over chats. Edits of sent messages (`queue.edits`) come last: a claim takes them only after
+every due alert, and only as many as its caller allows.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ __all__ = ["DIGEST_MOST", "Claims"]
 # the chats in `:busy` (the drain has one of theirs in hand). Each branch walks its own
 # partial index in due order and stops after `:scan` rows, so a claim costs the same with ten
 # or ten thousand rows waiting; of those, at most `:per_chat` rows per chat are taken.
-_CLAIM = f"""
+# `:pending` is the pending rows' kind: alerts (and answers) first, then edits (`_claim`).
+_CLAIM = """
 UPDATE notifications
 SET status = 'sending', lease_until = :lease_until, claims = claims + 1, started_at = NULL,
     updated_at = :now
@@ -38,6 +40,7 @@ WHERE id IN (
             SELECT * FROM (
                 SELECT id, chat_id, next_attempt_at AS due FROM notifications
                 WHERE status = 'pending' AND next_attempt_at <= :now AND queued_at > :born_after
+                    AND {pending}
                     AND chat_id NOT IN (SELECT value FROM json_each(:busy))
                 ORDER BY next_attempt_at LIMIT :scan
             )
@@ -55,8 +58,10 @@ WHERE id IN (
     ORDER BY due, id
     LIMIT :limit
 )
-RETURNING {COLUMNS}
+RETURNING {columns}
 """
+_CLAIM_ALERTS = _CLAIM.format(pending="kind != 'edit'", columns=COLUMNS)
+_CLAIM_EDITS = _CLAIM.format(pending="kind = 'edit'", columns=COLUMNS)
 
 _SCAN = 4
 """A claim of n rows walks at most 4n due rows per branch to find them: enough when a few
@@ -91,10 +96,15 @@ RETURNING {COLUMNS}
 """
 
 _NEXT_DUE = """
-SELECT next_attempt_at FROM notifications INDEXED BY notifications_due
-WHERE status = 'pending' AND queued_at > :born_after
-    AND chat_id NOT IN (SELECT value FROM json_each(:busy))
-ORDER BY next_attempt_at LIMIT 1
+SELECT min(due) FROM (
+    SELECT min(next_attempt_at) AS due FROM notifications INDEXED BY notifications_due_alerts
+    WHERE status = 'pending' AND kind != 'edit' AND queued_at > :born_after
+        AND chat_id NOT IN (SELECT value FROM json_each(:busy))
+    UNION ALL
+    SELECT min(next_attempt_at) FROM notifications INDEXED BY notifications_due_edits
+    WHERE status = 'pending' AND kind = 'edit' AND queued_at > :born_after
+        AND chat_id NOT IN (SELECT value FROM json_each(:busy))
+)
 """
 
 
@@ -102,11 +112,18 @@ class Claims(OutboxTable):
     """Claiming due rows: alone, or with the chat's other waiting alerts as a digest."""
 
     async def claim(
-        self, limit: int, *, per_chat: int | None = None, skip: Collection[int] = ()
+        self,
+        limit: int,
+        *,
+        per_chat: int | None = None,
+        skip: Collection[int] = (),
+        edits: int = 0,
     ) -> list[Notification]:
         """Take up to `limit` due rows for sending, earliest turn first, with a lease; at most
         `per_chat` of one chat, none of the chats in `skip`. Spends no attempt (`start` does).
 
+        Edits of sent messages come after every due alert and answer, at most `edits` of
+        them, of chats the alerts left out: an edit never takes an alert's place or its turn.
         Returned in turn order, which keeps each chat's messages in the order they were queued.
         """
         now = self.clock()
@@ -120,9 +137,15 @@ class Claims(OutboxTable):
             "busy": json.dumps(sorted(skip)),
         }
         async with self.db.transaction() as conn:
-            rows = await conn.execute_fetchall(_CLAIM, params)
+            rows = list(await conn.execute_fetchall(_CLAIM_ALERTS, params))
+            room = min(edits, limit - len(rows))
+            if room > 0:
+                taken = {*skip, *(row["chat_id"] for row in rows)}
+                more = {**params, "limit": room, "scan": room * _SCAN}
+                more["busy"] = json.dumps(sorted(taken))
+                rows += await conn.execute_fetchall(_CLAIM_EDITS, more)
         claimed = (as_notification(row) for row in rows)
-        return sorted(claimed, key=lambda n: (n.next_attempt_at, n.id))
+        return sorted(claimed, key=lambda n: (n.kind == "edit", n.next_attempt_at, n.id))
 
     async def claim_digest(self, row: Notification, *, digest_after: int) -> list[Notification]:
         """`row`, just claimed, and — when its chat has more than `digest_after` alerts
@@ -180,4 +203,4 @@ class Claims(OutboxTable):
         """When the earliest waiting row of a chat not in `skip` is due; None if none waits."""
         params = {"born_after": self.clock() - self.ttl, "busy": json.dumps(sorted(skip))}
         row = await self.db.fetchone(_NEXT_DUE, params)
-        return None if row is None else float(row[0])
+        return None if row is None or row[0] is None else float(row[0])

@@ -65,7 +65,7 @@ from habicht.queue.durable import finish, sleeping
 from habicht.queue.outcome import ChatGoneHook, ChatMigratedHook, Landing, Outcomes, TopicGoneHook
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import Outcome, Retry, classify
-from habicht.queue.rows import Message, Notification
+from habicht.queue.rows import Delivered, Message, Notification
 from habicht.queue.store import NotificationStore
 from habicht.queue.table import LEASE_MARGIN
 
@@ -73,12 +73,18 @@ __all__ = ["DeliveryStopped", "DrainSummary", "Send", "drain"]
 
 log = logging.getLogger(__name__)
 
-Send = Callable[[Message], Awaitable[object]]
-"""Sends one message as it was queued; raises `telegram.error` exceptions on failure."""
+Send = Callable[[Message], Awaitable[Delivered | None]]
+"""Sends one message as it was queued (or makes the edit it is); raises `telegram.error`
+exceptions on failure. Returns what Telegram made of a new message, which the outbox keeps
+so the message can be edited later (None: nothing to keep)."""
 
 LINGER = 5.0
 """A drain with nothing in hand waits for a row due within this many seconds rather than
 ending: a backlog's next turn is at most a group's gap (3.1 s) away."""
+
+EDIT_FLIGHTS = 3
+"""Edits of sent messages in flight at most: they fill the room alerts leave (a claim takes
+them after every due alert), and a few at a time leave the pacer free for the next alert."""
 
 _REAP_EVERY = 60.0
 """Seconds between two reaps of a long drain (each drain also reaps when it starts)."""
@@ -183,6 +189,8 @@ class _Drain(Outcomes):
     flights: dict[asyncio.Task[None], int] = field(default_factory=dict)
     """One task per chat with claimed rows (a row, or the rows of its digest): it waits for
     each message's turn, then sends and settles it — or gives the rows back unsent."""
+    editing: set[asyncio.Task[None]] = field(default_factory=set)
+    """The flights that carry an edit (at most `EDIT_FLIGHTS`)."""
     claim_at: float = float("-inf")
     due: float | None = None
     """When the next waiting row of a chat with no flight is due (None: none waits)."""
@@ -239,14 +247,19 @@ class _Drain(Outcomes):
 
     async def _claim(self, now: float) -> None:
         room = self._room()
-        claim = partial(self.store.claim, room, per_chat=1, skip=set(self.flights.values()))
+        edits = EDIT_FLIGHTS - len(self.editing)
+        busy = set(self.flights.values())
+        claim = partial(self.store.claim, room, per_chat=1, skip=busy, edits=edits)
         rows = await self.commit(claim)
         for row in rows:
             carried = [row]
             if self.digest_after is not None:
                 more = partial(self.store.claim_digest, row, digest_after=self.digest_after)
                 carried = await self.commit(more)
-            self.flights[asyncio.create_task(self._fly_all(carried))] = row.chat_id
+            flight = asyncio.create_task(self._fly_all(carried))
+            self.flights[flight] = row.chat_id
+            if row.kind == "edit":
+                self.editing.add(flight)
         if len(rows) == room:  # there may be more due: claim again when there is room
             self.due = self.claim_at = now
             return
@@ -265,6 +278,7 @@ class _Drain(Outcomes):
                 task.cancel()
         for task in [task for task in self.flights if task.done()]:
             del self.flights[task]
+            self.editing.discard(task)
             self.claim_at = self.clock()  # its chat is free: its next row may be due
             task.result()  # a settle that failed (the database) ends the drain
 
@@ -345,14 +359,19 @@ class _Drain(Outcomes):
             raise
         return await finish(self.settle(rows, message, outcome))
 
-    async def _attempt(self, rows: list[Notification], message: Message) -> Outcome | None:
+    async def _attempt(
+        self, rows: list[Notification], message: Message
+    ) -> Outcome | Delivered | None:
         """Send, bounded by the lease less `LEASE_MARGIN`: a send never outlives its rows'
-        lease (see `table.DEFAULT_LEASE`), so the reaper never buries a send that runs."""
+        lease (see `table.DEFAULT_LEASE`), so the reaper never buries a send that runs.
+        What the send returned if it went through, else its classified failure."""
         limit = self.store.lease - LEASE_MARGIN
         bound = asyncio.timeout(limit)
         try:
             async with bound:
-                await self.send(message)
+                delivered = await self.send(message)
+            # Anything else a `send` returns went out too, with nothing to keep.
+            return delivered if isinstance(delivered, Delivered) else None
         except Exception as exc:  # every failure is classified; the table names the catch-all
             if isinstance(exc, TimeoutError) and bound.expired():
                 return Retry(f"the send took longer than {limit:g} s and was cut off")
@@ -361,7 +380,6 @@ class _Drain(Outcomes):
                 ids = ", ".join(str(row.id) for row in rows)
                 log.error("unexpected error sending notification %s", ids, exc_info=exc)
             return outcome
-        return None
 
     async def _give_back(self, rows: list[Notification], *, until: float | None = None) -> int:
         """Release `rows` unsent (`store.release`), to its end even if the drain is cancelled

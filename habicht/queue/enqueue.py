@@ -38,6 +38,7 @@ __all__ = ["Enqueues", "disown_within", "enqueue_within", "retime_within"]
 # neither a re-run scrape nor a purge can ever let an alert be sent twice. The due time is
 # the row's turn: one gap after its chat's latest fresh waiting row, else the head of the line
 # (the earliest waiting row, or now) — see the module docstring. Both reads walk an index.
+# Edits (`queue.edits`) take no turn: they go after every due alert (`claim`).
 # `:release` is the end of the chat's quiet hours for a held row (NULL for any other): it is
 # queued then and due no sooner, and a row queued now takes its turn after the chat's rows
 # waiting now, not after those held for the morning.
@@ -52,10 +53,11 @@ SELECT :chat_id, :kind, :ad_id, :text, :dedupe_key, :max_attempts,
        :disable_notification, :digest_line, :source, :first_seen_at, :published_at
 FROM (
     SELECT min(:now, coalesce(
-               (SELECT min(next_attempt_at) FROM notifications WHERE status = 'pending'), :now
+               (SELECT min(next_attempt_at) FROM notifications
+                WHERE status = 'pending' AND kind != 'edit'), :now
            )) AS head,
            (SELECT max(next_attempt_at) FROM notifications
-            WHERE chat_id = :chat_id AND status = 'pending' AND attempts = 0
+            WHERE chat_id = :chat_id AND status = 'pending' AND attempts = 0 AND kind != 'edit'
                 AND (queued_at <= :now OR queued_at = :release)) AS last
 )
 WHERE NOT EXISTS (SELECT 1 FROM notification_tombstones WHERE dedupe_key = :dedupe_key)

@@ -20,7 +20,7 @@ from habicht.clock import Clock
 from habicht.queue.durable import Writes
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff
-from habicht.queue.rows import Message, Notification
+from habicht.queue.rows import Delivered, Message, Notification
 from habicht.queue.store import NotificationStore
 
 __all__ = ["ChatGoneHook", "ChatMigratedHook", "Landing", "Outcomes", "TopicGoneHook"]
@@ -76,18 +76,24 @@ class Outcomes(Writes):
         return self.fatal is not None or self.flood_until is not None or self.stop.is_set()
 
     async def settle(
-        self, rows: list[Notification], message: Message, outcome: Outcome | None
+        self, rows: list[Notification], message: Message, outcome: Outcome | Delivered | None
     ) -> Landing:
-        """Record what happened to the rows of one message; a chat-wide outcome also settles
-        the chat's other waiting rows. Says whether the flight may send its next message,
-        and if not, when the rows it still holds are due again."""
+        """Record what happened to the rows of one message (`Delivered` or None: it went out);
+        a chat-wide outcome also settles the chat's other waiting rows. Says whether the
+        flight may send its next message, and if not, when the rows it still holds are due
+        again."""
         store = self.store
         chat_id = rows[0].chat_id
         spent = [row for row in rows if row.attempts >= row.max_attempts]
         left = [row for row in rows if row.attempts < row.max_attempts]
         match outcome:
-            case None:
-                self.tally.update(sent=await self.commit(partial(store.mark_sent, rows)))
+            case None | Delivered():
+                # A digest's text is rendered from its rows; a single row's is the row's own.
+                digest = len(rows) > 1 or message.text != rows[0].text
+                sent = partial(
+                    store.mark_sent, rows, delivered=outcome, digest=digest, text=message.text
+                )
+                self.tally.update(sent=await self.commit(sent))
             case Retry(error=error):
                 # One backoff for the whole message: a digest retries as one, and the rest of
                 # its flight waits with it, so all of them form one digest again.

@@ -167,6 +167,9 @@ _bad_request = _text_rule(
         ("message thread not found", "topic_deleted"),
         ("topic_deleted", "topic_deleted"),
         ("topic_closed", "topic_closed"),
+        # An edit of a message the user deleted, or one too old to edit: nothing to correct.
+        ("message to edit not found", "message_gone"),
+        ("message can't be edited", "message_gone"),
     ),
     "bad_request",  # message-level (too long, bad HTML): a bug to report, not a gone chat
     gone=lambda reason: reason == "chat_not_found",

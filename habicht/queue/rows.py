@@ -17,19 +17,24 @@ __all__ = [
     "COLUMNS",
     "Button",
     "Buttons",
+    "Delivered",
     "Kind",
     "Message",
     "Notification",
     "Outgoing",
+    "SentAs",
     "Source",
     "Status",
     "as_notification",
     "buttons_json",
 ]
 
-Kind = Literal["new", "drop", "info", "admin"]
+Kind = Literal["new", "drop", "info", "admin", "edit"]
 Status = Literal["pending", "sending", "sent", "dead"]
 Source = Literal["feed", "search"]
+SentAs = Literal["photo", "text", "digest"]
+"""How a message went out: a photo with its text as the caption, a text, or a digest's text
+(which carries several rows). An edit must change a caption or a text accordingly."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,6 +57,9 @@ class Message:
     `text` is HTML; with `photo_url` it is the photo's caption (the sender may fall back to
     text if Telegram cannot fetch the photo). `thread_id` is the forum topic to post in.
     `disable_notification` sends it without a notification sound (Telegram's name).
+
+    With `edits`, it is no new message: it replaces the text (the caption, if the message
+    `edits` names went out as a photo) and the buttons of that earlier message, silently.
     """
 
     chat_id: int
@@ -60,6 +68,17 @@ class Message:
     buttons: Buttons = ()
     thread_id: int | None = None
     disable_notification: bool = False
+    edits: Delivered | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """What Telegram made of a sent message: its `message_id` in the chat, and how it went
+    out (a photo whose caption is the text, or a text). What `send` returns, so the outbox can
+    keep it: an alert can be edited later (`Message.edits`)."""
+
+    message_id: int
+    as_photo: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,17 +138,28 @@ class Notification:
     thread_id: int | None = None
     disable_notification: int = 0
     digest_line: str | None = None
+    message_id: int | None = None
+    """The Telegram message that delivered this row (an edit row: the message it edits);
+    None until sent, and on rows sent before alerts were followed."""
+    sent_as: SentAs | None = None
+    """How that message went out (`SentAs`)."""
+    sent_text: str | None = None
+    """A digest's text as sent, kept on the first row it carried (None on every other row)."""
 
     @property
     def message(self) -> Message:
-        """The message to send, as it was queued."""
+        """The message to send, as it was queued (an edit row: the edit of its message)."""
+        edits = None
+        if self.kind == "edit" and self.message_id is not None:
+            edits = Delivered(self.message_id, as_photo=self.sent_as == "photo")
         return Message(
             chat_id=self.chat_id,
             text=self.text,
-            photo_url=self.photo_url,
+            photo_url=None if edits else self.photo_url,
             buttons=_buttons(self.buttons),
             thread_id=self.thread_id,
-            disable_notification=bool(self.disable_notification),
+            disable_notification=bool(self.disable_notification) or edits is not None,
+            edits=edits,
         )
 
 

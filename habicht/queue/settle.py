@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from habicht.queue.rows import COLUMNS, Notification, as_notification
+from habicht.queue.rows import COLUMNS, Delivered, Notification, SentAs, as_notification
 from habicht.queue.table import OutboxTable
 
 __all__ = ["Settles", "TakenOver"]
@@ -116,13 +116,39 @@ class Settles(OutboxTable):
             rows = await conn.execute_fetchall(_REAP, params)
         return [as_notification(row) for row in rows]
 
-    async def mark_sent(self, items: Iterable[Notification]) -> int:
-        """Record delivery (once, with `sent_at`) of rows this claim still owns."""
+    async def mark_sent(
+        self,
+        items: Iterable[Notification],
+        *,
+        delivered: Delivered | None = None,
+        digest: bool = False,
+        text: str | None = None,
+    ) -> int:
+        """Record delivery (once, with `sent_at`) of rows this claim still owns, and what
+        Telegram made of the message (`delivered`, kept so an alert can be edited later; a
+        `digest` carried all of `items`, and its `text` as sent is kept on the first). An
+        edit row keeps the message it edited."""
         now = self.clock()
+        rows = list(items)
+        sent_text = text if digest and delivered is not None else None
+        sent_as: SentAs | None = None
+        if delivered is not None:
+            sent_as = "digest" if digest else "photo" if delivered.as_photo else "text"
         return await self._settle(
             f"UPDATE notifications SET status = 'sent', sent_at = :now, lease_until = NULL, "
-            f"updated_at = :now WHERE {_OWNED}",
-            ({"now": now, "id": n.id, "claims": n.claims} for n in items),
+            f"updated_at = :now, message_id = coalesce(message_id, :message_id), "
+            f"sent_as = coalesce(sent_as, :sent_as), sent_text = :sent_text WHERE {_OWNED}",
+            (
+                {
+                    "now": now,
+                    "id": n.id,
+                    "claims": n.claims,
+                    "message_id": None if delivered is None else delivered.message_id,
+                    "sent_as": sent_as,
+                    "sent_text": sent_text if index == 0 else None,
+                }
+                for index, n in enumerate(rows)
+            ),
         )
 
     async def mark_retry(self, item: Notification, *, at: float, error: str) -> bool:

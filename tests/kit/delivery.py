@@ -20,6 +20,7 @@ from telegram.constants import ParseMode
 
 from habicht.clock import Clock
 from habicht.queue import (
+    Delivered,
     DrainSummary,
     Message,
     Notification,
@@ -98,10 +99,11 @@ async def send(api: FakeBotApi) -> AsyncIterator[Send]:
         router.post("/sendMessage").mock(side_effect=api)
         async with Bot(TOKEN) as bot:
 
-            async def send(message: Message) -> object:
-                return await bot.send_message(
+            async def send(message: Message) -> Delivered:
+                sent = await bot.send_message(
                     message.chat_id, message.text, parse_mode=ParseMode.HTML
                 )
+                return Delivered(sent.message_id)
 
             yield send
 
