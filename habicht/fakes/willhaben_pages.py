@@ -5,6 +5,10 @@ chunk `<script>` tags, an `application/ld+json` item list, the rendered result c
 data in `<script id="__NEXT_DATA__" type="application/json">` under
 `props.pageProps.searchResult`. This builder reproduces that structure so the parser, the fake
 willhaben site and the demo exercise the same paths as the real page — never fetch live pages.
+
+An advert's own page (`render_advert_page`, at `FakeAdvert.url`) is built the same way, with
+the data under `props.pageProps.advertDetails` as on the saved
+`advert-immobilien-haus-kaufen-wien-1140.html`.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from habicht.fakes.willhaben_estate import (
     ESTATE_CATEGORY,
@@ -25,9 +31,11 @@ from habicht.fakes.willhaben_estate import (
     unit_summary,
 )
 
-__all__ = ["FakeAdvert", "render_block_page", "render_search_page"]
+__all__ = ["AD_BASE", "FakeAdvert", "render_advert_page", "render_block_page", "render_search_page"]
 
 _SEARCH_PATH = "/iad/kaufen-und-verkaufen/marktplatz"
+AD_BASE = "https://www.willhaben.at/iad/"
+"""What an advert's `SEO_URL` is relative to: its page is there (`FakeAdvert.url`)."""
 SNIPPET = 250
 """Characters of an advert's description a result page shows at most (`BODY_DYN`), before
 the "..." that marks a cut."""
@@ -35,6 +43,7 @@ _WHOLE_WORDS = re.compile(r".*\S(?=\s)", re.S)
 """The longest start of a text that ends with a whole word (whitespace follows it)."""
 _ACTIVE = {"id": "active", "description": "aktiv", "statusId": 50}
 _RESERVED = {"id": "reserved", "description": "reserviert", "statusId": 55}
+_VIENNA = ZoneInfo("Europe/Vienna")
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,11 @@ class FakeAdvert:
             return self.estate.seo_path(self.title, self.id)
         slug = re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-") or "anzeige"
         return f"kaufen-und-verkaufen/d/{slug}-{self.id}/"
+
+    @property
+    def url(self) -> str:
+        """The advert's own page, as `Listing.url` and its `seoMetaData.canonicalUrl` say."""
+        return AD_BASE + self.seo_url
 
     @property
     def image_path(self) -> str:
@@ -193,6 +207,35 @@ def _advert_summary(advert: FakeAdvert) -> dict[str, Any]:
         "upsellingOrganisationLogo": None,
         "children": children,
     }
+
+
+_DETAILS = (
+    "id",
+    "verticalId",
+    "adTypeId",
+    "productId",
+    "description",
+    "attributes",
+    "advertImageList",
+    "advertStatus",
+)
+"""What an advert's page says of it as a search page's `advertSummary` does."""
+
+
+def _advert_details(advert: FakeAdvert) -> dict[str, Any]:
+    """`advertDetails`: what the search page says of the advert, and what only its own page
+    has (its canonical URL, dates, `disposed`), in the saved advert page's shape."""
+    summary = _advert_summary(advert)
+    details = {key: summary[key] for key in _DETAILS}
+    details["seoMetaData"] = {"canonicalUrl": advert.url, "title": advert.title}
+    details["contextLinkList"] = {
+        "contextLink": [{"id": "selfLink", "uri": summary["selfLink"].partition("?")[0]}]
+    }
+    details["disposed"] = 0
+    if advert.published_ms is not None:
+        when = datetime.fromtimestamp(advert.published_ms / 1000, _VIENNA)
+        details["publishedDate"] = details["changedDate"] = when.strftime("%Y-%m-%dT%H:%M:%S%z")
+    return details
 
 
 @dataclass(frozen=True)
@@ -333,6 +376,36 @@ def render_search_page(
         "</div></main></div>"
         f'<script id="__NEXT_DATA__" type="application/json">'
         f"{_next_data(adverts, found, rows_requested, page)}</script>"
+        f"{_CHUNKS}</body></html>"
+    )
+
+
+def render_advert_page(advert: FakeAdvert) -> str:
+    """The advert's own page, `props.pageProps.advertDetails` in its `__NEXT_DATA__` script
+    (a reserved advert shown as reserved, as on search pages)."""
+    vertical = "immobilien" if advert.estate is not None else "kaufen-und-verkaufen"
+    data = {
+        "props": {
+            "pageProps": {"advertDetails": _advert_details(advert), "seoSearchTerms": None},
+            "isSSG": False,
+            "is404": False,
+        },
+        "page": f"/iad/{vertical}/d/[...seopath]",
+        "query": {"seopath": advert.seo_url.strip("/").split("/")[2:]},
+        "buildId": "439650",
+        "isFallback": False,
+        "gssp": True,
+        "appGip": True,
+    }
+    title = html.escape(advert.title)
+    return (
+        '<!DOCTYPE html><html lang="de">'
+        + _HEAD.format(title=f"{title} - willhaben")
+        + '<body id="wh-body"><div id="__next"><main id="skip-to-content">'
+        f'<h1 data-testid="ad-detail-header">{title}</h1>'
+        f'<span data-testid="contact-box-price-box-price-value-0">'
+        f"{html.escape(advert.shown_price())}</span></main></div>"
+        f'<script id="__NEXT_DATA__" type="application/json">{_script_json(data)}</script>'
         f"{_CHUNKS}</body></html>"
     )
 

@@ -29,10 +29,16 @@ a building project shows only the units that fit the search (REALESTATE.md, trap
 feed reads) list only the adverts it accepts — a willhaben whose root page is not the whole
 marketplace, which no saved page rules out.
 
-Faults come two ways: `fail_next` scripts the next answers (per search or for any), and
-`intercept` puts a hook in front of every request — one fault for all of them until lifted
-(`intercept(SiteFault.server_error())`), or a function of the request that may answer, raise an
-httpx error, or let the page through. `log` keeps every request received, in order.
+Each advert of the catalogue also has its own page, at the path its `SEO_URL` gives
+(`FakeAdvert.url`), as it is now: active or reserved, at its current price — also after
+`withdraw` or `remove`, which only take it out of searches. `take_down` takes it off the site:
+out of every search, and its page answers 404 (or 410) from then on. `advert_pages` counts the
+requests for each advert's page.
+
+Faults come two ways: `fail_next` scripts the next answers (per search, per advert page, or
+for any), and `intercept` puts a hook in front of every request — one fault for all of them
+until lifted (`intercept(SiteFault.server_error())`), or a function of the request that may
+answer, raise an httpx error, or let the page through. `log` keeps every request received, in order.
 """
 
 from __future__ import annotations
@@ -47,7 +53,12 @@ import httpx
 
 from habicht.digits import whole_number
 from habicht.fakes.willhaben_flats import PLACEMENTS
-from habicht.fakes.willhaben_pages import FakeAdvert, render_block_page, render_search_page
+from habicht.fakes.willhaben_pages import (
+    FakeAdvert,
+    render_advert_page,
+    render_block_page,
+    render_search_page,
+)
 from habicht.fakes.willhaben_world import EstateQuery, lister, newest_first
 from habicht.fakes.wire import FaultScript, LoopbackServer, Observable
 
@@ -58,6 +69,13 @@ DEFAULT_ROWS = 30
 """Adverts a page holds when the request names no `rows`."""
 MAX_ROWS = 200
 """The most adverts a page holds, whatever `rows` asks for."""
+_GONE_PAGE = (
+    '<!DOCTYPE html><html lang="de"><head><meta charset="utf-8">'
+    "<title>Seite nicht gefunden - willhaben</title></head><body>"
+    "<h1>Diese Anzeige ist leider nicht mehr verfügbar.</h1></body></html>"
+)
+"""The answer of an advert page that is not there (taken down, or `SiteFault.not_found`)."""
+_MISSING = (404, 410)
 MARKETPLACE = "/iad/kaufen-und-verkaufen/marktplatz"
 """The marketplace's search path. Registered as it is, without parameters, it answers every
 marketplace search (any keyword, any filter) with the same adverts: a site for tests about
@@ -94,6 +112,12 @@ class SiteFault:
     @classmethod
     def server_error(cls, status: int = 500) -> SiteFault:
         return cls(status, "<html><body><h1>Es ist ein Fehler aufgetreten</h1></body></html>")
+
+    @classmethod
+    def not_found(cls, status: int = 404) -> SiteFault:
+        """A 404 (or 410) with willhaben's error page: on an advert's page, as if it were gone;
+        script it with `fail_next(…, url=advert.url)` for one passing answer."""
+        return cls(status, _GONE_PAGE)
 
     @classmethod
     def redirect(cls, location: str, status: int = 302) -> SiteFault:
@@ -145,6 +169,7 @@ class FakeWillhabenSite(Observable):
         self._catalogue: dict[str, FakeAdvert] = {}
         self._searches: dict[str, list[str]] = {}  # registered url -> advert ids, newest first
         self._world: dict[str, None] = {}  # the ids published to the world, in any order
+        self._taken_down: dict[str, int] = {}  # advert id -> what its page answers (404/410)
         self._faults: FaultScript[str | None, SiteFault] = FaultScript()
         self._hook: Hook | SiteFault | None = None
         self.root_lists: Callable[[FakeAdvert], bool] | None = None
@@ -163,6 +188,9 @@ class FakeWillhabenSite(Observable):
         self.hits: Counter[str] = Counter()
         """Requests per registered search URL (a world search: the request's URL without
         `rows` and `page`), faulted ones included."""
+        self.advert_pages: Counter[str] = Counter()
+        """Requests for each advert's own page, by advert id (faulted and taken-down ones
+        included); `advert_pages.total()` is how many page checks the client made."""
 
     # ----------------------------------------------------------------- the catalogue
 
@@ -195,6 +223,21 @@ class FakeWillhabenSite(Observable):
         """The advert leaves the world (sold, deleted)."""
         with self._cond:
             self._world.pop(ad_id, None)
+            self._cond.notify_all()
+
+    def take_down(self, ad_id: str, *, status: int = 404) -> None:
+        """The advert is taken off willhaben (sold and deleted, expired): it leaves every
+        search and the world, and its own page answers `status` (404 or 410) from now on."""
+        if status not in _MISSING:
+            raise ValueError(f"a taken-down advert's page answers 404 or 410, not {status}")
+        with self._cond:
+            if ad_id not in self._catalogue:
+                raise KeyError(f"no advert {ad_id!r} on the fake willhaben to take down")
+            for ids in self._searches.values():
+                if ad_id in ids:
+                    ids.remove(ad_id)
+            self._world.pop(ad_id, None)
+            self._taken_down[ad_id] = status
             self._cond.notify_all()
 
     def set_price(self, ad_id: str, price: Decimal | None) -> FakeAdvert:
@@ -239,7 +282,8 @@ class FakeWillhabenSite(Observable):
             return [self._catalogue[ad_id] for ad_id in self._searches[url]]
 
     def fail_next(self, *faults: SiteFault, url: str | None = None) -> None:
-        """Answer the next requests with `faults`, in order: for the search `url`, or any."""
+        """Answer the next requests with `faults`, in order: for the search `url`, the advert
+        page `url` (its `FakeAdvert.url`), or any search or advert page."""
         self._faults.push(url, *faults)
 
     def intercept(self, hook: Hook | SiteFault | None) -> None:
@@ -282,6 +326,16 @@ class FakeWillhabenSite(Observable):
                 best = (len(want_query), registered)
         return best[1] if best else None
 
+    def _advert_at(self, path: str) -> FakeAdvert | None:
+        """The catalogue's advert whose own page is at `path`, if any (holding the lock).
+
+        Its id ends the page's last segment (`…/rtx-3070-1001/`), so one look-up finds it; a
+        search path that ends in a number (`…/grafikkarten-5882`) is told apart by the rest.
+        """
+        path = path.rstrip("/")
+        advert = self._catalogue.get(path.rpartition("-")[2])
+        return advert if advert is not None and _key(advert.url)[0] == path else None
+
     def _estate_page(self, url: httpx.URL, adverts: list[FakeAdvert]) -> list[FakeAdvert]:
         """A real-estate search's adverts as its pages show them: building projects with
         only the units that fit (`children`), and the category's next paid placement on top,
@@ -305,7 +359,8 @@ class FakeWillhabenSite(Observable):
         return shown
 
     def handle(self, request: httpx.Request) -> httpx.Response:
-        """Answer one GET: the hook's answer, a scripted fault, the search's page, or 404."""
+        """Answer one GET: the hook's answer, a scripted fault, an advert's page, the search's
+        page, or 404."""
         with self._cond:
             self.log.append(request)
             self.requests[request.url.path] += 1
@@ -314,6 +369,14 @@ class FakeWillhabenSite(Observable):
         answer = hook if isinstance(hook, SiteFault) or hook is None else hook(request)
         if isinstance(answer, httpx.Response):
             return answer
+        with self._cond:
+            advert = self._advert_at(request.url.path)
+            if advert is not None:
+                self.advert_pages[advert.id] += 1
+                gone = self._taken_down.get(advert.id)
+                self._cond.notify_all()
+        if advert is not None:
+            return self._advert_answer(request, advert, answer, gone)
         with self._cond:
             search = self._match(request.url)
             if search is not None:
@@ -332,10 +395,9 @@ class FakeWillhabenSite(Observable):
         fault = answer
         if fault is None and search is not None:
             fault = self._faults.pop(search) or self._faults.pop(None)
-        if fault is not None and fault.outage:
-            raise httpx.ConnectError("the fake willhaben is down", request=request)
-        if fault is not None and not fault.layout_change:
-            return httpx.Response(fault.status, text=fault.body, headers={**_HTML, **fault.headers})
+        faulted = _faulted(request, fault)
+        if faulted is not None:
+            return faulted
         if search is None:
             return httpx.Response(404, text="<html><body>Seite nicht gefunden</body></html>")
         rows, number = _paging(request.url)
@@ -346,6 +408,36 @@ class FakeWillhabenSite(Observable):
             rows_requested=rows,
             page=number,
         )
-        if fault is not None:
-            page = page.replace('id="__NEXT_DATA__"', 'id="__APP_STATE__"')
-        return httpx.Response(200, text=page, headers=_HTML)
+        return _served(page, fault)
+
+    def _advert_answer(
+        self, request: httpx.Request, advert: FakeAdvert, hooked: SiteFault | None, gone: int | None
+    ) -> httpx.Response:
+        """The advert's own page, unless the hook or a scripted fault answers instead, or the
+        advert was taken down (`gone`: the status its page answers)."""
+        fault = hooked
+        if fault is None:
+            fault = self._faults.pop(advert.url) or self._faults.pop(None)
+        faulted = _faulted(request, fault)
+        if faulted is not None:
+            return faulted
+        if gone is not None:
+            return httpx.Response(gone, text=_GONE_PAGE, headers=_HTML)
+        return _served(render_advert_page(advert), fault)
+
+
+def _faulted(request: httpx.Request, fault: SiteFault | None) -> httpx.Response | None:
+    """The answer `fault` gives instead of the page (an outage raises); None when there is no
+    fault or it only changes the page's layout."""
+    if fault is not None and fault.outage:
+        raise httpx.ConnectError("the fake willhaben is down", request=request)
+    if fault is not None and not fault.layout_change:
+        return httpx.Response(fault.status, text=fault.body, headers={**_HTML, **fault.headers})
+    return None
+
+
+def _served(page: str, fault: SiteFault | None) -> httpx.Response:
+    """`page`, with its data block renamed when `fault` (a layout change) says so."""
+    if fault is not None:
+        page = page.replace('id="__NEXT_DATA__"', 'id="__APP_STATE__"')
+    return httpx.Response(200, text=page, headers=_HTML)

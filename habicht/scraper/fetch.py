@@ -1,19 +1,22 @@
-"""Polite fetching of willhaben search pages over one shared `httpx.AsyncClient`.
+"""Polite fetching of willhaben search pages and adverts' own pages over one shared
+`httpx.AsyncClient`.
 
 Politeness: one request in flight (an `asyncio.Lock`) and at least `fetch_gap` seconds from
 the end of one request to the start of the next — each redirect hop is a request too — so a
 cycle of many searches never bursts. Redirects are followed only to the origin (scheme, host
 and port) of `base_url`; one elsewhere, or more than 3 in a row, fails the search at once.
 
-Retries inside one `search()` are few and bounded: up to `attempts` tries on connect errors,
-timeouts, 5xx (waiting `retry_delay · 2^(try-1)`) and 429 (waiting its `Retry-After` when that
-is at most `max_retry_wait`). Then the search has failed for this cycle.
+Retries inside one `search()` or `advert()` are few and bounded: up to `attempts` tries on
+connect errors, timeouts, 5xx (waiting `retry_delay · 2^(try-1)`) and 429 (waiting its
+`Retry-After` when that is at most `max_retry_wait`). Then the search has failed for this
+cycle. An advert's page that answers 404 or 410 is `Missing` at once (perhaps gone: the caller
+confirms); for a search that is a `FetchError`, as any other answer no retry would change.
 
 Site-wide backoff (keep in sync with docs/internals/scraper.md): when willhaben blocks us —
-403, a 429 that outlasts the retries, or its block page — every `search()` raises `Blocked`
-without a request until `now + pause`, where the n-th block in a row pauses
-`min(block_cap, max(retry_after, block_base · 2^(n-1)))`: a `Retry-After` is honoured up to
-`block_cap`, never for years. A successful fetch resets n.
+403, a 429 that outlasts the retries, or its block page, for a search or an advert's page —
+every `search()` and `advert()` raises `Blocked` without a request until `now + pause`, where
+the n-th block in a row pauses `min(block_cap, max(retry_after, block_base · 2^(n-1)))`: a
+`Retry-After` is honoured up to `block_cap`, never for years. A successful fetch resets n.
 
 httpx errors become `FetchError`/`Blocked` here and nowhere else, chained with `from`.
 """
@@ -22,17 +25,19 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+from collections.abc import Callable
 from datetime import UTC
 from types import TracebackType
-from typing import Self
+from typing import Self, TypeVar
 
 import httpx
 
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.digits import ascii_digits, whole_number
+from habicht.scraper.advert import AdvertAnswer, Missing, parse_advert_page
 from habicht.scraper.errors import Blocked, FetchError
 from habicht.scraper.parse import SearchPage, parse_search_page
-from habicht.scraper.urls import request_url
+from habicht.scraper.urls import advert_request_url, request_url
 
 __all__ = ["DEFAULT_TIMEOUT", "USER_AGENT", "WillhabenClient"]
 
@@ -44,14 +49,25 @@ _HEADERS = {
     "Accept-Language": "de-AT,de;q=0.9,en;q=0.5",
 }
 _MAX_REDIRECTS = 3
+_MISSING = frozenset({404, 410})
+_T = TypeVar("_T")
 
 
 class _RateLimited(Blocked):
     """A 429: worth another try within the cycle if `Retry-After` is short."""
 
 
+class _NotFound(FetchError):
+    """A 404 or 410: not worth another try; an advert's page is `Missing` then."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(f"willhaben answered {status}", retryable=False)
+        self.status = status
+
+
 class WillhabenClient:
-    """Fetches and parses willhaben search pages, politely; an async context manager.
+    """Fetches and parses willhaben search pages and adverts' pages, politely; an async
+    context manager.
 
     `base_url` is HABICHT_WILLHABEN_URL: normalised `www.willhaben.at` search URLs are fetched
     from there. `transport`, `clock` and `sleep` are the seams for tests.
@@ -133,6 +149,25 @@ class WillhabenClient:
         """Fetch and parse page `page` of the normalised search `url` (`PAGE_ROWS` adverts a
         page); raises a `ScrapeError` on failure. Each page is a request like any other: after
         the gap, and not at all while the block backoff lasts."""
+        return await self._read(request_url(url, self._base_url, page=page), parse_search_page)
+
+    async def advert(self, url: str) -> AdvertAnswer:
+        """Fetch and parse the advert's own page `url` (a `Listing.url`), politely as a search
+        page; `Missing` for a 404 or 410 (perhaps gone: confirm it), a `ScrapeError` on any
+        other failure. Only `https://(www.)willhaben.at/iad/…` is fetched, from `base_url`;
+        any other URL is a `FetchError` without a request."""
+        try:
+            where = advert_request_url(url, self._base_url)
+        except ValueError as exc:
+            raise FetchError(f"not a willhaben advert URL: {exc}", retryable=False) from exc
+        try:
+            return await self._read(where, parse_advert_page)
+        except _NotFound as exc:
+            return Missing(exc.status)
+
+    async def _read(self, url: str, parse: Callable[[bytes], _T]) -> _T:
+        """`parse` of the page at `url`, fetched holding the lock, after the gap, and only when
+        no block backoff lasts; a block starts (or extends) the backoff, a page ends it."""
         async with self._lock:
             paused_until = self.paused_until
             if paused_until is not None:
@@ -141,9 +176,7 @@ class WillhabenClient:
                     retry_after=paused_until - self._clock(),
                 )
             try:
-                found = parse_search_page(
-                    await self._fetch(request_url(url, self._base_url, page=page))
-                )
+                found = parse(await self._fetch(url))
             except Blocked as exc:
                 self._start_pause(exc.retry_after)
                 raise
@@ -214,6 +247,8 @@ class WillhabenClient:
             raise Blocked("willhaben answered 403 Forbidden")
         if status >= 500:
             raise FetchError(f"willhaben answered {status}")
+        if status in _MISSING:
+            raise _NotFound(status)
         if status != 200:
             raise FetchError(f"willhaben answered {status}", retryable=False)
         return response.content  # the parser reads bytes; text would only be encoded back

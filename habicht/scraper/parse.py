@@ -9,7 +9,7 @@ only when the fast path finds no tag (attributes in an unusual form).
 A page without the data is never read as "no listings": it is `Blocked` when it says the IP
 is blocked, otherwise a `LayoutError`. `rowsFound: 0` is a valid empty result.
 
-The decoder's schema (`_NextData` down to `_Attribute`) names only what habicht reads, so
+The decoder's schema (`NextData` down to `_Attribute`) names only what habicht reads, so
 everything else — navigators, tracking, recommended adverts, even keys of the same name in
 other objects — is skipped unbuilt, and `rowsFound` and `advertSummaryList` count only as
 direct members of `searchResult` (of a key repeated there, the last value, as JSON means
@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Generic, TypeVar
 from urllib.parse import parse_qsl
 
 import msgspec
@@ -51,7 +51,22 @@ from habicht.model import Estate, Listing
 from habicht.scraper.errors import Blocked, LayoutError
 from habicht.scraper.estate import placed
 
-__all__ = ["SearchPage", "next_data_span", "parse_search_page"]
+__all__ = [
+    "RESERVED",
+    "AdvertStatus",
+    "Attributes",
+    "NextData",
+    "SearchPage",
+    "advert_id",
+    "attribute_map",
+    "decode_next_data",
+    "listing_price",
+    "listing_title",
+    "next_data_script",
+    "next_data_span",
+    "parse_search_page",
+    "price_display",
+]
 
 AD_BASE = "https://www.willhaben.at/iad/"
 IMAGE_BASE = "https://cache.willhaben.at/mmo/"
@@ -61,7 +76,8 @@ _PRICE = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,4})?")
 _COORDINATE = re.compile(r"-?[0-9]{1,3}(?:\.[0-9]{1,12})?")
 _END_TAG = b"</script>"
 _BLOCK_MARKERS = (b"IP-Adresse wurde blockiert", b"Zugriff verweigert", b"Access denied")
-_RESERVED = "reserved"
+RESERVED = "reserved"
+"""`advertStatus.id` of a reserved advert (as "active" is of an active one)."""
 _RESERVED_PREFIX = "(reserviert) "
 _SELLERS = {"1": True, "0": False}
 _ESTATE_VERTICAL = 2
@@ -107,13 +123,17 @@ class _Attribute(msgspec.Struct, frozen=True, gc=False):
     values: msgspec.Raw = _NULL
 
 
-class _Attributes(msgspec.Struct, frozen=True, gc=False):
+class Attributes(msgspec.Struct, frozen=True, gc=False):
+    """`attributes`, as search pages and an advert's own page (`habicht.scraper.advert`) carry
+    them; read through `attribute_map`."""
+
     attribute: list[_Attribute | _NotAnObject] | None = None
 
 
-class _Status(msgspec.Struct, frozen=True, gc=False):
-    """`advertStatus`: a status without an id string is a `LayoutError` — guessing "active"
-    could announce a reserved advert, guessing "reserved" could hide a new one."""
+class AdvertStatus(msgspec.Struct, frozen=True, gc=False):
+    """`advertStatus`, on search pages and advert pages: a status without an id string is a
+    `LayoutError` — guessing "active" could announce a reserved advert, guessing "reserved"
+    could hide a new one."""
 
     id: str
 
@@ -123,8 +143,8 @@ class _Summary(msgspec.Struct, frozen=True, gc=False, rename="camel"):
 
     id: str | int | None = None
     description: Any = None
-    advert_status: _Status | None = None
-    attributes: _Attributes | None = None
+    advert_status: AdvertStatus | None = None
+    attributes: Attributes | None = None
     vertical_id: Any = None
     ad_type_id: Any = None
     self_link: Any = None
@@ -144,15 +164,21 @@ class _PageProps(msgspec.Struct, frozen=True, gc=False, rename="camel"):
     search_result: _SearchResult
 
 
-class _Props(msgspec.Struct, frozen=True, gc=False, rename="camel"):
-    page_props: _PageProps
+_P = TypeVar("_P")
 
 
-class _NextData(msgspec.Struct, frozen=True, gc=False):
-    props: _Props
+class _Props(msgspec.Struct, Generic[_P], frozen=True, gc=False, rename="camel"):
+    page_props: _P
 
 
-_DECODER = msgspec.json.Decoder(_NextData)
+class NextData(msgspec.Struct, Generic[_P], frozen=True, gc=False):
+    """`__NEXT_DATA__` down to `props.pageProps`, of the schema `_P`: a search page's here,
+    an advert page's in `habicht.scraper.advert` (read by `decode_next_data`)."""
+
+    props: _Props[_P]
+
+
+_DECODER = msgspec.json.Decoder(NextData[_PageProps])
 _VALUES = msgspec.json.Decoder()
 
 
@@ -162,36 +188,44 @@ def parse_search_page(page: bytes | str) -> SearchPage:
     `page` is best the body as it came (UTF-8 bytes, as willhaben sends them): text is encoded
     first, and at 200 adverts decoding a page into text and back costs as much as the parse.
     """
+    props = decode_next_data(next_data_script(page), _DECODER, what="a search result")
+    return _search_page(props.search_result)
+
+
+def next_data_script(page: bytes | str) -> bytes | memoryview:
+    """The text of a willhaben page's `__NEXT_DATA__` script (a search page's or an advert's
+    own page's); `Blocked` for the block page, `LayoutError` for any other page without it."""
     if isinstance(page, str):
         page = page.encode("utf-8", "replace")
     span = next_data_span(page)
     if span is not None:
-        script: bytes | memoryview = memoryview(page)[span[0] : span[1]]
-    else:
-        text = _next_data_soup(page)
-        if text is None:
-            if any(marker in page for marker in _BLOCK_MARKERS):
-                raise Blocked("willhaben answered with its block page")
-            raise LayoutError("the page has no __NEXT_DATA__ script")
-        script = text.encode("utf-8", "replace")
-    return _search_page(_decode(script).props.page_props.search_result)
+        return memoryview(page)[span[0] : span[1]]
+    text = _next_data_soup(page)
+    if text is None:
+        if any(marker in page for marker in _BLOCK_MARKERS):
+            raise Blocked("willhaben answered with its block page")
+        raise LayoutError("the page has no __NEXT_DATA__ script")
+    return text.encode("utf-8", "replace")
 
 
-def _decode(script: bytes | memoryview) -> _NextData:
-    """The script by the schema; `LayoutError` if it is no JSON or not of the schema's shape.
+def decode_next_data(
+    script: bytes | memoryview, decoder: msgspec.json.Decoder[NextData[_P]], *, what: str
+) -> _P:
+    """The script's `props.pageProps` by `decoder`'s schema; `LayoutError` if it is no JSON or
+    not of the schema's shape ("__NEXT_DATA__ is not <what>").
 
     Invalid UTF-8 is replaced, as decoding the page into text would have done, and the
     script decoded again: one bad byte in some title must not make the whole page unreadable.
     """
     try:
-        return _DECODER.decode(script)
+        return decoder.decode(script).props.page_props
     except msgspec.ValidationError as exc:
-        raise LayoutError(f"__NEXT_DATA__ is not a search result: {exc}") from exc
+        raise LayoutError(f"__NEXT_DATA__ is not {what}: {exc}") from exc
     except (msgspec.DecodeError, RecursionError) as exc:
         repaired = bytes(script).decode("utf-8", "replace").encode()
         if repaired == script:
             raise LayoutError(f"__NEXT_DATA__ is not valid JSON: {exc}") from exc
-        return _decode(repaired)
+        return decode_next_data(repaired, decoder, what=what)
 
 
 def next_data_span(page: bytes) -> tuple[int, int] | None:
@@ -254,25 +288,20 @@ def _search_page(result: _SearchResult) -> SearchPage:
 def _listing(summary: _Summary, vertical: int | None) -> Listing | None:
     """One advertSummary as a Listing; None for an entry without an id (not an advert).
     `vertical` is the page's `verticalId`, for an advert that does not say its own."""
-    if summary.id is None or summary.id == "":
+    ad_id = advert_id(summary.id)
+    if ad_id is None:
         return None
-    ad_id = str(summary.id)
-    if len(ad_id) > MAX_ID:
-        raise LayoutError(f"an advert id is longer than {MAX_ID} characters: {ad_id[:MAX_ID]}…")
-    attributes = _attributes(summary.attributes)
+    attributes = attribute_map(summary.attributes)
     seo_url = _value(attributes, "SEO_URL")
     image = _value(attributes, "MMO")
-    description = summary.description
-    title = description if isinstance(description, str) and description else None
-    reserved = summary.advert_status is not None and summary.advert_status.id == _RESERVED
-    if reserved and title is not None:
-        title = title.removeprefix(_RESERVED_PREFIX)
+    reserved = summary.advert_status is not None and summary.advert_status.id == RESERVED
+    title = listing_title(summary.description, reserved=reserved)
     url = AD_BASE + seo_url.lstrip("/") if seo_url else ""
     return Listing(
         id=ad_id,
         title=(title or _value(attributes, "HEADING") or "").strip(),
-        price=_decimal(_value(attributes, "PRICE") or _value(attributes, "PRICE/AMOUNT")),
-        price_display=_value(attributes, "PRICE_FOR_DISPLAY"),
+        price=listing_price(attributes),
+        price_display=price_display(attributes),
         location=_value(attributes, "LOCATION"),
         postcode=_value(attributes, "POSTCODE"),
         url=url if url and len(url) <= MAX_URL else f"{AD_BASE}object?adId={ad_id}",
@@ -362,7 +391,39 @@ def _placement(referer: str | None, self_link: object) -> bool:
     return any(key == "referer" and value == _PLACEMENT for key, value in parse_qsl(query))
 
 
-def _attributes(container: _Attributes | None) -> dict[object, Any]:
+def advert_id(raw: str | int | None) -> str | None:
+    """An advert's `id` as text; None for none (an entry that is no advert), `LayoutError` for
+    one longer than `MAX_ID`."""
+    if raw is None or raw == "":
+        return None
+    ad_id = str(raw)
+    if len(ad_id) > MAX_ID:
+        raise LayoutError(f"an advert id is longer than {MAX_ID} characters: {ad_id[:MAX_ID]}…")
+    return ad_id
+
+
+def listing_title(description: object, *, reserved: bool) -> str | None:
+    """An advert's `description` as its title, without the "(reserviert) " a reserved advert's
+    carries; None unless it is a non-empty string."""
+    title = description if isinstance(description, str) and description else None
+    if reserved and title is not None:
+        title = title.removeprefix(_RESERVED_PREFIX)
+    return title
+
+
+def listing_price(attributes: dict[object, Any]) -> Decimal | None:
+    """The price of an `attribute_map`: `PRICE`, else `PRICE/AMOUNT`; None without a plain
+    number (`_decimal`)."""
+    return _decimal(_value(attributes, "PRICE") or _value(attributes, "PRICE/AMOUNT"))
+
+
+def price_display(attributes: dict[object, Any]) -> str | None:
+    """The price as the page shows it (`PRICE_FOR_DISPLAY`: "€ 120", "VB") of an
+    `attribute_map`."""
+    return _value(attributes, "PRICE_FOR_DISPLAY")
+
+
+def attribute_map(container: Attributes | None) -> dict[object, Any]:
     """`attributes.attribute[]` as name → raw values, the first entry of a name winning.
 
     An entry that is not an object is an attribute we do not know and is skipped, as is one

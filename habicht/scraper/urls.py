@@ -3,7 +3,8 @@
 This is the guard that keeps the bot from fetching arbitrary URLs for strangers: only
 `http(s)://(www.)willhaben.at/iad/<section>/…` search pages pass, in one normalised form, and
 every request then goes to `HABICHT_WILLHABEN_URL` with the normalised path and query — never
-to a host a subscriber typed. The sections are willhaben's three search verticals
+to a host a subscriber typed (an advert's own page, `advert_request_url`, passes the same
+kind of guard). The sections are willhaben's three search verticals
 (`SEARCH_SECTIONS`, keep in sync with docs/internals/scraper.md); the rest of /iad/ is profiles, the
 watch list, placing an advert, single adverts — nothing to watch.
 
@@ -38,6 +39,7 @@ from habicht.scraper.errors import InvalidReason, InvalidSearch
 __all__ = [
     "PAGE_ROWS",
     "SEARCH_SECTIONS",
+    "advert_request_url",
     "keyword_search",
     "normalise_search_url",
     "parse_watch_argument",
@@ -87,7 +89,7 @@ def normalise_search_url(text: str) -> str:
         raise InvalidSearch(InvalidReason.EMPTY, "no URL given")
     if len(text) > _MAX_URL:
         raise InvalidSearch(InvalidReason.TOO_LONG, f"URL longer than {_MAX_URL} characters")
-    if "\\" in text or any(unicodedata.category(char)[0] in "CZ" for char in text):
+    if not _plain(text):
         raise InvalidSearch(
             InvalidReason.MALFORMED, "URL contains spaces, backslashes or invisible characters"
         )
@@ -122,11 +124,10 @@ def _check_path(path: str, *, has_ad_id: bool) -> None:
 
     `has_ad_id`: the query names an advert (`adId=`), as old-style advert links do.
     """
-    if _ENCODED_SEPARATOR.search(path):
-        raise InvalidSearch(InvalidReason.MALFORMED, "the path contains an encoded . / or \\")
+    problem = _path_problem(path)
+    if problem is not None:
+        raise InvalidSearch(InvalidReason.MALFORMED, problem)
     segments = [segment for segment in path.split("/") if segment]
-    if any(segment in (".", "..") for segment in segments):
-        raise InvalidSearch(InvalidReason.MALFORMED, "the path contains . or .. segments")
     if segments[:1] != ["iad"]:
         raise InvalidSearch(InvalidReason.NOT_SEARCH, f"not a willhaben search page: {path!r}")
     # An advert is `/iad/<vertical>/d/…/<slug>-<id>/`, `/iad/object?adId=<id>` (an old-style
@@ -143,6 +144,20 @@ def _check_path(path: str, *, has_ad_id: bool) -> None:
         )
     if len(segments) < 3 or segments[1] not in SEARCH_SECTIONS:
         raise InvalidSearch(InvalidReason.NOT_SEARCH, f"not a willhaben search page: {path!r}")
+
+
+def _plain(text: str) -> bool:
+    """Whether `text` has no backslash and no space, control, zero-width or bidi character."""
+    return "\\" not in text and not any(unicodedata.category(char)[0] in "CZ" for char in text)
+
+
+def _path_problem(path: str) -> str | None:
+    """Why `path` is not one plain path (an encoded separator, a dot segment); None if it is."""
+    if _ENCODED_SEPARATOR.search(path):
+        return "the path contains an encoded . / or \\"
+    if any(segment in (".", "..") for segment in path.split("/")):
+        return "the path contains . or .. segments"
+    return None
 
 
 def _kept(key: str) -> bool:
@@ -226,3 +241,32 @@ def request_url(normalised: str, base_url: str, *, page: int = 1) -> str:
     paging = [("rows", str(PAGE_ROWS))] + ([("page", str(page))] if page > 1 else [])
     query = "&".join(part for part in (parts.query, urlencode(paging)) if part)
     return f"{base_url.rstrip('/')}{parts.path}?{query}"
+
+
+def advert_request_url(url: str, base_url: str) -> str:
+    """Where to fetch the advert page `url` (a `Listing.url`): `base_url` (HABICHT_WILLHABEN_URL)
+    + its path and query; `ValueError` for anything but `https://(www.)willhaben.at/iad/…`.
+
+    Advert links come from willhaben's pages, not from subscribers, but they are fetched on
+    their own, so they pass the same guard as a search URL: one plain URL, on willhaben's host
+    and standard port, without user@host, under /iad/ — never a request to a host a page named.
+    """
+    if len(url) > _MAX_URL or not _plain(url):
+        raise ValueError(f"not one plain URL of at most {_MAX_URL} characters: {url[:100]!r}")
+    try:
+        parts = urlsplit(url)
+        hostname, port = parts.hostname, parts.port
+    except ValueError as exc:
+        raise ValueError(f"not a readable URL: {exc}") from None
+    if (
+        parts.scheme.lower() != "https"
+        or "@" in parts.netloc
+        or (hostname or "").lower() not in _ACCEPTED_HOSTS
+        or port not in (None, _DEFAULT_PORTS["https"])
+    ):
+        raise ValueError(f"not an https link to willhaben.at: {url[:100]!r}")
+    problem = _path_problem(parts.path)
+    if problem is not None or not parts.path.startswith("/iad/") or parts.path == "/iad/":
+        raise ValueError(problem or f"not a page under /iad/: {parts.path[:100]!r}")
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{base_url.rstrip('/')}{parts.path}{query}"

@@ -17,6 +17,7 @@ from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_estate import BUY, PLACES, FakeUnit
 from habicht.fakes.willhaben_flats import PLACEMENTS, flat, project
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite, SiteFault
+from habicht.scraper.advert import AdvertPage, Missing
 from habicht.scraper.errors import Blocked, FetchError, LayoutError
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.parse import parse_search_page
@@ -95,18 +96,24 @@ async def test_catalogue_changes_between_cycles(
         (SiteFault.down(), FetchError, "^cannot reach willhaben: "),
     ],
 )
+@pytest.mark.parametrize("page", ["search", "advert"])
 async def test_faults_reach_the_scraper_as_its_errors(
     scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
     fault: SiteFault,
     error: type[Exception],
     message: str,
+    page: str,
 ) -> None:
-    """Each scripted fault becomes the scraper's own error, once; then the page is back."""
+    """Each scripted fault becomes the scraper's own error, once, for a search or an advert's
+    page (scripted by its URL); a search's fault counts as its hit."""
     client, site = scraper_and_site
-    site.fail_next(fault, url=SEARCH)
+    site.fail_next(fault, url=SEARCH if page == "search" else GPU.url)
     with pytest.raises(error, match=message):
-        await client.search(FETCHED)
-    assert site.hits[SEARCH] == 1
+        await (client.search(FETCHED) if page == "search" else client.advert(GPU.url))
+    assert (site.hits[SEARCH], site.advert_pages[GPU.id]) == (
+        (1, 0) if page == "search" else (0, 1)
+    )
+    assert site.faults_pending(SEARCH) + site.faults_pending(GPU.url) == 0
 
 
 async def test_rate_limit_sends_retry_after(
@@ -338,3 +345,120 @@ def test_a_building_project_shows_only_the_units_that_fit() -> None:
     assert (summary["id"], summary["adTypeId"]) == ("10", 16)
     assert [child["id"] for child in summary["children"]] == ["12"]
     assert _estate_page(site, f"{buy}?NO_OF_ROOMS_BUCKET=3X3") == ([], 0)
+
+
+# ----------------------------------------------------------------- adverts' own pages
+
+
+async def test_each_advert_has_its_page_at_its_url(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """An advert's page is at the path its search entry's `SEO_URL` gives, as it is now (a
+    price drop, reserved); page requests are counted by advert, not as search hits."""
+    client, site = scraper_and_site
+    (listing,) = (await client.search(FETCHED)).listings
+    assert listing.url == GPU.url
+    assert await client.advert(GPU.url) == AdvertPage(
+        ad_id="1001", status="active", price=Decimal(350), price_display="€ 350", title="RTX 3070"
+    )
+    site.set_price(GPU.id, Decimal(300))
+    site.set_reserved(GPU.id, True)
+    page = await client.advert(GPU.url)
+    assert isinstance(page, AdvertPage)
+    assert (page.status, page.price, page.title) == ("reserved", Decimal(300), "RTX 3070")
+    assert (site.advert_pages, site.hits) == ({"1001": 2}, {SEARCH: 1})
+    assert site.requests["/iad/kaufen-und-verkaufen/d/rtx-3070-1001/"] == 2
+
+
+async def test_leaving_a_search_keeps_the_page(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """An advert that `remove` took out of a search (it fell off the page) is still active on
+    its own page."""
+    client, site = scraper_and_site
+    site.remove(SEARCH, GPU.id)
+    assert (await client.search(FETCHED)).listings == []
+    page = await client.advert(GPU.url)
+    assert isinstance(page, AdvertPage)
+    assert page.status == "active"
+
+
+@pytest.mark.parametrize("status", [404, 410])
+async def test_a_taken_down_advert_leaves_every_search_and_its_page_is_gone(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite], status: int
+) -> None:
+    """`take_down` removes the advert from every search and its page answers 404 or 410
+    with an error page; other adverts stay."""
+    client, site = scraper_and_site
+    site.set_listings(OTHER, [CABLE, GPU])
+    site.take_down(GPU.id, status=status)
+    assert (await client.search(FETCHED)).listings == []
+    assert [listing.id for listing in (await client.search(f"{OTHER}&sort=1")).listings] == [
+        CABLE.id
+    ]
+    assert await client.advert(GPU.url) == Missing(status)
+    assert isinstance(await client.advert(CABLE.url), AdvertPage)
+    assert site.advert_pages == {GPU.id: 1, CABLE.id: 1}
+    gone = site.handle(httpx.Request("GET", GPU.url))
+    assert (gone.status_code, "nicht mehr verfügbar" in gone.text) == (status, True)
+
+
+def test_take_down_refuses_what_it_cannot_do() -> None:
+    """Only 404 and 410, and only an advert the site has."""
+    site = FakeWillhabenSite()
+    site.set_listings(SEARCH, [GPU])
+    with pytest.raises(ValueError, match="404 or 410, not 403"):
+        site.take_down(GPU.id, status=403)
+    with pytest.raises(KeyError, match="no advert '9'"):
+        site.take_down("9")
+
+
+async def test_a_passing_404_on_one_advert_page(
+    scraper_and_site: tuple[WillhabenClient, FakeWillhabenSite],
+) -> None:
+    """`fail_next(SiteFault.not_found(), url=advert.url)` answers that page's next request
+    with a 404, spent neither on a search nor on another advert; then the page is back."""
+    client, site = scraper_and_site
+    site.set_listings(OTHER, [CABLE])
+    site.fail_next(SiteFault.not_found(), url=GPU.url)
+    await client.search(FETCHED)
+    assert isinstance(await client.advert(CABLE.url), AdvertPage)
+    assert site.faults_pending(GPU.url) == 1
+    assert await client.advert(GPU.url) == Missing(404)
+    assert isinstance(await client.advert(GPU.url), AdvertPage)
+    assert site.faults_pending(GPU.url) == 0
+    site.fail_next(SiteFault.not_found(410))  # for any request: an advert page's too
+    assert await client.advert(CABLE.url) == Missing(410)
+
+
+def test_a_path_like_an_advert_s_that_is_none_is_not_found() -> None:
+    """A page for an id the site does not have, or an advert's id under another path, is
+    the site's 404 as before, and counts as no advert page."""
+    site = FakeWillhabenSite()
+    site.set_listings(SEARCH, [GPU])
+    for path in ("/iad/kaufen-und-verkaufen/d/rtx-3070-9/", "/iad/x/d/sofa-1001/"):
+        response = site.handle(httpx.Request("GET", f"https://www.willhaben.at{path}"))
+        assert response.status_code == 404
+    assert (site.advert_pages, site.hits) == ({}, {})
+
+
+def test_the_world_serves_its_adverts_pages_and_its_searches_as_before() -> None:
+    """In the world every /iad/ path is a search, except an advert's own page; a taken-down
+    advert leaves the world's searches."""
+    site = FakeWillhabenSite(world=True)
+    sofa = FakeAdvert("2001", "Sofa", Decimal(90), published_ms=2)
+    site.publish(GPU, sofa)
+    search = f"{MARKETPLACE}?sort=1"
+
+    def listed() -> list[str]:
+        page = parse_search_page(site.handle(httpx.Request("GET", search)).content)
+        return [listing.id for listing in page.listings]
+
+    assert listed() == ["2001", "1001"]
+    page = site.handle(httpx.Request("GET", sofa.url))
+    assert "advertDetails" in page.text
+    assert "searchResult" not in page.text
+    site.take_down(sofa.id, status=410)
+    assert site.handle(httpx.Request("GET", sofa.url)).status_code == 410
+    assert listed() == ["1001"]
+    assert site.advert_pages == {"2001": 2}

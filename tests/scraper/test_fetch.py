@@ -1,10 +1,11 @@
-"""Polite fetching: retries, blocks and backoff, the gap between requests, one error boundary."""
+"""Polite fetching: retries, blocks and backoff, the gap between requests, one error boundary;
+for search pages and for adverts' own pages alike."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from decimal import Decimal
 
 import httpx
@@ -12,8 +13,9 @@ import pytest
 from kit import willhaben_client
 from kit.fakes import FakeClock
 
-from habicht.fakes import FakeAdvert
+from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.scraper.advert import AdvertPage, Missing
 from habicht.scraper.errors import Blocked, FetchError, LayoutError, ScrapeError
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.urls import normalise_search_url
@@ -26,14 +28,18 @@ OTHER = normalise_search_url(
     "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa"
 )
 FETCHED = f"{BASE}/iad/kaufen-und-verkaufen/marktplatz?keyword=rtx&sort=1&rows=200"
+GPU = FakeAdvert("1", "RTX 3070", Decimal(400))
+ADVERT = "https://www.willhaben.at/iad/kaufen-und-verkaufen/d/rtx-3070-1/"
+"""GPU's own page, as its `Listing.url` names it."""
+ADVERT_FETCHED = f"{BASE}/iad/kaufen-und-verkaufen/d/rtx-3070-1/"
 
 
 @pytest.fixture
 def site() -> FakeWillhabenSite:
-    """willhaben with SEARCH and OTHER, each listing one advert."""
+    """willhaben with SEARCH and OTHER, each listing one advert, GPU."""
     site = FakeWillhabenSite()
     for search in (SEARCH, OTHER):
-        site.set_listings(search, [FakeAdvert("1", "RTX 3070", Decimal(400))])
+        site.set_listings(search, [GPU])
     return site
 
 
@@ -131,22 +137,29 @@ async def test_a_404_is_not_retried(client: WillhabenClient, site: FakeWillhaben
     ],
     ids=["block-page", "403"],
 )
+@pytest.mark.parametrize("read", ["search", "advert"])
 async def test_a_block_pauses_all_of_willhaben(
     client: WillhabenClient,
     site: FakeWillhabenSite,
     clock: FakeClock,
     answer: SiteFault,
     error: str,
+    read: str,
 ) -> None:
-    """A block page or 403 raises Blocked and pauses every search without a request."""
+    """A block page or 403, for a search or an advert's page, raises Blocked and pauses every
+    search and advert page without a request."""
     site.intercept(answer)
     with pytest.raises(Blocked, match=error):
-        await client.search(SEARCH)
+        await (client.search(SEARCH) if read == "search" else client.advert(ADVERT))
     assert client.paused_until == clock.now + 600
     with pytest.raises(Blocked) as paused:
         await client.search(OTHER)
     assert paused.value.retry_after == 600
-    assert (calls(site), len(site.log)) == (1, 1)  # OTHER was not asked
+    with pytest.raises(Blocked, match=r"^backing off from willhaben"):
+        await client.advert(ADVERT)
+    # Only the first read was asked.
+    asked = FETCHED if read == "search" else ADVERT_FETCHED
+    assert [request.url for request in site.log] == [httpx.URL(asked)]
 
 
 async def test_the_block_pause_grows_honours_retry_after_and_resets(
@@ -293,8 +306,21 @@ async def test_a_retry_after_is_read_strictly_and_capped(
     assert client.paused_until == clock.now + pause
 
 
-async def test_at_most_one_request_is_in_flight(site: FakeWillhabenSite, clock: FakeClock) -> None:
-    """Two concurrent searches: the second request starts after the first ended plus the gap."""
+SECOND = {
+    "search": lambda client: client.search(OTHER),
+    "advert": lambda client: client.advert(ADVERT),
+}
+"""What runs beside a search in `test_at_most_one_request_is_in_flight`."""
+
+
+@pytest.mark.parametrize("second", SECOND.values(), ids=SECOND.keys())
+async def test_at_most_one_request_is_in_flight(
+    site: FakeWillhabenSite,
+    clock: FakeClock,
+    second: Callable[[WillhabenClient], Awaitable[object]],
+) -> None:
+    """A search and another search or an advert's page at once: the second request starts
+    after the first ended plus the gap."""
     spans: list[tuple[float, float]] = []
     in_flight = 0
 
@@ -313,7 +339,7 @@ async def test_at_most_one_request_is_in_flight(site: FakeWillhabenSite, clock: 
         return site.handle(request)
 
     async with willhaben_client(httpx.MockTransport(answer), clock, base_url=BASE) as client:
-        await asyncio.gather(client.search(SEARCH), client.search(OTHER))
+        await asyncio.gather(client.search(SEARCH), second(client))
     (_, first_end), (second_start, _) = spans
     assert second_start >= first_end + 2.0
 
@@ -328,3 +354,169 @@ async def test_a_closed_client_refuses_use(site: FakeWillhabenSite) -> None:
         pass
     with pytest.raises(RuntimeError, match="was closed"):
         await client.open()
+
+
+# ----------------------------------------------------------------- an advert's own page
+
+
+async def test_an_active_advert_page_is_read_from_the_configured_base(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """`advert(url)` fetches the page's path from HABICHT_WILLHABEN_URL and says what it says."""
+    assert await client.advert(ADVERT) == AdvertPage(
+        ad_id="1", status="active", price=Decimal(400), price_display="€ 400", title="RTX 3070"
+    )
+    (request,) = site.log
+    assert request.url == httpx.URL(ADVERT_FETCHED)
+    assert request.headers["User-Agent"].startswith("Mozilla/5.0")
+    assert site.advert_pages == {"1": 1}
+
+
+async def test_a_reserved_advert_page_says_reserved(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """The seller reserved the advert: its page says so, at its current price."""
+    site.set_reserved("1", True)
+    site.set_price("1", Decimal(350))
+    page = await client.advert(ADVERT)
+    assert isinstance(page, AdvertPage)
+    assert (page.status, page.price, page.title) == ("reserved", Decimal(350), "RTX 3070")
+
+
+@pytest.mark.parametrize("status", [404, 410])
+async def test_a_missing_advert_page_is_missing_not_an_error(
+    client: WillhabenClient, site: FakeWillhabenSite, clock: FakeClock, status: int
+) -> None:
+    """A 404 or 410 is `Missing(status)` after one request: no retry, no pause, no error."""
+    site.take_down("1", status=status)
+    assert await client.advert(ADVERT) == Missing(status)
+    assert (len(site.log), clock.slept, client.paused_until) == (1, [], None)
+
+
+async def test_a_search_that_answers_404_is_still_an_error(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """Only an advert's page may be missing: a search answering 404 or 410 fails as before."""
+    site.fail_next(SiteFault.not_found(), SiteFault.not_found(410))
+    for status in (404, 410):
+        with pytest.raises(FetchError, match=f"^willhaben answered {status}$") as failed:
+            await client.search(SEARCH)
+        assert not failed.value.retryable
+
+
+async def test_a_passing_404_then_the_page(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """One 404 of a page that is there is reported as it came; the next read finds the
+    page: the caller's second look, not this layer, decides that an advert is gone."""
+    site.fail_next(SiteFault.not_found(), url=ADVERT)
+    assert await client.advert(ADVERT) == Missing(404)
+    page = await client.advert(ADVERT)
+    assert isinstance(page, AdvertPage)
+    assert page.status == "active"
+    assert site.advert_pages == {"1": 2}
+
+
+async def test_a_block_on_a_search_pauses_advert_pages(
+    client: WillhabenClient, site: FakeWillhabenSite, clock: FakeClock
+) -> None:
+    """While the backoff after a blocked search lasts, no advert page is asked for; after
+    it, the page is read and a second block would pause 600 s again."""
+    site.fail_next(SiteFault.rate_limited(3000))
+    with pytest.raises(Blocked):
+        await client.search(SEARCH)
+    with pytest.raises(Blocked) as paused:
+        await client.advert(ADVERT)
+    assert (paused.value.retry_after, len(site.log)) == (3000, 1)
+    clock.advance(3000)
+    assert isinstance(await client.advert(ADVERT), AdvertPage)
+    site.fail_next(SiteFault.forbidden(), url=ADVERT)
+    with pytest.raises(Blocked):
+        await client.advert(ADVERT)
+    assert client.paused_until == clock.now + 600
+
+
+async def test_an_advert_page_is_retried_and_keeps_the_gap(
+    client: WillhabenClient, site: FakeWillhabenSite, clock: FakeClock
+) -> None:
+    """5xx answers on an advert's page are retried as a search's are, every request after
+    the gap from the one before (here a search's)."""
+    await client.search(SEARCH)
+    site.fail_next(SiteFault.server_error(502), url=ADVERT)
+    assert isinstance(await client.advert(ADVERT), AdvertPage)
+    assert clock.slept == [2.0, 5.0]
+    assert [request.url for request in site.log] == [httpx.URL(FETCHED)] + 2 * [
+        httpx.URL(ADVERT_FETCHED)
+    ]
+
+
+async def test_an_advert_page_that_is_no_advert_page_is_a_layout_error(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """A 200 answer without `advertDetails` (here a search page, as a redirect to the
+    category might give) is a LayoutError, not a status, and no block."""
+    site.intercept(SiteFault(200, render_search_page([GPU])))
+    with pytest.raises(LayoutError, match="advertDetails"):
+        await client.advert(ADVERT)
+    assert client.paused_until is None
+
+
+async def test_an_advert_page_redirected_off_site_fails(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """A redirect to another host is refused unfetched, as for a search."""
+    site.fail_next(SiteFault.redirect("https://evil.example/iad/x-1/"), url=ADVERT)
+    with pytest.raises(FetchError, match="off-site"):
+        await client.advert(ADVERT)
+    assert [request.url for request in site.log] == [httpx.URL(ADVERT_FETCHED)]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://evil.example/iad/kaufen-und-verkaufen/d/rtx-3070-1/",
+        "https://www.willhaben.at.evil.example/iad/kaufen-und-verkaufen/d/rtx-3070-1/",
+        "https://www.willhaben.at@evil.example/iad/kaufen-und-verkaufen/d/rtx-3070-1/",
+        "http://www.willhaben.at/iad/kaufen-und-verkaufen/d/rtx-3070-1/",
+        "https://www.willhaben.at:8443/iad/kaufen-und-verkaufen/d/rtx-3070-1/",
+        "https://www.willhaben.at/kaufen-und-verkaufen/d/rtx-3070-1/",
+        "https://www.willhaben.at/iad/",
+        "https://www.willhaben.at/iad/../admin/",
+        "https://www.willhaben.at/iad/%2e%2e/admin/",
+        "https://www.willhaben.at/iad/kaufen-und-verkaufen/d/rtx 3070-1/",
+        "/iad/kaufen-und-verkaufen/d/rtx-3070-1/",
+        f"{BASE}/iad/kaufen-und-verkaufen/d/rtx-3070-1/",
+    ],
+    ids=[
+        "other-host",
+        "look-alike-host",
+        "user-at-host",
+        "http",
+        "other-port",
+        "outside-iad",
+        "iad-root",
+        "dot-segments",
+        "encoded-dots",
+        "space",
+        "relative",
+        "the-base-itself",
+    ],
+)
+async def test_only_willhaben_advert_urls_are_fetched(
+    client: WillhabenClient, site: FakeWillhabenSite, url: str
+) -> None:
+    """Any URL but `https://(www.)willhaben.at/iad/…` is refused without a request, and
+    another try would not change that."""
+    with pytest.raises(FetchError, match=r"^not a willhaben advert URL") as refused:
+        await client.advert(url)
+    assert (site.log, refused.value.retryable, client.paused_until) == ([], False, None)
+
+
+async def test_the_bare_host_and_a_query_are_kept(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """`willhaben.at` without www is willhaben too, and a query (the short `object?adId=`
+    link) is fetched with the path; the fragment stays home."""
+    site.intercept(SiteFault.not_found())
+    assert await client.advert("https://willhaben.at/iad/object?adId=1#top") == Missing(404)
+    assert [request.url for request in site.log] == [httpx.URL(f"{BASE}/iad/object?adId=1")]

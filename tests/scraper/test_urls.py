@@ -9,6 +9,7 @@ import pytest
 from habicht.model import Search
 from habicht.scraper.errors import InvalidReason, InvalidSearch
 from habicht.scraper.urls import (
+    advert_request_url,
     keyword_search,
     normalise_search_url,
     parse_watch_argument,
@@ -247,3 +248,60 @@ def test_keyword_searches_ignore_case_and_spacing(typed: str) -> None:
     assert search.url == f"{MARKT}?keyword=rtx+3070&sort=1"
     if not typed.startswith("http"):
         assert search.label == " ".join(typed.split())
+
+
+ADVERT_PATH = "/iad/immobilien/d/haus-kaufen/wien/wien-1140-penzing/gepflegte-immobilie-969757460/"
+
+
+@pytest.mark.parametrize(
+    ("url", "fetched"),
+    [
+        (f"https://www.willhaben.at{ADVERT_PATH}", ADVERT_PATH),
+        (f"https://willhaben.at{ADVERT_PATH}", ADVERT_PATH),
+        (f"HTTPS://WWW.willhaben.at:443{ADVERT_PATH}#bilder", ADVERT_PATH),
+        ("https://www.willhaben.at/iad/object?adId=969757460", "/iad/object?adId=969757460"),
+    ],
+    ids=["canonical", "bare-host", "case-port-fragment", "short-link"],
+)
+@pytest.mark.parametrize("base", ["http://127.0.0.1:8099", "http://127.0.0.1:8099/"])
+def test_an_advert_page_is_fetched_from_the_configured_base(
+    url: str, fetched: str, base: str
+) -> None:
+    """An advert's page is HABICHT_WILLHABEN_URL + its path and query, without a fragment."""
+    assert advert_request_url(url, base) == f"http://127.0.0.1:8099{fetched}"
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        (f"https://evil.example{ADVERT_PATH}", "not an https link to willhaben.at"),
+        (f"http://www.willhaben.at{ADVERT_PATH}", "not an https link to willhaben.at"),
+        (f"https://a@www.willhaben.at{ADVERT_PATH}", "not an https link to willhaben.at"),
+        (f"https://www.willhaben.at:444{ADVERT_PATH}", "not an https link to willhaben.at"),
+        (f"https://www.willhaben.at:x{ADVERT_PATH}", "not a readable URL"),
+        ("https://www.willhaben.at/iad", "not a page under /iad/"),
+        ("https://www.willhaben.at/iad/", "not a page under /iad/"),
+        ("https://www.willhaben.at/iad/./x/../../admin", "the path contains . or .. segments"),
+        ("https://www.willhaben.at/iad/x%2Fy", "the path contains an encoded"),
+        (f"https://www.willhaben.at{ADVERT_PATH}\u200b", "not one plain URL"),
+        (f"https://www.willhaben.at{ADVERT_PATH}?{'x' * 2000}", "not one plain URL"),
+    ],
+    ids=[
+        "host",
+        "http",
+        "user",
+        "port",
+        "bad-port",
+        "no-slash",
+        "root",
+        "dots",
+        "encoded-slash",
+        "zero-width",
+        "overlong",
+    ],
+)
+def test_anything_but_a_willhaben_page_is_no_advert_url(url: str, reason: str) -> None:
+    """Only `https://(www.)willhaben.at/iad/…` on the standard port is an advert's page; the
+    refusal says why."""
+    with pytest.raises(ValueError, match=reason):
+        advert_request_url(url, "http://127.0.0.1:8099")
