@@ -9,8 +9,9 @@ httpx transport, for in-process tests and `habicht demo`: hand it to
 Its parts, each a module beside this one: the faults a test scripts and the errors Telegram
 answers (`telegram_faults`), the books a delivery test reads — every message with its time,
 every attempt, the rate-limit violations (`telegram_books`) —, what Telegram accepts as text
-(`telegram_text`) and the shapes of requests and answers (`telegram_payloads`). This module
-is the fake's front door: `FakeBotAPI` and the names a test needs with it.
+(`telegram_text`) and as an edit (`telegram_edits`), and the shapes of requests and answers
+(`telegram_payloads`). This module is the fake's front door: `FakeBotAPI` and the names a
+test needs with it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,17 @@ import httpx
 
 from habicht.clock import Clock
 from habicht.fakes.telegram_books import Limits, SentMessage, Violation
-from habicht.fakes.telegram_faults import PHOTO_REFUSALS, TOPIC_DELETED, Fault
+from habicht.fakes.telegram_edits import EDIT_METHODS, edit_refusal, edited
+from habicht.fakes.telegram_faults import (
+    CANT_BE_EDITED,
+    EDIT_NOT_FOUND,
+    NO_CAPTION_TO_EDIT,
+    NO_TEXT_TO_EDIT,
+    NOT_MODIFIED,
+    PHOTO_REFUSALS,
+    TOPIC_DELETED,
+    Fault,
+)
 from habicht.fakes.telegram_payloads import (
     MemberStatus,
     Params,
@@ -49,7 +60,12 @@ from habicht.fakes.telegram_text import text_problem, utf16_len
 from habicht.fakes.wire import FaultScript, LoopbackServer, Observable, threaded_transport
 
 __all__ = [
+    "CANT_BE_EDITED",
     "DEFAULT_TOKEN",
+    "EDIT_NOT_FOUND",
+    "NOT_MODIFIED",
+    "NO_CAPTION_TO_EDIT",
+    "NO_TEXT_TO_EDIT",
     "PHOTO_REFUSALS",
     "TOPIC_DELETED",
     "FakeBotAPI",
@@ -95,6 +111,11 @@ class FakeBotAPI(Observable):
         self._ids = itertools.count(1)
         self._updates: list[Payload] = []
         self._messages: list[SentMessage] = []
+        self._sent: dict[tuple[int, int], SentMessage] = {}
+        """Each message (by chat and message id) as it was sent…"""
+        self._shown_now: dict[tuple[int, int], SentMessage] = {}
+        """… and, while the chat still has it, as it shows now."""
+        self._uneditable: set[tuple[int, int]] = set()
         self._limits = Limits()
         self._blocked: set[int] = set()
         self._members: dict[tuple[int, int], MemberStatus] = {}
@@ -109,8 +130,10 @@ class FakeBotAPI(Observable):
         self.attempts: Counter[int] = Counter()
         """sendMessage requests per chat, failed ones included."""
         self.violations = self._limits.violations
-        """Sends that broke one of Telegram's limits, in order (`Limits`)."""
+        """Sends and edits that broke one of Telegram's limits, in order (`Limits`)."""
         self.edits: list[SentMessage] = []
+        """Every edit Telegram accepted, in order, as its message shows afterwards (`edits_of`
+        picks one message's)."""
         self.callback_answers: list[Payload] = []
         self.commands: list[Payload] = []
         """The command menu for users of any language…"""
@@ -211,8 +234,8 @@ class FakeBotAPI(Observable):
             return ok_answer(self._me)
         if name in ("sendmessage", "sendphoto"):
             return self._send_message(params)
-        if name in ("editmessagetext", "editmessagecaption", "editmessagereplymarkup"):
-            return self._edit_message(params)
+        if name in EDIT_METHODS:
+            return self._edit_message(name, params)
         if name == "getchatmember":
             user_id = int(params["user_id"])
             with self._cond:
@@ -279,61 +302,58 @@ class FakeBotAPI(Observable):
                 params=dict(params),
             )
             self._messages.append(sent)
+            self._sent[(chat_id, sent.message_id)] = sent
+            self._shown_now[(chat_id, sent.message_id)] = sent
             self._limits.account(chat_id, at)
             self._cond.notify_all()
         return ok_answer(self._message_payload(sent))
 
-    def _edit_message(self, params: Params) -> tuple[int, Payload]:
-        """editMessageText, editMessageCaption or editMessageReplyMarkup, recorded in
-        `edits` as the message shows afterwards (a new markup only keeps the text)."""
-        chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
-        shown = self._shown(chat_id, message_id)
-        text = params.get("text", params.get("caption"))
-        if text is not None:
-            problem = text_problem(params)
-            if problem:
-                return 400, error_payload(400, problem)
-        elif shown is None:
-            return 400, error_payload(400, "Bad Request: message to edit not found")
-        else:
-            text = shown.text
-        with self._cond:
-            edited = SentMessage(
-                chat_id=chat_id,
-                message_id=message_id,
-                text=str(text),
-                parse_mode=params.get("parse_mode"),
-                at=self._clock(),
-                reply_markup=json_param(params, "reply_markup"),
-                photo=None if shown is None else shown.photo,
-                params=dict(params),
-            )
-            self.edits.append(edited)
+    def _edit_message(self, name: str, params: Params) -> tuple[int, Payload]:
+        """editMessageText, editMessageCaption or editMessageReplyMarkup: refused as Telegram
+        would (`telegram_edits`), or recorded in `edits` as the message shows afterwards and
+        counted against the limits like a send."""
+        key = (int(params.get("chat_id") or 0), int(params.get("message_id") or 0))
+        with self._cond:  # judged and recorded at once: of two equal edits, one is news
+            shown = self._shown_now.get(key)
+            if shown is None:
+                return 400, error_payload(400, EDIT_NOT_FOUND)
+            refusal = edit_refusal(name, params, shown, editable=key not in self._uneditable)
+            if refusal:
+                return 400, error_payload(400, refusal)
+            after = edited(name, params, shown, at=self._clock())
+            self.edits.append(after)
+            self._shown_now[key] = after
+            self._limits.account(after.chat_id, after.at)
             self._cond.notify_all()
-        return ok_answer(self._message_payload(edited))
+        return ok_answer(self._message_payload(after))
 
     def as_shown(self, chat_id: int, message_id: int) -> Payload | None:
         """The bot's message as it shows now (as sent, or as last edited), in the form an
-        update carries it (a button press); None if the bot sent no such message."""
-        shown = self._shown(chat_id, message_id)
+        update carries it (a button press); None if the bot sent no such message or the user
+        deleted it."""
+        with self._cond:
+            shown = self._shown_now.get((chat_id, message_id))
         return None if shown is None else self._message_payload(shown)
 
-    def _shown(self, chat_id: int, message_id: int) -> SentMessage | None:
-        """The message as it shows now: as sent, or as last edited."""
+    def edits_of(self, chat_id: int, message_id: int) -> list[SentMessage]:
+        """The edits Telegram accepted of one message, in order, each as the message showed
+        afterwards (empty: never edited)."""
         with self._cond:
-            versions = [*self._messages, *self.edits]
-        return next(
-            (m for m in reversed(versions) if (m.chat_id, m.message_id) == (chat_id, message_id)),
-            None,
-        )
+            return [e for e in self.edits if (e.chat_id, e.message_id) == (chat_id, message_id)]
 
     def _message_payload(self, sent: SentMessage) -> Payload:
+        """`sent` as the Bot API shows a message: an edited one keeps the date it was sent
+        and carries the date of its last edit."""
+        with self._cond:
+            first = self._sent.get((sent.chat_id, sent.message_id), sent)
         payload: Payload = {
             "message_id": sent.message_id,
             "from": self._me,
             "chat": chat_payload(sent.chat_id),
-            "date": int(sent.at),
+            "date": int(first.at),
         }
+        if first is not sent:
+            payload["edit_date"] = int(sent.at)
         if sent.photo is not None:
             payload["photo"] = [photo_size(sent.message_id)]
             payload["caption"] = sent.text
@@ -399,11 +419,13 @@ class FakeBotAPI(Observable):
             return update_id
 
     def fail_next(self, chat_id: int, *faults: Fault) -> None:
-        """Answer the next requests for `chat_id` with `faults`, in order, then normally."""
+        """Answer the next requests for `chat_id` — sends, edits, chat actions — with `faults`,
+        in order, then normally."""
         self._faults.push(chat_id, *faults)
 
     def block(self, chat_id: int) -> None:
-        """The user blocks the bot: every later send to the chat gets 403 until `unblock`."""
+        """The user blocks the bot: every later send or edit to the chat gets 403 until
+        `unblock`."""
         with self._cond:
             self._blocked.add(chat_id)
 
@@ -421,6 +443,20 @@ class FakeBotAPI(Observable):
         """The forum topic is deleted: sends to it get 400 "message thread not found"."""
         with self._cond:
             self._deleted_topics.add((chat_id, thread_id))
+
+    def delete_message(self, chat_id: int, message_id: int) -> None:
+        """The user deletes the bot's message in their app: from then on every edit of it gets
+        400 "message to edit not found" and `as_shown` has nothing; `messages` still lists it,
+        since it was delivered."""
+        with self._cond:
+            self._shown_now.pop((chat_id, message_id), None)
+            self._cond.notify_all()
+
+    def make_uneditable(self, chat_id: int, message_id: int) -> None:
+        """The message can no longer be edited (Telegram's reasons vary — its age, the chat's
+        kind): every later edit of it gets 400 "message can't be edited"."""
+        with self._cond:
+            self._uneditable.add((chat_id, message_id))
 
     def unblock(self, chat_id: int) -> None:
         with self._cond:

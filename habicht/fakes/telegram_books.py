@@ -1,7 +1,8 @@
 """The books the fake Telegram keeps for a delivery test: every message it recorded, and the
 sends that broke one of Telegram's limits (more than 30 messages in any second overall, two
 messages to one chat less than a second apart, or more than 20 messages to one group — a
-negative chat id — in any minute). It never enforces those limits; tests inject 429s
+negative chat id — in any minute). An accepted edit counts as a message, since Telegram
+floods edits as it floods sends. It never enforces those limits; tests inject 429s
 explicitly with `Fault.flood`.
 """
 
@@ -64,7 +65,8 @@ class Limits:
         self.violations: list[Violation] = []
 
     def account(self, chat_id: int, at: float) -> None:
-        """Count limit violations of one delivered message (its caller holds the lock)."""
+        """Count limit violations of one delivered message or accepted edit (its caller holds
+        the lock)."""
         while self._recent and self._recent[0] <= at - 1.0:
             self._recent.popleft()
         self._recent.append(at)

@@ -13,7 +13,16 @@ from dataclasses import dataclass
 
 from habicht.fakes.telegram_payloads import Payload
 
-__all__ = ["PHOTO_REFUSALS", "TOPIC_DELETED", "Fault"]
+__all__ = [
+    "CANT_BE_EDITED",
+    "EDIT_NOT_FOUND",
+    "NOT_MODIFIED",
+    "NO_CAPTION_TO_EDIT",
+    "NO_TEXT_TO_EDIT",
+    "PHOTO_REFUSALS",
+    "TOPIC_DELETED",
+    "Fault",
+]
 
 PHOTO_REFUSALS = (
     "Bad Request: wrong file identifier/HTTP URL specified",
@@ -23,6 +32,21 @@ PHOTO_REFUSALS = (
 """What Telegram answers when it cannot use a photo URL (`refuse_photo`)."""
 TOPIC_DELETED = "Bad Request: message thread not found"
 """What Telegram answers for a message to a forum topic that was deleted."""
+
+# What Telegram answers an edit it refuses (`telegram_edits`), word for word.
+EDIT_NOT_FOUND = "Bad Request: message to edit not found"
+"""The message was deleted (`FakeBotAPI.delete_message`), or the bot never sent it."""
+NOT_MODIFIED = (
+    "Bad Request: message is not modified: specified new message content and reply markup are"
+    " exactly the same as a current content and reply markup of the message"
+)
+"""The edit would show the message exactly as it shows now."""
+CANT_BE_EDITED = "Bad Request: message can't be edited"
+"""The message may no longer be edited (`FakeBotAPI.make_uneditable`)."""
+NO_CAPTION_TO_EDIT = "Bad Request: there is no caption in the message to edit"
+"""editMessageCaption of a text message."""
+NO_TEXT_TO_EDIT = "Bad Request: there is no text in the message to edit"
+"""editMessageText of a photo message."""
 
 
 @dataclass(frozen=True)

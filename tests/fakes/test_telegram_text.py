@@ -1,5 +1,5 @@
 """What the fake Telegram accepts as text (`habicht.fakes.telegram_text`): Telegram's HTML
-and its length in visible characters."""
+and its length in visible characters; and how it shows a text, which an edit is compared by."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from telegram.error import (
 )
 
 from habicht.fakes.telegram import FakeBotAPI
+from habicht.fakes.telegram_text import shown_text
 
 
 @pytest.mark.parametrize(
@@ -37,3 +38,35 @@ async def test_long_text_counts_visible_characters(bot: telegram.Bot, fake: Fake
     """4096 visible characters pass even when the markup makes the text longer."""
     await bot.send_message(CHAT, "<b>" + "&amp;" * 4096 + "</b>", parse_mode="HTML")
     assert len(fake.messages(CHAT)) == 1
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("<b>Sofa</b> &amp; Tisch", "<strong>Sofa</strong> &#38; Tisch"),
+        ("<b><i>Sofa</i></b>", "<i><b>Sofa</b></i>"),
+        ('<span class="tg-spoiler">€ 90</span>', "<tg-spoiler>€ 90</tg-spoiler>"),
+        ("Sofa<b></b>", "Sofa"),
+    ],
+)
+def test_two_spellings_of_one_look_are_shown_alike(one: str, other: str) -> None:
+    """HTML that shows the same text with the same formatting is shown alike, as Telegram
+    compares an edit with the message it changes."""
+    assert shown_text(one, "HTML") == shown_text(other, "HTML")
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "parse_mode"),
+    [
+        ("<b>Sofa</b>", "<i>Sofa</i>", "HTML"),
+        ("<b>Sofa</b> Tisch", "<b>Sofa Tisch</b>", "HTML"),
+        ('<a href="https://a.at/1">Sofa</a>', '<a href="https://a.at/2">Sofa</a>', "HTML"),
+        ("<b>Sofa</b>", "Sofa", None),
+    ],
+)
+def test_a_different_look_is_shown_differently(
+    one: str, other: str, parse_mode: str | None
+) -> None:
+    """Other formatting, formatting over other characters, another link, or markup that is
+    shown as written (no parse mode) is a different look."""
+    assert shown_text(one, parse_mode) != shown_text(other, parse_mode)
