@@ -126,6 +126,13 @@ class Settings:
     willhaben_url: str = _setting(
         "HABICHT_WILLHABEN_URL", "https://www.willhaben.at", "where willhaben requests go"
     )
+    follow_days: float = _setting(
+        "HABICHT_FOLLOW_DAYS",
+        7.0,
+        "days a sent alert follows its advert: edited when reserved, cheaper or gone (0: off)",
+        minimum=0,
+        maximum=30,
+    )
     retention_days: int = _setting(
         "HABICHT_RETENTION_DAYS",
         30,

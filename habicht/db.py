@@ -322,6 +322,12 @@ class Database:
             else:
                 await conn.commit()
 
+    @property
+    def reader(self) -> aiosqlite.Connection:
+        """The connection reads go through (committed data only), for code written against a
+        connection that only reads — a read-only `habicht health` has no other."""
+        return self._conn(self._reader)
+
     async def fetchall(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         """All rows of a read, from committed data only."""
         return list(await self._conn(self._reader).execute_fetchall(sql, params))

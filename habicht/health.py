@@ -58,6 +58,8 @@ from habicht.scraper.budget import Workload, workload
 from habicht.scraper.schedule import FeedCadence, Freshness, freshness
 from habicht.storage import StorageFault, read_fault
 from habicht.watchdog import Watchdog
+from habicht.watches.follow import Following
+from habicht.watches.follow_figures import FollowFigures, follow_figures
 
 __all__ = [
     "PROGRESS_EVERY",
@@ -69,6 +71,7 @@ __all__ = [
     "JobBeat",
     "check_health",
     "feed_cadence",
+    "following",
     "heartbeat",
     "probe",
     "record_finish",
@@ -85,6 +88,15 @@ STALE_AFTER_INTERVALS = 3
 PROGRESS_EVERY = 5.0
 """Least seconds between two progress records of one run: a drain sends ~30 messages/s and
 must not write a heartbeat for each."""
+
+
+def following(settings: Settings) -> Following:
+    """How sent alerts follow their adverts (HABICHT_FOLLOW_DAYS; 0: they do not)."""
+    return Following(
+        days=settings.follow_days,
+        interval=settings.scrape_interval,
+        max_attempts=settings.max_attempts,
+    )
 
 
 def feed_cadence(settings: Settings) -> FeedCadence | None:
@@ -274,6 +286,7 @@ class HealthReport:
     alerts: Latency | None = None
     database: DatabaseFile | None = None
     storage: StorageFault | None = None
+    follow: FollowFigures | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON `habicht health` prints."""
@@ -289,6 +302,7 @@ class HealthReport:
             "feeds": None if self.workload is None else self.workload.as_dict(),
             "alert_freshness": None if self.alerts is None else self.alerts.as_dict(),
             "storage_fault": None if self.storage is None else _fault(self.storage),
+            "following": None if self.follow is None else self.follow.as_dict(),
         }
 
 
@@ -385,6 +399,7 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
         alerts=await latency(db, now=now),
         database=DatabaseFile(db.path, None if origin is None else origin["created_at"]),
         storage=fault,
+        follow=await follow_figures(db, now=now, following=following(settings)),
     )
 
 

@@ -18,6 +18,9 @@ Every number comes from outside the outbox's internals (keep in sync with docs/o
   advert new on willhaben (`scraper.alert_times`), seconds to its enqueue from habicht's first
   read of the advert (`first_seen`) and from its `PUBLISHED` time (`published`), read from
   the database for alerts queued since the last refresh;
+- `habicht_following{figure}` (gauge) — keeping sent alerts true (`watches.follow_figures`):
+  `followed` adverts, `page_checks_hour`, and of the last day `edits_sent`,
+  `edits_impossible` (the message was deleted or too old) and `gone_found`;
 - `habicht_feed_misses_total` (counter) — alerts a search's own scan sent for adverts its
   feed had shown (`ScanSummary.feed_misses`), counted from each pass's summary. Not the sum
   of `searches.feed_misses`: that falls when a search goes with its last watch, and a
@@ -66,6 +69,8 @@ from habicht.scraper.alert_times import samples
 from habicht.scraper.budget import feed_loads
 from habicht.scraper.scan import ScanSummary
 from habicht.scraper.schedule import FeedCadence, freshness
+from habicht.watches.follow import Following
+from habicht.watches.follow_figures import follow_figures
 
 __all__ = ["DELIVERY_BUCKETS", "FRESHNESS_BUCKETS", "Metrics"]
 
@@ -126,6 +131,13 @@ class Metrics:
         )
         self.searches = Gauge(
             "habicht_searches_active", "Searches with an active watch.", registry=self.registry
+        )
+        self.following = Gauge(
+            "habicht_following",
+            "Keeping sent alerts true: adverts followed, page checks of the last hour, and of"
+            " the last day edits sent, edits not possible and adverts found gone.",
+            ["figure"],
+            registry=self.registry,
         )
         self.delivery = Histogram(
             "habicht_delivery_seconds",
@@ -202,10 +214,17 @@ class Metrics:
         self.coverage_misses.inc(summary.coverage_misses)
 
     async def refresh(
-        self, db: Database, *, now: float, interval: float, feeds: FeedCadence | None = None
+        self,
+        db: Database,
+        *,
+        now: float,
+        interval: float,
+        feeds: FeedCadence | None = None,
+        following: Following | None = None,
     ) -> None:
         """Read the gauges and the deliveries since the last refresh from the database; the
-        per-feed gauges with `feeds` (HABICHT_FEED_INTERVAL not 0) only."""
+        per-feed gauges with `feeds` (HABICHT_FEED_INTERVAL not 0) only, the following ones
+        with `following`."""
         counts = dict.fromkeys(_STATUSES, 0)
         counts.update({row[0]: row[1] for row in await db.fetchall(_QUEUE)})
         for status, count in counts.items():
@@ -215,6 +234,10 @@ class Metrics:
         self.staleness.labels("max").set(fresh.stalest or 0.0)
         self.staleness.labels("0.95").set(fresh.p95 or 0.0)
         await self._refresh_feeds(db, now=now, on=feeds is not None)
+        if following is not None:
+            figures = await follow_figures(db, now=now, following=following)
+            for figure, value in figures.as_dict().items():
+                self.following.labels(figure).set(value)
         at, last_id = self._observed
         for took, sent_at, row_id in await db.fetchall(_DELIVERED, {"at": at, "id": last_id}):
             self.delivery.observe(max(0.0, took))

@@ -286,6 +286,14 @@ async def test_cli_exit_codes_and_json(env: Path, capsys: pytest.CaptureFixture[
         "feeds",
         "alert_freshness",
         "storage_fault",
+        "following",
+    }
+    assert data["following"] == {
+        "followed": 0,
+        "page_checks_hour": 0,
+        "edits_sent": 0,
+        "edits_impossible": 0,
+        "gone_found": 0,
     }
     assert data["freshness"] == {
         "searches": 0,

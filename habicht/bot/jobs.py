@@ -49,7 +49,7 @@ from habicht.bot.alerts import (
 )
 from habicht.bot.services import BotServices, Context
 from habicht.config import Settings
-from habicht.health import Beat, Job, feed_cadence, heartbeat
+from habicht.health import Beat, Job, feed_cadence, following, heartbeat
 from habicht.queue import (
     ChatGoneHook,
     Delivered,
@@ -170,6 +170,7 @@ async def _recorded_pass(services: BotServices) -> None:
             progress=beat.progress,
             on_scanned=None if metrics is None else metrics.scanned,
             share=services.request_share,
+            following=following(settings),
         )
         await alert_scan(services, summary, cycle=started, key=f"scan:{started:.6f}")
         await alert_freshness(services)
@@ -181,9 +182,10 @@ async def _recorded_pass(services: BotServices) -> None:
                 now=now,
                 interval=settings.scrape_interval,
                 feeds=feed_cadence(settings),
+                following=following(settings),
             )
         # Feed reads spend the same budget: a pass's time is per scan, feeds included.
-        tried = summary.scanned + len(summary.failed) + summary.feeds
+        tried = summary.scanned + len(summary.failed) + summary.feeds + summary.page_checks
         if tried:
             log.info("scheduler pass: %s", summary)
             services.seconds_per_search = summary.duration / tried

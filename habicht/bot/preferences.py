@@ -54,6 +54,9 @@ class ChatPrefs:
     quiet: QuietHours | None = None
     digest_after: int | None = None
     """More alerts than this waiting at once make a digest; None: `HABICHT_DIGEST_AFTER`."""
+    follow: bool = True
+    """Whether sent alerts are kept true: edited when their advert is reserved, cheaper or
+    gone (issue 34; read by `watches.follow` from `chats.follow_alerts`)."""
 
 
 _ROW = """
@@ -68,15 +71,20 @@ _SET_STYLE = "alert_style = ?"
 _SET_QUIET = "quiet_from = ?, quiet_to = ?, quiet_mode = ?, quiet_zone = ?"
 
 _SET_DIGEST = "digest_after = ?"
+_SET_FOLLOW = "follow_alerts = ?"
 
-_COLUMNS = "lang, alert_style, quiet_from, quiet_to, quiet_mode, quiet_zone, digest_after"
+_COLUMNS = (
+    "lang, alert_style, quiet_from, quiet_to, quiet_mode, quiet_zone, digest_after, follow_alerts"
+)
 
 
 def _prefs(row: sqlite3.Row) -> ChatPrefs:
     quiet = stored_quiet_hours(
         row["quiet_from"], row["quiet_to"], row["quiet_mode"], row["quiet_zone"]
     )
-    return ChatPrefs(row["lang"], row["alert_style"], quiet, row["digest_after"])
+    return ChatPrefs(
+        row["lang"], row["alert_style"], quiet, row["digest_after"], bool(row["follow_alerts"])
+    )
 
 
 class Preferences:
@@ -124,6 +132,10 @@ class Preferences:
 
     async def set_digest_after(self, chat_id: int, threshold: int) -> ChatPrefs:
         return await self._change(chat_id, _SET_DIGEST, threshold)
+
+    async def set_follow(self, chat_id: int, follow: bool) -> ChatPrefs:
+        """Whether the chat's sent alerts are kept true from now on."""
+        return await self._change(chat_id, _SET_FOLLOW, int(follow))
 
     async def set_quiet(self, chat_id: int, quiet: QuietHours | None) -> int:
         """New quiet hours (None: none); returns how many held alerts were re-timed — released

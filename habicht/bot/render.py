@@ -16,10 +16,21 @@ from habicht.bot.signing import Signer, alert_buttons
 from habicht.bot.texts import MAX_CAPTION, Html, Texts, visible_len
 from habicht.market.history import PricePoint
 from habicht.model import Listing, Search
+from habicht.watches.follow import AdvertNews
 from habicht.watches.judge import Alert
 from habicht.watches.notes import NO_NOTES, AlertNotes
 
-__all__ = ["MessageRenderer"]
+__all__ = ["MessageRenderer", "strike_title"]
+
+
+def strike_title(text: str) -> str:
+    """`text` with its first link — an alert's title — struck through (unchanged without)."""
+    start = text.find("<a ")
+    end = text.find("</a>", start)
+    if start < 0 or end < 0:
+        return text
+    end += len("</a>")
+    return f"{text[:start]}<s>{text[start:end]}</s>{text[end:]}"
 
 
 class MessageRenderer:
@@ -161,6 +172,21 @@ class MessageRenderer:
                 estate=listing.estate,
             )
         return self._new_text(listing, bumped=bumped, entered=entered, compact=True, notes=notes)
+
+    def followed(self, text: str, news: AdvertNews, *, caption: bool) -> str:
+        """The alert as sent with what changed on top; a gone advert's title struck through.
+        A caption that would outgrow Telegram's limit keeps its first line only."""
+        notes = self.texts.follow_notes(news)
+        body = strike_title(text) if news.state == "gone" else text
+        edited = "\n".join([*notes, body])
+        if caption and visible_len(Html(edited)) > MAX_CAPTION:
+            edited = "\n".join([*notes, body.split("\n", 1)[0]])
+        return edited
+
+    def followed_line(self, line: str, news: AdvertNews) -> str:
+        """A digest's line as sent, marked the same way, on the line itself."""
+        body = strike_title(line) if news.state == "gone" else line
+        return " · ".join([*self.texts.follow_notes(news), body])
 
     def baseline(self, search: Search, count: int) -> str:
         """A new watch's first scan: how many listings it now watches, silently."""

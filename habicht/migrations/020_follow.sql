@@ -94,7 +94,9 @@ CREATE INDEX notification_watches_watch ON notification_watches (watch_id);
 -- What habicht last knew of each advert it has alerted about, learnt from every read that
 -- showed it (a search's scan, a feed, its own page) and from page checks of adverts no read
 -- shows any more. `state` is 'active', 'reserved' or 'gone'; `since` when it came into that
--- state; `seen_at` the last read that showed it on offer or reserved; `checked_at` its last
+-- state; `left_at` when it last left offer (reserved or gone: an alert sent before it that
+-- sees it active again says "available again"); `seen_at` the last read that showed it on
+-- offer or reserved; `checked_at` its last
 -- page check, `checks` how many in a row found it still there (the next waits longer);
 -- `missing_at` the first of the page checks that found it missing (404/410 or a status that
 -- is neither active nor reserved) since it was last seen: gone needs a second one, later.
@@ -102,6 +104,7 @@ CREATE TABLE advert_states (
     ad_id       TEXT PRIMARY KEY,
     state       TEXT NOT NULL CHECK (state IN ('active', 'reserved', 'gone')),
     since       REAL NOT NULL,
+    left_at     REAL,
     price       TEXT,
     seen_at     REAL NOT NULL,
     checked_at  REAL,

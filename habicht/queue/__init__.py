@@ -19,7 +19,7 @@ plain-text views (`report`).
 
 from habicht.queue.deliver import DeliveryStopped, DrainSummary, Send, drain
 from habicht.queue.direct import DIRECT, DirectLine
-from habicht.queue.edits import Edit, edit_within, shown_text
+from habicht.queue.edits import Edit, edit_within, message_rows, sent_alerts, shown_text
 from habicht.queue.enqueue import disown_within, enqueue_within, retime_within
 from habicht.queue.outcome import ChatGoneHook, TopicGoneHook
 from habicht.queue.pacing import Pacer
@@ -102,10 +102,12 @@ __all__ = [
     "edit_within",
     "enqueue_within",
     "error_rules",
+    "message_rows",
     "parse_ids",
     "parse_quiet_hours",
     "retime_within",
     "retry_after_seconds",
+    "sent_alerts",
     "shown_text",
     "stored_quiet_hours",
 ]

@@ -16,13 +16,15 @@ Knows nothing of adverts or Telegram: what an edit says is its caller's (`watche
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import aiosqlite
 
-from habicht.queue.rows import Buttons, SentAs, buttons_json
+from habicht.queue.rows import COLUMNS, Buttons, Notification, SentAs, as_notification, buttons_json
 
-__all__ = ["Edit", "edit_within", "shown_text"]
+__all__ = ["Edit", "edit_within", "message_rows", "sent_alerts", "shown_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,3 +94,42 @@ async def shown_text(conn: aiosqlite.Connection, chat_id: int, message_id: int) 
     async with conn.execute(_SHOWN, (chat_id, message_id)) as cursor:
         row = await cursor.fetchone()
     return None if row is None else str(row[0])
+
+
+# A message is no longer followed once an edit of it found it deleted (or too old to edit).
+_EDITABLE = """NOT EXISTS (
+    SELECT 1 FROM notifications e
+    WHERE e.chat_id = n.chat_id AND e.message_id = n.message_id AND e.kind = 'edit'
+        AND e.status = 'dead' AND e.dead_reason = 'message_gone'
+)"""
+
+_SENT_ALERTS = f"""
+SELECT {", ".join(f"n.{column}" for column in COLUMNS.split(", "))}
+FROM notifications n INDEXED BY notifications_followed
+WHERE n.ad_id IN (SELECT value FROM json_each(:ads)) AND n.message_id IS NOT NULL
+    AND n.kind IN ('new', 'drop') AND n.sent_at >= :since AND {_EDITABLE}
+ORDER BY n.id
+"""
+
+_MESSAGE_ROWS = f"""
+SELECT {COLUMNS} FROM notifications
+WHERE chat_id = ? AND message_id = ? AND kind IN ('new', 'drop')
+ORDER BY id
+"""
+
+
+async def sent_alerts(
+    conn: aiosqlite.Connection, ad_ids: Collection[str], *, since: float
+) -> list[Notification]:
+    """The alerts of these adverts sent since `since` whose messages can still be edited (no
+    edit of theirs found them deleted): what a change of the adverts may have to correct."""
+    params = {"ads": json.dumps(sorted(ad_ids)), "since": since}
+    return [as_notification(row) for row in await conn.execute_fetchall(_SENT_ALERTS, params)]
+
+
+async def message_rows(
+    conn: aiosqlite.Connection, chat_id: int, message_id: int
+) -> list[Notification]:
+    """Every alert one message carried, in order: one, or a digest's."""
+    rows = await conn.execute_fetchall(_MESSAGE_ROWS, (chat_id, message_id))
+    return [as_notification(row) for row in rows]

@@ -64,6 +64,7 @@ from habicht.scraper.pages import MAX_PAGES
 from habicht.scraper.scan import Counts, Tally
 from habicht.scraper.urls import PAGE_ROWS
 from habicht.storage import log_database_error
+from habicht.watches.follow import Following, observe
 from habicht.watches.judge import ACTIVE_WATCHES, Renderer, enqueue_alerts, judge
 from habicht.watches.notes import search_facts
 
@@ -125,18 +126,21 @@ async def scan_feed(
     clock: Clock,
     max_attempts: int,
     tally: Tally,
+    following: Following | None = None,
 ) -> ErrorKind | None:
     """Read one feed and judge what it shows for the searches it serves (module docstring);
-    the kind of its failure, or None. A database error sets `tally.database_error`."""
+    the kind of its failure, or None. A database error sets `tally.database_error`. With
+    `following`, the read also keeps the alerts of the adverts it shows true."""
     found = Counts()
     try:
         read = await _read(db, client, feed, now=clock())
         searches = await db.fetchall(_SERVED, {"feed": feed.id, "now": clock()})
         matched = await asyncio.to_thread(_match, searches, await _unjudged(db, feed, read))
         async with db.transaction() as conn:
-            await _record(
-                conn, feed, read, searches, matched, renderer, found, clock(), max_attempts
-            )
+            now = clock()
+            await _record(conn, feed, read, searches, matched, renderer, found, now, max_attempts)
+            if following is not None:
+                await observe(conn, read.listings, renderer, now=now, following=following)
     except ScrapeError as exc:
         log.warning("feed %d failed (%s): %s", feed.id, exc.kind, exc)
         return await _failed(db, feed, exc.kind, str(exc), now=clock(), tally=tally)

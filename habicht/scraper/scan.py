@@ -53,6 +53,7 @@ from habicht.scraper.health import (
 )
 from habicht.scraper.pages import PageRead, read_pages
 from habicht.storage import log_database_error
+from habicht.watches.follow import Following, observe
 from habicht.watches.judge import (
     ACTIVE_WATCHES,
     Lookups,
@@ -83,6 +84,7 @@ class ScanSummary:
     `feed_misses` the alerts a search's own scan sent for adverts its feed had shown, and
     `coverage_misses` the adverts a search's own scan found that its feed never showed
     (`scraper.coverage`); `feeds_off` are the feeds switched off for them (tell the owner).
+    `page_checks` counts the alerted adverts looked up on their own page (`page_checks`).
     """
 
     scanned: int = 0
@@ -101,6 +103,7 @@ class ScanSummary:
     feed_misses: int = 0
     coverage_misses: int = 0
     feeds_off: list[FeedOff] = field(default_factory=list)
+    page_checks: int = 0
 
 
 @dataclass(slots=True)
@@ -184,6 +187,7 @@ class Tally:
     recovered: list[str] = field(default_factory=list)
     database_error: str | None = None
     feeds: int = 0
+    page_checks: int = 0
 
     @property
     def tried(self) -> int:
@@ -209,6 +213,7 @@ class Tally:
             feed_misses=self.counts.misses,
             coverage_misses=self.counts.uncovered,
             feeds_off=self.counts.feeds_off,
+            page_checks=self.page_checks,
         )
 
 
@@ -221,9 +226,11 @@ async def scan_search(
     clock: Clock,
     max_attempts: int,
     tally: Tally,
+    following: Following | None = None,
 ) -> ErrorKind | None:
     """Fetch one search and record what changed (see the module docstring); the kind of its
-    failure, or None. A database error also sets `tally.database_error`: the caller stops."""
+    failure, or None. A database error also sets `tally.database_error`: the caller stops.
+    With `following`, the read also keeps the alerts of the adverts it shows true."""
     found = Counts()  # added to the tally only once the transaction commits
     try:
         read = await read_pages(db, client, search)
@@ -236,6 +243,7 @@ async def scan_search(
                 counts=found,
                 now=clock(),
                 max_attempts=max_attempts,
+                following=following,
             )
     except ScrapeError as exc:
         log.warning("search %d failed (%s): %s", search.id, exc.kind, exc)
@@ -283,6 +291,7 @@ async def _record_page(
     counts: Counts,
     now: float,
     max_attempts: int,
+    following: Following | None,
 ) -> tuple[int, SearchFailure | None]:
     """Everything one read changes, inside the caller's transaction: the failure streak this
     success ended (as the database held it), and the failure it counted instead when a
@@ -293,6 +302,8 @@ async def _record_page(
     """
     active = await record_listings(conn, read.listings, now=now)
     await record_shown(conn, search.id, active, now=now)
+    if following is not None:
+        await observe(conn, read.listings, renderer, now=now, following=following)
     uncovered, feed_off = await check_coverage(conn, search.id, active, now=now)
     counts.uncovered += uncovered
     counts.feeds_off += [feed_off] if feed_off is not None else []

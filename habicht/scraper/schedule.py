@@ -66,7 +66,9 @@ from habicht.model import ErrorKind
 from habicht.scraper.feeds import Feed, assign_feeds, scan_feed
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.health import DATABASE_ERRORS, DueSearch
+from habicht.scraper.page_checks import check_next_page
 from habicht.scraper.scan import ScanSummary, Tally, scan_search
+from habicht.watches.follow import Following
 from habicht.watches.judge import Renderer
 
 __all__ = [
@@ -265,6 +267,7 @@ async def run_pass(
     progress: Callable[[], object] | None = None,
     on_scanned: Callable[[ErrorKind | Literal["ok"]], object] | None = None,
     share: RequestShare | None = None,
+    following: Following | None = None,
 ) -> ScanSummary:
     """Scan every search that is due, in the scheduler's order (module docstring); with
     `feeds`, read every live feed that is due first (each serves many searches), and scan the
@@ -277,6 +280,11 @@ async def run_pass(
     `on_scanned` with a search's outcome (the fetch metrics). `skipped` counts the searches
     still due when a block or a database error ended the pass. `share` is the requests' share
     of the budget, kept across passes by the caller (a pass of its own without it).
+
+    With `following`, the reads keep the alerts of the adverts they show true, and once
+    nothing else is due the pass spends the spare budget on page checks of alerted adverts
+    no read shows any more (`scraper.page_checks`), one at a time, choosing again after each:
+    a feed or a search that falls due meanwhile goes next.
     """
     started = clock()
     tally = Tally()
@@ -310,6 +318,18 @@ async def run_pass(
             choice = None
             if feed is None:
                 choice = await _next(db, now=now, horizons=horizons(now), tried=tried, share=share)
+            if feed is None and choice is None:  # the budget's spare room: a page check
+                if (
+                    following is None
+                    or not await _idle(db, horizons(now))
+                    or not await _check_page(
+                        db, client, renderer, clock=clock, following=following, tally=tally
+                    )
+                ):
+                    break
+                if progress is not None:
+                    progress()
+                continue
         except DATABASE_ERRORS as exc:
             tally.database_error = f"{type(exc).__name__}: {exc}"
             break
@@ -317,7 +337,14 @@ async def run_pass(
             read_feeds[feed.id] = now
             try:
                 await scan_feed(
-                    db, client, renderer, feed, clock=clock, max_attempts=max_attempts, tally=tally
+                    db,
+                    client,
+                    renderer,
+                    feed,
+                    clock=clock,
+                    max_attempts=max_attempts,
+                    tally=tally,
+                    following=following,
                 )
             finally:
                 if progress is not None:
@@ -335,6 +362,7 @@ async def run_pass(
                 clock=clock,
                 max_attempts=max_attempts,
                 tally=tally,
+                following=following,
             )
         finally:
             if choice.kind == "requested":
@@ -348,6 +376,32 @@ async def run_pass(
     if client.paused_until is not None:
         tally.skipped = await db.single_value(_COUNT_DUE, horizons(clock()))
     return tally.summary(duration=clock() - started, paused_until=client.paused_until)
+
+
+async def _idle(db: Database, horizons: dict[str, float]) -> bool:
+    """Whether no search waits at all — requested, due or spare, tried in this pass or not:
+    a pass that outlasts the interval has searches due again that it tried already, and a
+    page check must not keep them waiting."""
+    for sql in (_REQUESTED, _DUE, _SPARE):
+        if await _first(db, sql, horizons, set()) is not None:
+            return False
+    return True
+
+
+async def _check_page(
+    db: Database,
+    client: WillhabenClient,
+    renderer: Renderer,
+    *,
+    clock: Clock,
+    following: Following,
+    tally: Tally,
+) -> bool:
+    """One page check if one is due (counted in `tally`); whether one was made."""
+    if await check_next_page(db, client, renderer, clock=clock, following=following) is None:
+        return False
+    tally.page_checks += 1
+    return True
 
 
 @dataclass(frozen=True, slots=True)

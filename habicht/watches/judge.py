@@ -37,6 +37,7 @@ from habicht.model import Listing, Search, money
 from habicht.queue import Buttons, Kind, Outgoing, Source, enqueue_within
 from habicht.watches.diff import BumpedListing, NewListing, PriceDrop, diff
 from habicht.watches.filters import WatchFilter
+from habicht.watches.follow import FollowRenderer
 from habicht.watches.notes import NO_NOTES, AlertNotes, SearchFacts, watch_notes
 
 __all__ = [
@@ -60,8 +61,9 @@ class Alert:
     buttons: Buttons = ()
 
 
-class Renderer(Protocol):
-    """Turns events into message texts; the bot's implementation writes escaped HTML.
+class Renderer(FollowRenderer, Protocol):
+    """Turns events into message texts; the bot's implementation writes escaped HTML. It
+    also words what a followed alert adds once its advert changed (`FollowRenderer`).
 
     `for_chat` gives the renderer of one chat's texts (its language, its alert style); the
     scan asks for it per watch, so each alert is written as its chat wants it. An alert

@@ -8,7 +8,7 @@ import itertools
 import logging
 import random
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -160,19 +160,21 @@ async def running(
     *,
     clock: FakeClock | None = None,
     site: FakeWillhabenSite | None = None,
+    api: FakeBotAPI | None = None,
     new_database: bool = False,
     **changes: Any,
 ) -> AsyncIterator[Bot]:
     """The Application started as `post_init` starts it (no updater), and shut down after;
     a restart passes the clock of the run before, so time goes on. `site` replaces the kit's
     (MARKET) — e.g. a `FakeWillhabenSite(world=True)`, for tests with feeds
-    (`feed_interval=60`).
+    (`feed_interval=60`). `api` carries a fake Telegram across a restart (it keeps what was
+    sent); a fresh one is made and closed with the run otherwise.
 
     The bot starts on a database that is there already, as a deployed one does; with
     `new_database` it has to create it (and tells the owner so, issue 27)."""
     clock = clock or FakeClock()
     site = site or market_site()
-    with FakeBotAPI(clock=clock) as api:
+    with nullcontext(api) if api is not None else FakeBotAPI(clock=clock) as api:
         settings = settings_for(tmp_path, api.token, **changes)
         if not new_database:
             async with Database(settings.db, clock=clock):

@@ -27,11 +27,12 @@ from habicht.bot.handling import chat_of, reply
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import Html, Texts, shorten
 from habicht.digits import whole_number
-from habicht.health import feed_cadence
+from habicht.health import feed_cadence, following
 from habicht.scraper.alert_times import Latency, latency
 from habicht.scraper.budget import FeedLoad, Workload, workload
 from habicht.scraper.schedule import Capacity, capacity, freshness
 from habicht.watches.figures import watch_figures
+from habicht.watches.follow_figures import FollowFigures, follow_figures
 from habicht.watches.watch import WatchInfo
 
 __all__ = ["FAILING_SHOWN", "owners_stats", "stats_command", "watch_stats"]
@@ -152,6 +153,10 @@ async def owners_stats(update: Update, context: Context) -> None:
             )
         ),
         alerts=_alert_freshness(texts, await latency(services.db, now=services.clock())),
+        following=_following(
+            texts,
+            await follow_figures(services.db, now=services.clock(), following=following(settings)),
+        ),
         failing=len(overview.failing),
     )
     await reply(update, texts.lines(header, failing))
@@ -166,6 +171,18 @@ def _alert_freshness(texts: Texts, fresh: Latency) -> Html:
         seen_p95=texts.age_or_none(fresh.seen_p95),
         published_p50=texts.age_or_none(fresh.published_p50),
         published_p95=texts.age_or_none(fresh.published_p95),
+    )
+
+
+def _following(texts: Texts, figures: FollowFigures) -> Html:
+    """What keeping sent alerts true did (`watches.follow_figures`)."""
+    return texts.fill(
+        "stats_following",
+        followed=figures.followed,
+        checks=figures.page_checks_hour,
+        sent=figures.edits_sent,
+        impossible=figures.edits_impossible,
+        gone=figures.gone_found,
     )
 
 

@@ -2,7 +2,8 @@
 
 A press changes the setting and edits that message to show it — in the new language, when
 the language was changed. Callback data is `set:lang:<de|en>`, `set:style:<photo|compact>`,
-`set:quiet:<off|hold|silent>` or `set:digest:<3|5|10|20>` (at most 17 bytes); anything else,
+`set:quiet:<off|hold|silent>`, `set:digest:<3|5|10|20>` or `set:follow:<on|off>` (at most 17
+bytes); anything else,
 forged or from an older version, does nothing. In a group, only its admins may press them
 (`habicht.bot.guards`).
 
@@ -77,6 +78,10 @@ def _view(prefs: Preferences, chat_id: int) -> tuple[Html, InlineKeyboardMarkup]
             button(texts.fill("digest_button", count=n), n == digest, f"digest:{n}")
             for n in DIGEST_CHOICES
         ],
+        [
+            button(texts.fill("follow_button_on"), chat.follow, "follow:on"),
+            button(texts.fill("follow_button_off"), not chat.follow, "follow:off"),
+        ],
     ]
     text = texts.fill(
         "settings",
@@ -84,6 +89,7 @@ def _view(prefs: Preferences, chat_id: int) -> tuple[Html, InlineKeyboardMarkup]
         style=Html(texts.fill(f"style_{style}")),
         quiet=describe_quiet(texts, quiet),
         digest=digest,
+        follow=Html(texts.fill("follow_on" if chat.follow else "follow_off")),
     )
     return text, InlineKeyboardMarkup(rows)
 
@@ -108,6 +114,8 @@ async def _apply(prefs: Preferences, chat_id: int, data: str) -> ChatPrefs | Non
     if setting == "quiet" and value == "off":
         await prefs.set_quiet(chat_id, None)
         return prefs.of(chat_id)
+    if setting == "follow" and value in ("on", "off"):
+        return await prefs.set_follow(chat_id, value == "on")
     for threshold in DIGEST_CHOICES:
         if setting == "digest" and value == str(threshold):
             return await prefs.set_digest_after(chat_id, threshold)

@@ -51,6 +51,7 @@ from habicht.queue import QuietHours
 from habicht.scraper.describe import Description, describe_search
 from habicht.watches.figures import WatchFigures
 from habicht.watches.filters import NO_PLACE
+from habicht.watches.follow import AdvertNews
 from habicht.watches.notes import NO_NOTES, AlertNotes, Repost
 
 __all__ = [
@@ -369,6 +370,35 @@ class Texts:
         if self.lang == "de":
             return f"{day.day}. {month} {day.year}"
         return f"{day.day} {month} {day.year}"
+
+    def day(self, epoch: float) -> str:
+        """A day in Vienna without its year: `6. Dez.`, `6 Dec`."""
+        day = datetime.fromtimestamp(epoch, VIENNA)
+        month = self.catalog.months[day.month - 1]
+        return f"{day.day}. {month}" if self.lang == "de" else f"{day.day} {month}"
+
+    def moment(self, epoch: float, *, now: float) -> str:
+        """A moment in Vienna as one says it since: `14:05` today, else its day."""
+        then, today = (datetime.fromtimestamp(t, VIENNA) for t in (epoch, now))
+        return f"{then:%H:%M}" if then.date() == today.date() else self.day(epoch)
+
+    def follow_notes(self, news: AdvertNews) -> list[Html]:
+        """What a followed alert says on top once its advert changed: reserved since when,
+        available again, the price now and then, or gone since when (issue 34)."""
+        if news.state == "gone":
+            return [self.fill("follow_gone", when=self.day(news.since))]
+        notes = []
+        if news.state == "reserved":
+            notes.append(self.fill("follow_reserved", when=self.moment(news.since, now=news.now)))
+        elif news.back:
+            notes.append(self.fill("follow_back"))
+        if news.repriced and news.price is not None and news.alerted is not None:
+            notes.append(
+                self.fill(
+                    "follow_price", price=self.price(news.price), was=self.price(news.alerted)
+                )
+            )
+        return notes
 
     def price_path(self, path: Sequence[Decimal], span: float) -> Html:
         """`€ 500 → € 450 → € 399 in 12 Tg`: the latest `PATH_POINTS` prices."""

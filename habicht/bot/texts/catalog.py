@@ -68,6 +68,10 @@ class Catalog:
     style_compact: str
     digest: str
     digest_button: str
+    follow_on: str
+    follow_off: str
+    follow_button_on: str
+    follow_button_off: str
     quiet_none: str
     quiet_hold: str
     quiet_silent: str
@@ -136,6 +140,11 @@ class Catalog:
     going_compact: str
     repost: str
     repost_no_price: str
+    # a sent alert kept true (issue 34): what it says on top once its advert changed
+    follow_reserved: str
+    follow_back: str
+    follow_price: str
+    follow_gone: str
     """A repost: the same seller and title as an advert that left the search's pages."""
     repost_compact: str
     months: Sequence[str]
@@ -269,6 +278,7 @@ class Catalog:
     load_feeds: str
     load_feed_failing: str
     stats_feeds: str
+    stats_following: str
     stats_alerts: str
     never: str
     feed_names: Mapping[str, str]

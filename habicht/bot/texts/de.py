@@ -111,10 +111,17 @@ GERMAN = Catalog(
         "Sprache: {lang}\n"
         "Alarme: {style}\n"
         "Ruhezeiten: {quiet}\n"
-        "Sammelnachricht: bei mehr als {digest} Alarmen auf einmal\n\n"
+        "Sammelnachricht: bei mehr als {digest} Alarmen auf einmal\n"
+        "Gesendete Alarme aktualisieren: {follow}\n\n"
         "<i>Foto</i>: jede Anzeige mit ihrem Bild — bis Fotos verschickt werden, als Text mit "
-        "der Linkvorschau, die das Bild zeigt. <i>Kompakt</i>: eine Zeile, ohne Vorschau."
+        "der Linkvorschau, die das Bild zeigt. <i>Kompakt</i>: eine Zeile, ohne Vorschau.\n"
+        "<i>Aktualisieren</i>: ein Alarm zeigt später oben, wenn die Anzeige reserviert, "
+        "billiger oder weg ist (ohne Ton)."
     ),
+    follow_on="ja",
+    follow_off="nein",
+    follow_button_on="🔄 aktualisieren",
+    follow_button_off="⏹ nicht aktualisieren",
     style_photo="🖼 Foto",
     style_compact="📝 Kompakt",
     digest="📬 <b>{count} Alarme auf einmal</b>",
@@ -260,6 +267,10 @@ GERMAN = Catalog(
     going_compact="📊 {signed} % zum Median",
     repost="🔁 Erneut eingestellt · zuerst gesehen am {date} zu {price}",
     repost_no_price="🔁 Erneut eingestellt · zuerst gesehen am {date}",
+    follow_reserved="🔒 <b>reserviert</b> (seit {when})",
+    follow_back="✅ <b>wieder verfügbar</b>",
+    follow_price="💶 <b>jetzt {price}</b> (war {was})",
+    follow_gone="❌ <b>nicht mehr online</b> (seit {when})",
     repost_compact="🔁 erneut eingestellt",
     # /preview
     preview_usage=(
@@ -426,7 +437,12 @@ GERMAN = Catalog(
         "Aktualität: älteste Suche vor {stalest}, 95 % vor {p95} (Ziel: alle {interval})\n"
         "{load}\n"
         "{alerts}\n"
+        "{following}\n"
         "fehlerhafte Suchen: {failing}"
+    ),
+    stats_following=(
+        "gesendete Alarme aktuell gehalten: {followed} Anzeigen; Seitenprüfungen (1 h): {checks};"
+        " Änderungen (24 h): {sent} gesendet, {impossible} nicht möglich, {gone} Anzeigen weg"
     ),
     stats_feeds="Feed-Fehltreffer: {misses} · Abdeckungslücken: {uncovered}",
     stats_alerts=(

@@ -109,10 +109,17 @@ ENGLISH = Catalog(
         "Language: {lang}\n"
         "Alerts: {style}\n"
         "Quiet hours: {quiet}\n"
-        "Digest: when more than {digest} alerts arrive at once\n\n"
+        "Digest: when more than {digest} alerts arrive at once\n"
+        "Update sent alerts: {follow}\n\n"
         "<i>Photo</i>: every listing with its picture — until photos are sent, as text with "
-        "the link preview that shows the picture. <i>Compact</i>: one line, no preview."
+        "the link preview that shows the picture. <i>Compact</i>: one line, no preview.\n"
+        "<i>Update</i>: an alert later says on top when its advert is reserved, cheaper or "
+        "gone (silently)."
     ),
+    follow_on="yes",
+    follow_off="no",
+    follow_button_on="🔄 update",
+    follow_button_off="⏹ don't update",
     style_photo="🖼 Photo",
     style_compact="📝 Compact",
     digest="📬 <b>{count} alerts at once</b>",
@@ -252,6 +259,10 @@ ENGLISH = Catalog(
     going_compact="📊 {signed}% vs median",
     repost="🔁 Reposted · first seen {date} at {price}",
     repost_no_price="🔁 Reposted · first seen {date}",
+    follow_reserved="🔒 <b>reserved</b> (since {when})",
+    follow_back="✅ <b>available again</b>",
+    follow_price="💶 <b>now {price}</b> (was {was})",
+    follow_gone="❌ <b>no longer online</b> (since {when})",
     repost_compact="🔁 reposted",
     # /preview
     preview_usage=(
@@ -402,7 +413,12 @@ ENGLISH = Catalog(
         "freshness: stalest {stalest} ago, 95 % {p95} ago (target: every {interval})\n"
         "{load}\n"
         "{alerts}\n"
+        "{following}\n"
         "failing searches: {failing}"
+    ),
+    stats_following=(
+        "sent alerts kept true: {followed} adverts; page checks (1 h): {checks};"
+        " edits (24 h): {sent} sent, {impossible} not possible, {gone} adverts gone"
     ),
     stats_feeds="feed misses: {misses} · coverage misses: {uncovered}",
     stats_alerts=(

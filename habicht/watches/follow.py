@@ -1,0 +1,324 @@
+"""Alerts that stay true: what habicht learns of an alerted advert becomes an edit of its alert.
+
+Every read that shows an advert — a search's own scan, a feed, the advert's own page — says
+whether it is on offer or reserved, and at what price. For the adverts whose alerts are
+*followed* (sent within HABICHT_FOLLOW_DAYS as a message habicht can edit, to a chat that
+wants it, for a watch that is not paused), `observe` records that state (`advert_states`);
+when it changed, `refresh` works out what each of their messages should say now and queues
+an edit (`queue.edit_within`) where that differs from what the message shows. A page check
+(`watches.checks`) that proves an advert gone does the same.
+
+What an edited alert says is the chat's renderer's (`FollowRenderer`): a line on top of the
+alert as it was sent — reserved since when, available again, the price now and then, gone
+since when with the title struck through — and a digest's line marked alike. A gone advert's
+"open" button goes; the other buttons stay. The edit is worked out from the alert as sent and
+the advert's state now, never from an earlier edit, so states that come and go never pile up.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import Literal, Protocol
+
+import aiosqlite
+
+from habicht.model import Listing, money
+from habicht.queue import Buttons, Edit, Notification, edit_within, message_rows, sent_alerts
+from habicht.queue import shown_text as queued_text
+
+__all__ = [
+    "DAY",
+    "AdvertNews",
+    "FollowRenderer",
+    "Following",
+    "State",
+    "followed_ads",
+    "observe",
+    "record_state",
+    "refresh",
+]
+
+DAY = 86400.0
+
+State = Literal["active", "reserved", "gone"]
+
+
+@dataclass(frozen=True, slots=True)
+class Following:
+    """How long sent alerts are followed (HABICHT_FOLLOW_DAYS, in days; 0: not at all), the
+    scrape interval that paces page checks, and the attempts an edit gets."""
+
+    days: float
+    interval: float
+    max_attempts: int
+
+    @property
+    def on(self) -> bool:
+        return self.days > 0
+
+    def since(self, now: float) -> float:
+        """The oldest sent alert still followed at `now`."""
+        return now - self.days * DAY
+
+
+@dataclass(frozen=True, slots=True)
+class AdvertNews:
+    """What an alert should add to itself at `now`: the advert's `state` since `since`, its
+    `price` now beside the `alerted` price its alert told, and whether it is `back` on offer
+    after it was reserved or gone since the alert. `plain` when nothing needs saying."""
+
+    state: State
+    since: float
+    price: Decimal | None
+    alerted: Decimal | None
+    now: float
+    back: bool = False
+
+    @property
+    def repriced(self) -> bool:
+        return None not in (self.price, self.alerted) and self.price != self.alerted
+
+    @property
+    def plain(self) -> bool:
+        return self.state == "active" and not self.back and not self.repriced
+
+
+class FollowRenderer(Protocol):
+    """Writes what an alert says once its advert changed, in one chat's language."""
+
+    def for_chat(self, chat_id: int) -> FollowRenderer: ...
+
+    def followed(self, text: str, news: AdvertNews, *, caption: bool) -> str:
+        """The alert's `text` as sent, with what changed on top (a `caption` stays within
+        Telegram's caption limit)."""
+        ...
+
+    def followed_line(self, line: str, news: AdvertNews) -> str:
+        """One digest line as sent, marked the same way."""
+        ...
+
+
+# Sent alerts whose chat wants them kept true, for a watch that is still active.
+_FOLLOWABLE = """
+SELECT n.id FROM notifications n
+JOIN chats c ON c.chat_id = n.chat_id
+WHERE n.id IN (SELECT value FROM json_each(?)) AND c.status = 'active' AND c.follow_alerts = 1
+    AND EXISTS (
+        SELECT 1 FROM notification_watches nw JOIN watches w ON w.id = nw.watch_id
+        WHERE nw.notification_id = n.id AND w.status = 'active'
+    )
+"""
+
+_STATES = """
+SELECT ad_id, state, since, left_at, price FROM advert_states
+WHERE ad_id IN (SELECT value FROM json_each(?))
+"""
+
+# A read or a page that showed the advert on offer or reserved: its state and price; the
+# proof of a page check that found it missing starts over.
+_RECORD = """
+INSERT INTO advert_states (ad_id, state, since, left_at, price, seen_at)
+VALUES (:ad_id, :state, :now, CASE WHEN :state != 'active' THEN :now END, :price, :now)
+ON CONFLICT (ad_id) DO UPDATE SET
+    since = CASE WHEN state = excluded.state THEN since ELSE excluded.since END,
+    left_at = CASE WHEN excluded.state != 'active' AND state = 'active' THEN excluded.since
+                   ELSE left_at END,
+    state = excluded.state, price = excluded.price, seen_at = excluded.seen_at,
+    missing_at = NULL
+"""
+
+# The price an alert told: the advert's price when the alert was written.
+_ALERTED_PRICE = """
+SELECT price FROM price_history WHERE ad_id = ? AND seen_at <= ? ORDER BY seen_at DESC LIMIT 1
+"""
+
+
+async def followed(
+    conn: aiosqlite.Connection, ad_ids: Iterable[str], *, now: float, following: Following
+) -> list[Notification]:
+    """The followed alerts of these adverts (module docstring)."""
+    ids = set(ad_ids)
+    if not following.on or not ids:
+        return []
+    alerts = await sent_alerts(conn, ids, since=following.since(now))
+    if not alerts:
+        return []
+    keep = json.dumps([alert.id for alert in alerts])
+    wanted = {row[0] for row in await conn.execute_fetchall(_FOLLOWABLE, (keep,))}
+    return [alert for alert in alerts if alert.id in wanted]
+
+
+async def followed_ads(
+    conn: aiosqlite.Connection, ad_ids: Iterable[str], *, now: float, following: Following
+) -> set[str]:
+    """Which of these adverts have a followed alert."""
+    return {
+        alert.ad_id
+        for alert in await followed(conn, ad_ids, now=now, following=following)
+        if alert.ad_id is not None
+    }
+
+
+async def observe(
+    conn: aiosqlite.Connection,
+    listings: Sequence[Listing],
+    renderer: FollowRenderer,
+    *,
+    now: float,
+    following: Following,
+) -> int:
+    """A read showed `listings` (reserved ones too): record the state of the followed ones and
+    queue the edits their change calls for, inside the read's transaction. Returns how many
+    adverts changed."""
+    shown = {listing.id: listing for listing in listings}
+    ads = await followed_ads(conn, shown, now=now, following=following)
+    changed = [
+        ad_id
+        for ad_id in sorted(ads)
+        if await record_state(
+            conn,
+            ad_id,
+            "reserved" if shown[ad_id].reserved else "active",
+            money(shown[ad_id].price),
+            now=now,
+        )
+    ]
+    await refresh(conn, changed, renderer, now=now, following=following)
+    return len(changed)
+
+
+async def record_state(
+    conn: aiosqlite.Connection, ad_id: str, state: State, price: str | None, *, now: float
+) -> bool:
+    """Record that a read (or the advert's page) showed the advert `state` at `price` now;
+    whether that is news (its state or price changed, or habicht knew none)."""
+    before = await _states(conn, [ad_id])
+    await conn.execute(_RECORD, {"ad_id": ad_id, "state": state, "price": price, "now": now})
+    known = before.get(ad_id)
+    return known is None or (known.state, known.price) != (state, price)
+
+
+@dataclass(frozen=True, slots=True)
+class _Known:
+    state: State
+    since: float
+    left_at: float | None
+    price: str | None
+
+
+async def _states(conn: aiosqlite.Connection, ad_ids: Iterable[str]) -> dict[str, _Known]:
+    rows = await conn.execute_fetchall(_STATES, (json.dumps(sorted(set(ad_ids))),))
+    return {row[0]: _Known(row[1], row[2], row[3], row[4]) for row in rows}
+
+
+async def refresh(
+    conn: aiosqlite.Connection,
+    ad_ids: Sequence[str],
+    renderer: FollowRenderer,
+    *,
+    now: float,
+    following: Following,
+) -> int:
+    """Queue an edit of every followed message about these adverts whose text should change
+    (one pending edit per message); returns how many edits were queued or replaced."""
+    alerts = await followed(conn, ad_ids, now=now, following=following)
+    messages = sorted({(alert.chat_id, alert.message_id) for alert in alerts}, key=str)
+    queued = 0
+    for chat_id, message_id in messages:
+        assert message_id is not None  # `sent_alerts` returns delivered rows only
+        rows = await message_rows(conn, chat_id, message_id)
+        edit = await _edit(conn, rows, renderer.for_chat(chat_id), now=now)
+        if edit is None:
+            continue
+        shown = await queued_text(conn, chat_id, message_id) or _as_sent(rows)
+        if edit.text != shown:
+            await edit_within(conn, edit, now=now, max_attempts=following.max_attempts)
+            queued += 1
+    return queued
+
+
+def _as_sent(rows: Sequence[Notification]) -> str:
+    """What a message said when it went out: a digest's kept text, or its one alert's."""
+    return rows[0].sent_text or rows[0].text
+
+
+async def _edit(
+    conn: aiosqlite.Connection,
+    rows: Sequence[Notification],
+    renderer: FollowRenderer,
+    *,
+    now: float,
+) -> Edit | None:
+    """The message's whole content as it should read now; None if it cannot say more."""
+    first = rows[0]
+    if first.message_id is None or first.sent_as is None:
+        return None
+    known = await _states(conn, (row.ad_id for row in rows if row.ad_id is not None))
+    news = {row.id: await _news(conn, row, known, now=now) for row in rows}
+    if first.sent_as == "digest":
+        text = _as_sent(rows)
+        for row in rows:
+            change = news[row.id]
+            if row.digest_line and change is not None and not change.plain:
+                text = text.replace(
+                    row.digest_line, renderer.followed_line(row.digest_line, change)
+                )
+        buttons = first.message.buttons
+        ad_id = None
+    else:
+        change = news[first.id]
+        if change is None:
+            return None
+        caption = first.sent_as == "photo"
+        text = (
+            first.text if change.plain else renderer.followed(first.text, change, caption=caption)
+        )
+        buttons = (
+            _without_link(first.message.buttons)
+            if change.state == "gone"
+            else first.message.buttons
+        )
+        ad_id = first.ad_id
+    return Edit(
+        chat_id=first.chat_id,
+        message_id=first.message_id,
+        sent_as=first.sent_as,
+        text=text,
+        buttons=buttons,
+        thread_id=first.thread_id,
+        ad_id=ad_id,
+    )
+
+
+async def _news(
+    conn: aiosqlite.Connection, row: Notification, known: dict[str, _Known], *, now: float
+) -> AdvertNews | None:
+    """What the advert of `row` says now beside its alert; None if habicht knows nothing."""
+    state = known.get(row.ad_id or "")
+    if state is None:
+        return None
+    alerted = list(await conn.execute_fetchall(_ALERTED_PRICE, (row.ad_id, row.created_at)))
+    news = AdvertNews(
+        state=state.state,
+        since=state.since,
+        price=_decimal(state.price),
+        alerted=_decimal(alerted[0][0]) if alerted else None,
+        now=now,
+    )
+    sent_at = row.sent_at or row.created_at
+    if state.state == "active" and state.left_at is not None and state.left_at >= sent_at:
+        news = replace(news, back=True)
+    return news
+
+
+def _decimal(price: str | None) -> Decimal | None:
+    return None if price is None else Decimal(price)
+
+
+def _without_link(buttons: Buttons) -> Buttons:
+    """The buttons without the ones that open a link (a gone advert's page is no more)."""
+    rows = (tuple(button for button in row if button.url is None) for row in buttons)
+    return tuple(row for row in rows if row)

@@ -1,0 +1,57 @@
+"""What keeping sent alerts true does, for the owner: `/stats`, `habicht health` and the metrics
+read these figures, counted from the tables that hold them, so a restart loses none.
+
+- `followed`: adverts with an alert still followed now (sent within HABICHT_FOLLOW_DAYS as an
+  editable message, to a chat that wants it, for an active watch);
+- `page_checks_hour`: page checks of the last hour (`watches.checks`);
+- `edits_sent` / `edits_impossible` / `gone_found`: of the last day, edits Telegram took (or
+  found already true), edits of messages that were deleted or too old to edit, and adverts a
+  page check proved gone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from habicht.db import Database
+from habicht.watches.checks import followed_now
+from habicht.watches.follow import DAY, Following
+
+__all__ = ["FollowFigures", "follow_figures"]
+
+_HOUR = 3600.0
+
+_COUNTS = """
+SELECT
+    (SELECT count(*) FROM page_checks WHERE checked_at > :hour_ago),
+    (SELECT count(*) FROM notifications INDEXED BY notifications_sent
+     WHERE status = 'sent' AND sent_at > :day_ago AND kind = 'edit'),
+    (SELECT count(*) FROM notifications INDEXED BY notifications_dead
+     WHERE status = 'dead' AND updated_at > :day_ago AND kind = 'edit'
+         AND dead_reason = 'message_gone'),
+    (SELECT count(*) FROM page_checks WHERE checked_at > :day_ago AND found = 'gone')
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class FollowFigures:
+    """The module docstring's figures."""
+
+    followed: int
+    page_checks_hour: int
+    edits_sent: int
+    edits_impossible: int
+    gone_found: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+async def follow_figures(db: Database, *, now: float, following: Following) -> FollowFigures:
+    """The figures now."""
+    followed = await followed_now(db, now=now, following=following)
+    params = {"hour_ago": now - _HOUR, "day_ago": now - DAY}
+    row = await db.fetchone(_COUNTS, params)
+    checks, sent, impossible, gone = tuple(row) if row is not None else (0, 0, 0, 0)
+    return FollowFigures(len(followed), checks, sent, impossible, gone)
