@@ -12,6 +12,10 @@
 - Adverts no search has returned for `LISTING_DAYS` days are forgotten, with what every
   watch had seen of them. Should one come back after that, a watch may call it new once
   more; an alert already sent for it stays deduplicated by its key.
+- What following sent alerts learnt (issue 34): the log of page checks after `CHECK_DAYS`
+  (the owner's figures count the last day), and an advert's state once neither a read nor a
+  page check touched it for `STATE_DAYS` — longer than any alert is followed
+  (HABICHT_FOLLOW_DAYS is at most 30).
 
 Each part is one write transaction; the listings part holds the write lock for one scan of
 `watch_listings` (about a second at a million rows, once a day).
@@ -24,9 +28,11 @@ from dataclasses import dataclass
 from habicht.db import Database
 from habicht.queue import NotificationStore
 
-__all__ = ["LISTING_DAYS", "Retained", "retain"]
+__all__ = ["CHECK_DAYS", "LISTING_DAYS", "STATE_DAYS", "Retained", "retain"]
 
 LISTING_DAYS = 90
+CHECK_DAYS = 2
+STATE_DAYS = 31
 _DAY = 86400.0
 
 _STALE = "SELECT ad_id FROM listings WHERE updated_at < :cutoff"
@@ -47,6 +53,8 @@ class Retained:
     notifications: int
     listings: int
     tombstones: int
+    page_checks: int = 0
+    advert_states: int = 0
 
 
 async def retain(db: Database, store: NotificationStore, *, now: float, days: int) -> Retained:
@@ -63,4 +71,18 @@ async def retain(db: Database, store: NotificationStore, *, now: float, days: in
         await conn.execute(f"DELETE FROM watch_listings WHERE ad_id IN ({_STALE})", params)
         cursor = await conn.execute("DELETE FROM listings WHERE updated_at < :cutoff", params)
         forgotten = cursor.rowcount
-    return Retained(notifications=purged, listings=forgotten, tombstones=tombstones)
+    async with db.transaction() as conn:
+        checks = await conn.execute(
+            "DELETE FROM page_checks WHERE checked_at < ?", (now - CHECK_DAYS * _DAY,)
+        )
+        states = await conn.execute(
+            "DELETE FROM advert_states WHERE max(seen_at, coalesce(checked_at, 0)) < ?",
+            (now - STATE_DAYS * _DAY,),
+        )
+    return Retained(
+        notifications=purged,
+        listings=forgotten,
+        tombstones=tombstones,
+        page_checks=checks.rowcount,
+        advert_states=states.rowcount,
+    )

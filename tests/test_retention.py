@@ -10,7 +10,7 @@ from kit.bot import ALICE, MARKET, OWNER, SEARCH, Bot
 from habicht.bot import RETENTION, run_jobs_now
 from habicht.fakes import FakeAdvert
 from habicht.queue import Outgoing
-from habicht.retention import LISTING_DAYS
+from habicht.retention import CHECK_DAYS, LISTING_DAYS, STATE_DAYS
 
 DAY = 86400.0
 
@@ -78,3 +78,28 @@ async def test_a_tombstone_goes_once_its_advert_is_off_every_page_for_the_retent
     bot.site.add(MARKET, sofa)
     await bot.scrape()
     assert len(bot.api.messages(ALICE)) == sent
+
+
+async def test_what_following_learnt_goes_once_no_alert_can_need_it(bot: Bot) -> None:
+    """Page checks are kept two days, an advert's state a month past its last read or check
+    (longer than any alert is followed); fresher ones stay."""
+    db = bot.app.bot_data.db
+    now = bot.clock()
+    async with db.transaction() as conn:
+        await conn.executemany(
+            "INSERT INTO page_checks (checked_at, ad_id, found) VALUES (?, ?, 'active')",
+            [(now - (CHECK_DAYS + 1) * DAY, "old"), (now - DAY, "new")],
+        )
+        await conn.executemany(
+            "INSERT INTO advert_states (ad_id, state, since, seen_at, checked_at)"
+            " VALUES (?, 'active', 0, ?, ?)",
+            [
+                ("old", now - (STATE_DAYS + 1) * DAY, None),
+                ("checked", now - (STATE_DAYS + 1) * DAY, now - DAY),
+                ("seen", now - DAY, None),
+            ],
+        )
+    await run_jobs_now(bot.app, RETENTION)
+    assert [r[0] for r in await db.fetchall("SELECT ad_id FROM page_checks")] == ["new"]
+    states = await db.fetchall("SELECT ad_id FROM advert_states ORDER BY ad_id")
+    assert [r[0] for r in states] == ["checked", "seen"]
