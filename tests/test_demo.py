@@ -26,6 +26,13 @@ from habicht.queue import Notification
 
 FAST = "1e9"  # virtual seconds per real second: the test never waits for a backoff
 _SUMMARY = re.compile(r"^  (detected|delivered|retried|dead|pending|lost) +(\d+)   ", re.M)
+_EDITED = re.compile(
+    r"^  edited +(\d+)   of (\d+) edits of sent alerts \(no alerts: not in lost\), Telegram"
+    r" accepted (\d+); not possible: (\d+)",
+    re.M,
+)
+LET = "1750400151"
+"""Lena's first flat: reserved in cycle 2, taken off in cycle 3 (issue 34)."""
 
 
 pytestmark = pytest.mark.usefixtures("restore_logging")  # `main` configures logging
@@ -441,3 +448,111 @@ def test_a_flat_alert_says_what_a_flat_hunter_decides_on(
     assert drop.startswith("📉 Altbau 3 Zimmer nahe Siebensterngasse")
     assert "│ 💶 € 1.190 → € 1.090 (-8 %)" in drop
     assert "│ 🏠 Miete · 78 m² · 3 Zimmer · € 13,97/m²" in drop
+
+
+async def _edits(path: Path) -> list[dict[str, object]]:
+    async with Database(path) as db:
+        rows = await db.fetchall(
+            "SELECT e.id, e.chat_id, e.ad_id, e.status, e.dead_reason, e.text, a.id AS alert"
+            " FROM notifications e JOIN notifications a ON a.chat_id = e.chat_id"
+            " AND a.message_id = e.message_id AND a.kind IN ('new', 'drop')"
+            " WHERE e.kind = 'edit' ORDER BY e.id"
+        )
+    return [dict(row) for row in rows]
+
+
+def test_a_reserved_flat_taken_off_has_its_alert_edited_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 34: Lena's first flat is reserved the cycle after its alert, and the alert is
+    edited in place under its own number (🔒 reserviert); the flat is taken off the next
+    cycle, its page answers 404 at the end of that pass — once, which proves nothing — and
+    again an interval later, in the last cycle: the alert then reads ❌ nicht mehr online,
+    its title struck through and its open button gone. Her chat shows it edited."""
+    path = tmp_path / "demo.sqlite3"
+    assert main(["demo", "--db", str(path), "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    alert = re.search(r"detected #(\d+) Lena +🆕 Neubau: 3 Zimmer mit Balkon", out)
+    assert alert
+    number = alert[1]
+    cycles = re.split(r"━━ cycle \d/5", out.split("━━ after the last cycle")[0])[1:]
+    assert len(cycles) == 5
+    assert re.search(
+        rf"edit +#{number} Lena +🔒 reserviert \(seit \d\d:\d\d\) · 🆕 Neubau", cycles[1]
+    )
+    assert re.search(
+        rf"send +#{number} Lena +✓ edited in place, silently \(edit #\d+\)\n", cycles[1]
+    )
+    page = 'fetch    willhaben  "page: Neubau: 3 Zimmer mit Balkon" → 404'
+    assert [cycle.count(page) for cycle in cycles] == [0, 0, 1, 0, 1]
+    assert "its page is missing — once; gone takes a second" in cycles[2]
+    edited = [len(re.findall(rf"edit +#{number} Lena ", cycle)) for cycle in cycles]
+    assert edited == [0, 1, 0, 0, 1]  # the first 404 edits nothing
+    assert re.search(r"its page is missing again, \d+ s after the first — gone", cycles[4])
+    gone = rf"edit +#{number} Lena +❌ nicht mehr online \(seit \d+\. \w+\.?\) · 🆕 Neubau"
+    assert re.search(gone, cycles[4])
+    assert re.search(
+        rf"send +#{number} Lena +✓ edited in place, silently \(edit #\d+\): title struck"
+        r" through, open button removed",
+        cycles[4],
+    )
+    edits = [row for row in asyncio.run(_edits(path)) if row["ad_id"] == LET]
+    assert [(row["chat_id"], row["alert"], row["status"]) for row in edits] == [
+        (LENA.chat_id, int(number), "sent")
+    ] * 2
+    assert str(edits[0]["text"]).startswith("🔒 <b>reserviert</b>")
+    assert str(edits[1]["text"]).startswith("❌ <b>nicht mehr online</b>")
+    chat = out[out.index("━━ what Lena reads") :]
+    chat = chat[: chat.index("Alsergrund")]
+    assert re.search(r"\d\d:\d\d:\d\d  │ ❌ nicht mehr online .*\nedited    │ 🆕 Neubau", chat)
+
+
+def test_the_summary_counts_the_edits_on_a_line_of_their_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 34: edits are no alerts — the summary counts them on their own line, as the
+    database and the fake Telegram do (Lena's flat twice, Anna's repriced card once; the
+    pause button's own edit of Anna's alert is none of them), and lost stays 0 without them."""
+    path = tmp_path / "demo.sqlite3"
+    assert main(["demo", "--db", str(path), "--speed", FAST]) == 0
+    out = capsys.readouterr().out
+    edited = _EDITED.search(out)
+    assert edited
+    sent, queued, accepted, impossible = map(int, edited.groups())
+    rows = asyncio.run(_edits(path))
+    assert (sent, queued, accepted, impossible) == (
+        sum(row["status"] == "sent" for row in rows),
+        len(rows),
+        sent,
+        sum(row["status"] == "dead" for row in rows),
+    )
+    assert (sent, impossible) == (3, 0)
+    assert {name: int(n) for name, n in _SUMMARY.findall(out)}["lost"] == 0
+    assert "edit:" not in out[out.index("also in the outbox") :]
+
+
+def test_an_edit_reads_under_its_alerts_number() -> None:
+    """Issue 34: an edit of a sent alert is told under the alert's number, queued and sent;
+    its own row's number is named in the send."""
+    alert = replace(_ROW, status="sent", sent_at=100.0, message_id=44, sent_as="photo")
+    edit = replace(
+        _ROW,
+        id=9,
+        kind="edit",
+        text="🔒 <b>reserviert</b> (seit 14:05)\n🆕 <b>Sofa</b>",
+        dedupe_key="edit:202:44:1",
+        created_at=150.0,
+        message_id=44,
+        sent_as="photo",
+    )
+    names = {BEN.chat_id: "Ben"}
+    queued = narrate({7: alert}, {7: alert, 9: edit}, [], [], names=names)
+    assert [(e.label, e.who, e.text) for e in queued] == [
+        ("edit", "#7 Ben", "🔒 reserviert (seit 14:05) · 🆕 Sofa")
+    ]
+    sent = replace(edit, status="sent", attempts=1, sent_at=160.0)
+    attempt = Attempt(160.0, BEN.chat_id, edit.text, 200, None, photo=True, edits=44)
+    told = narrate({7: alert, 9: edit}, {7: alert, 9: sent}, [attempt], [], names=names)
+    assert [(e.label, e.who, e.text) for e in told] == [
+        ("send", "#7 Ben", "✓ edited in place, silently (edit #9)")
+    ]

@@ -1,5 +1,6 @@
-"""What crossed the two wires during the demo: every send attempt to the fake Telegram and
-every fetch from the simulated willhaben, with its answer.
+"""What crossed the two wires during the demo: every send or edit attempt to the fake Telegram
+and every fetch from the simulated willhaben (a search, a feed, an advert's own page), with
+its answer.
 
 Recorded at the fakes' edges — the pipeline is not instrumented — and in the event loop's
 own thread (both fakes answer in-process, without threads), so the records are in the
@@ -16,12 +17,17 @@ import httpx
 
 from habicht.clock import Clock
 from habicht.demo.feed import feed_name
+from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 
 __all__ = ["Attempt", "Fetch", "Recorder", "TappedBotAPI", "search_key"]
 
 _PAGING = frozenset({"sort", "rows", "page"})
+_SENDS = {"sendmessage": "text", "sendphoto": "caption"}
+_EDITS = {"editmessagetext": "text", "editmessagecaption": "caption"}
+"""The Bot API methods recorded, by their lower-cased names, and the parameter holding what
+the chat reads (editMessageReplyMarkup changes no text, and habicht does not use it)."""
 
 
 def search_key(url: httpx.URL) -> tuple[str, frozenset[tuple[str, str]]]:
@@ -33,8 +39,9 @@ def search_key(url: httpx.URL) -> tuple[str, frozenset[tuple[str, str]]]:
 
 @dataclass(frozen=True)
 class Attempt:
-    """One sendMessage or sendPhoto: to whom, what (a photo's caption), and Telegram's
-    answer (`error` None when it worked)."""
+    """One sendMessage or sendPhoto — or, with `edits`, an editMessageText or
+    editMessageCaption of the chat's message `edits`: to whom, what (a photo's caption), and
+    Telegram's answer (`error` None when it worked)."""
 
     at: float
     chat_id: int
@@ -42,12 +49,13 @@ class Attempt:
     status: int
     error: str | None
     photo: bool = False
+    edits: int | None = None
 
 
 @dataclass(frozen=True)
 class Fetch:
-    """One request to willhaben for the search named `search` (a feed: "feed: …"), and its
-    status."""
+    """One request to willhaben for the search named `search` (a feed: "feed: …"; an
+    advert's own page, a page check: "page: " and its title), and its status."""
 
     at: float
     search: str
@@ -68,7 +76,8 @@ class Recorder:
         self.rate_limited = 0
         """429 answers seen in the whole run."""
         self.flat_pages = 0
-        """Real-estate pages willhaben served in the whole run: each with a paid placement."""
+        """Real-estate search pages willhaben served in the whole run: each with a paid
+        placement (an advert's own page has none)."""
 
     def attempt(
         self,
@@ -78,19 +87,25 @@ class Recorder:
         payload: Mapping[str, Any],
         *,
         photo: bool = False,
+        edits: int | None = None,
     ) -> None:
         error = None if payload.get("ok") else f"{status} {payload.get('description', '')}"
         self.rate_limited += status == 429
-        self.attempts.append(Attempt(self.clock(), chat_id, text, status, error, photo))
+        self.attempts.append(Attempt(self.clock(), chat_id, text, status, error, photo, edits))
 
-    def willhaben(self, site: FakeWillhabenSite) -> httpx.MockTransport:
-        """A transport serving `site` that records each request it answers."""
+    def willhaben(
+        self, site: FakeWillhabenSite, *, adverts: Mapping[str, FakeAdvert]
+    ) -> httpx.MockTransport:
+        """A transport serving `site` that records each request it answers; `adverts` (by id,
+        as the story knows them: it may grow) name the advert pages a page check fetches."""
 
         def handle(request: httpx.Request) -> httpx.Response:
             response = site.handle(request)
-            ok = response.status_code == 200
+            advert = _advert_at(request.url, adverts)
+            ok = response.status_code == 200 and advert is None
             self.flat_pages += ok and request.url.path.startswith("/iad/immobilien/")
-            self.fetches.append(Fetch(self.clock(), self._named(request.url), response.status_code))
+            name = self._named(request.url) if advert is None else f"page: {advert.title}"
+            self.fetches.append(Fetch(self.clock(), name, response.status_code))
             return response
 
         return httpx.MockTransport(handle)
@@ -108,9 +123,18 @@ class Recorder:
         return taken
 
 
+def _advert_at(url: httpx.URL, adverts: Mapping[str, FakeAdvert]) -> FakeAdvert | None:
+    """The advert whose own page `url` is (its id ends the path, as on willhaben), if any."""
+    path = url.path.rstrip("/")
+    advert = adverts.get(path.rpartition("-")[2])
+    if advert is None or httpx.URL(advert.url).path.rstrip("/") != path:
+        return None
+    return advert
+
+
 class TappedBotAPI(FakeBotAPI):
-    """The fake Bot API, telling `recorder` about every sendMessage and sendPhoto and its
-    answer.
+    """The fake Bot API, telling `recorder` about every sendMessage and sendPhoto, every
+    editMessageText and editMessageCaption, and its answer.
 
     Served by `transport()` without the worker threads of `FakeBotAPI.transport`: the demo
     neither long-polls nor delays answers, so nothing blocks, and the records keep their order.
@@ -125,10 +149,16 @@ class TappedBotAPI(FakeBotAPI):
     ) -> tuple[int, dict[str, Any]]:
         status, payload = super().respond(token, method, params)
         name = method.lower()
-        if name in ("sendmessage", "sendphoto"):
-            text = str(params.get("text", params.get("caption", "")))
-            photo = name == "sendphoto"
-            self.recorder.attempt(int(params["chat_id"]), text, status, payload, photo=photo)
+        field = _SENDS.get(name) or _EDITS.get(name)
+        if field is not None:
+            self.recorder.attempt(
+                int(params["chat_id"]),
+                str(params.get(field, "")),
+                status,
+                payload,
+                photo=field == "caption",
+                edits=int(params["message_id"]) if name in _EDITS else None,
+            )
         return status, payload
 
     def transport(self) -> httpx.MockTransport:

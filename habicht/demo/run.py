@@ -37,6 +37,7 @@ from habicht.bot import (
 from habicht.config import Settings
 from habicht.db import Database
 from habicht.demo import scenario
+from habicht.demo.checks import checks_made
 from habicht.demo.clock import VirtualClock
 from habicht.demo.feed import feeds_served
 from habicht.demo.observe import Recorder, TappedBotAPI, search_key
@@ -182,7 +183,7 @@ class _Demo:
             sleep=clock.sleep,
             rand=rand,
             telegram_transport=self.api.transport(),
-            willhaben_transport=self.recorder.willhaben(self.site),
+            willhaben_transport=self.recorder.willhaben(self.site, adverts=self.world.adverts),
         )
         self.outbox: Outbox = {}
         self.update_offset = 0
@@ -204,6 +205,7 @@ class _Demo:
                     summary = await summarise(
                         app.bot_data.db,
                         self.api.messages(),
+                        edited=self.api.edits,
                         rate_limited=self.recorder.rate_limited,
                     )
                 finally:
@@ -262,8 +264,10 @@ class _Demo:
         await self._step(deliver(self.app.bot_data))
 
     def _chat(self, person: scenario.Person) -> None:
-        """The alerts `person`'s chat received, each in full as Telegram shows it — the story's
-        lines cut them to its width, and a flat hunter decides on the whole alert."""
+        """The alerts `person`'s chat received, each in full as Telegram shows it now — the
+        story's lines cut them to its width, and a flat hunter decides on the whole alert. An
+        edited one reads as edited (issue 34): its latest text, and under the time it was
+        sent, when it was last edited (a struck title reads plain here)."""
         self.terminal.heading(f"what {person.name} reads: the alerts in the chat")
         alerts = [
             row
@@ -271,9 +275,13 @@ class _Demo:
             if row.chat_id == person.chat_id and row.kind in ("new", "drop") and row.sent_at
         ]
         for row in alerts:
-            sent = self._time(row.sent_at)
-            for number, line in enumerate(plain(row.text).splitlines()):
-                self.terminal.line(f"{sent if number == 0 else '':<8}  │ {line}")
+            edits = [] if row.message_id is None else self.api.edits_of(row.chat_id, row.message_id)
+            text, column = row.text, [self._time(row.sent_at)]
+            if edits:
+                text = edits[-1].text
+                column += ["edited", self._time(edits[-1].at)]
+            for number, line in enumerate(plain(text).splitlines()):
+                self.terminal.line(f"{column[number] if number < len(column) else '':<8}  │ {line}")
 
     async def _placements(self) -> None:
         """What became of the paid placements: none fits a search of Lena's, so none may
@@ -290,11 +298,14 @@ class _Demo:
         )
 
     async def _scrape(self) -> None:
-        """The `scrape` job's pass, and what each feed did in it: one request for many."""
+        """The `scrape` job's pass, what each feed did in it (one request for many), and what
+        each page check proved."""
         started = self.clock()
         await self._step(run_jobs_now(self.app, SCRAPE))
         for served in await feeds_served(self.app.bot_data.db, since=started):
             self._print(Entry(self.clock(), 0, "feed", "willhaben", served.story(), "good"))
+        for check in await checks_made(self.app.bot_data.db, since=started):
+            self._print(Entry(self.clock(), 0, "check", "willhaben", check.story()))
 
     async def _say(self, person: scenario.Person, text: str, *, show_reply: bool = False) -> None:
         """`person` sends `text`; the Application handles it like any update from Telegram."""

@@ -14,8 +14,10 @@ Lena hunts a flat to rent (issue 29): a 2-3 room flat in 1070 or 1080 up to € 
 pasted as willhaben writes it (`areaId`s), and a smaller one near her work in 1090 (a place in
 the path). The world's flats (`FLATS`) are built as real ones (`habicht.fakes.willhaben_flats`),
 so each search lists exactly the ones that fit; over the cycles some new flats fit and some do
-not, one is bumped, one's rent drops — and every flat page starts with a paid placement that
-fits neither of her searches and rotates between reads (`Promoted`): it must never reach her.
+not, one is bumped, one's rent drops, the first she is told of is reserved and then taken off
+(issue 34: her alert follows it, edited twice) — and every flat page starts with a paid
+placement that fits neither of her searches and rotates between reads (`Promoted`): it must
+never reach her.
 
 The simulated willhaben is a *world* (issue 20): one catalogue that answers every search by
 filtering it, as willhaben does, so the marketplace's newest adverts — the feed both searches
@@ -67,8 +69,10 @@ __all__ = [
     "Promoted",
     "RefusesPhoto",
     "Repriced",
+    "Reserved",
     "SearchSpec",
     "Sold",
+    "TakenDown",
     "TelegramTrouble",
     "Vacant",
     "WillhabenTrouble",
@@ -275,6 +279,22 @@ class Sold:
 
 
 @dataclass(frozen=True)
+class Reserved:
+    """The landlord marks a flat reserved: it stays in every search, shown as reserved."""
+
+    ad_id: str
+
+
+@dataclass(frozen=True)
+class TakenDown:
+    """The advert is taken off willhaben (let, deleted): it leaves every search, and its own
+    page answers `status` from then on — the answer a page check takes as missing."""
+
+    ad_id: str
+    status: int = 404
+
+
+@dataclass(frozen=True)
 class Vacant:
     """A new flat to rent: the world lists it in every search it fits, and in no other."""
 
@@ -341,6 +361,8 @@ Change = (
     | Promoted
     | Repriced
     | Sold
+    | Reserved
+    | TakenDown
     | BlocksBot
     | TelegramTrouble
     | WillhabenTrouble
@@ -349,6 +371,11 @@ Change = (
 )
 
 _EVGA = _ad(918_200_121, "EVGA RTX 3070 XC3 Ultra", 330, "Klagenfurt")
+_LET = _flat(1_750_400_151, "Neubau: 3 Zimmer mit Balkon", "1100", 7, 72, 3, "20")
+"""Lena's first flat alert (issue 34): reserved the cycle after, let and taken off the one
+after that, so her alert is edited twice — reserved, then gone once two page checks an
+interval apart found its page missing (the first one at the end of the cycle it went, the
+second at the end of the last cycle: the one before is over before the interval is)."""
 
 CYCLES: tuple[tuple[Change, ...], ...] = (
     (
@@ -359,7 +386,7 @@ CYCLES: tuple[tuple[Change, ...], ...] = (
         BlocksBot(CARLA),
         TelegramTrouble(ANNA, (Fault.flood(30),)),
         TelegramTrouble(BEN, (Fault.server_error(502), Fault.server_error(503))),
-        Vacant(_flat(1_750_400_151, "Neubau: 3 Zimmer mit Balkon", "1100", 7, 72, 3, "20")),
+        Vacant(_LET),
         Vacant(_flat(1_750_400_152, "Josefstadt: 2 Zimmer, saniert", "1290", 8, 56, 2)),
     ),
     (
@@ -368,6 +395,7 @@ CYCLES: tuple[tuple[Change, ...], ...] = (
         Repriced("918300103", Decimal(240)),
         Promoted(PLACEMENTS[2]),
         Vacant(_flat(1_750_400_161, "Alsergrund: 2 Zimmer beim WUK", "760", 9, 48, 2)),
+        Reserved(_LET.id),
     ),
     (
         WillhabenTrouble((SiteFault.server_error(503),)),
@@ -375,6 +403,7 @@ CYCLES: tuple[tuple[Change, ...], ...] = (
         Repriced("918200101", Decimal(319)),
         Repriced("1750400112", Decimal(1090)),
         Bumped("1750400114"),
+        TakenDown(_LET.id),
     ),
     (
         Presses(EMIL, "r"),
@@ -454,6 +483,14 @@ class World:
                 old = self.adverts[ad_id]
                 self.adverts[ad_id] = self.site.set_price(ad_id, price)
                 return f"willhaben: {old.title}: € {old.price} → € {price}"
+            case Reserved(ad_id=ad_id):
+                self.adverts[ad_id] = self.site.set_reserved(ad_id, True)
+                return f"willhaben: reserved: {self.adverts[ad_id].title}"
+            case TakenDown(ad_id=ad_id, status=status):
+                self.site.take_down(ad_id, status=status)
+                return (
+                    f"willhaben: taken off, its page answers {status}: {self.adverts[ad_id].title}"
+                )
             case Sold(search=search, ad_id=ad_id):
                 self.site.withdraw(ad_id)
                 return f'willhaben: sold, gone from "{search.name}": {self.adverts[ad_id].title}'

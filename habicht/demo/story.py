@@ -2,12 +2,16 @@
 attempts and fetches recorded meanwhile, become time-ordered entries — detected, sent,
 retried (with its delay), held back by a 429, dead (and why).
 
+An edit of a sent alert (issue 34) is told under the alert's own number — `edit #15 Lena
+🔒 reserviert …`, then `send #15 Lena ✓ edited in place, silently (edit #20)` — so the reader
+follows one alert from its detection to its last edit; the edit's own row is named in its send.
+
 Pure: no clock, no database, no output; `run` reads the outbox and prints the entries.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -57,13 +61,18 @@ def narrate(
         for f in fetches
     ]
     for row in (after[i] for i in sorted(after.keys() - before.keys())):
-        label = "detected" if row.kind in ("new", "drop") else "queued"
+        label = {"new": "detected", "drop": "detected", "edit": "edit"}.get(row.kind, "queued")
         rank = _ALERT if row.kind == "admin" else _DETECT
         text = one_line(row.text, TEXT_WIDTH)
         if row.queued_at > row.created_at:  # quiet hours: held until they end
             until = datetime.fromtimestamp(row.queued_at, ZoneInfo(DEFAULT_ZONE))
             text = one_line(f"⏸ held until {until:%H:%M}: {row.text}", TEXT_WIDTH)
-        entries.append(Entry(row.created_at, rank, label, _who(row, names), text))
+        entries.append(Entry(row.created_at, rank, label, _who(row, names, after), text))
+    for row_id in sorted(after.keys() & before.keys()):  # a pending edit says something newer
+        row, old = after[row_id], before[row_id]
+        if row.kind == "edit" and row.status == "pending" and row.text != old.text:
+            text = one_line(row.text, TEXT_WIDTH)
+            entries.append(Entry(row.updated_at, _DETECT, "edit", _who(row, names, after), text))
     entries += _sends(before, after, attempts, names)
     entries += _settled_unsent(before, after, attempts, names)
     return sorted(entries, key=lambda entry: (entry.at, entry.rank))
@@ -73,12 +82,15 @@ def _sends(
     before: Outbox, after: Outbox, attempts: Sequence[Attempt], names: Mapping[int, str]
 ) -> list[Entry]:
     """A line per attempt; a failed one says what became of its row (if it was its last)."""
-    rows = {(row.chat_id, row.text): row for row in after.values()}
-    matched = [(attempt, rows.get((attempt.chat_id, attempt.text))) for attempt in attempts]
+    row_of = _matcher(after)
+    matched = [(attempt, row_of(attempt)) for attempt in attempts]
     last = {row.id: i for i, (_, row) in enumerate(matched) if row is not None}
     entries = []
     for i, (attempt, row) in enumerate(matched):
         name = names.get(attempt.chat_id, str(attempt.chat_id))
+        if row is not None and row.kind == "edit":
+            entries.append(_edit_sent(attempt, row, before, after, names, last=last[row.id] == i))
+            continue
         carried = [
             row
             for row in after.values()
@@ -106,8 +118,64 @@ def _sends(
         else:
             fate, tone = _fate(before.get(row.id), row, at=attempt.at)
             text = f"✗ {attempt.error} → {fate}"
-        entries.append(Entry(attempt.at, _SEND, "send", _who(row, names), text, tone))
+        entries.append(Entry(attempt.at, _SEND, "send", _who(row, names, after), text, tone))
     return entries
+
+
+def _matcher(after: Outbox) -> Callable[[Attempt], Notification | None]:
+    """Finds the row an attempt sent: an edit row of the message it edits (the one with its
+    text, else the newest), or a row that is no edit with its chat and text; None for a
+    reply or a digest, which no row's text is."""
+    rows = {(row.chat_id, row.text): row for row in after.values() if row.kind != "edit"}
+    edits: dict[tuple[int, int | None], list[Notification]] = {}
+    for row in sorted(after.values(), key=lambda row: row.id):
+        if row.kind == "edit":
+            edits.setdefault((row.chat_id, row.message_id), []).append(row)
+
+    def row_of(attempt: Attempt) -> Notification | None:
+        if attempt.edits is None:
+            return rows.get((attempt.chat_id, attempt.text))
+        of_message = edits.get((attempt.chat_id, attempt.edits), [])
+        same = [row for row in of_message if row.text == attempt.text]
+        candidates = same or of_message
+        return candidates[-1] if candidates else None
+
+    return row_of
+
+
+def _edit_sent(
+    attempt: Attempt,
+    row: Notification,
+    before: Outbox,
+    after: Outbox,
+    names: Mapping[int, str],
+    *,
+    last: bool,
+) -> Entry:
+    """An edit's attempt, under its alert's number: what Telegram made of it, and of a gone
+    advert's alert that its title is struck and its link button gone."""
+    tone: Tone
+    if attempt.error is None or (row.status == "sent" and last):  # "not modified" is done
+        text, tone = f"✓ edited in place, silently (edit #{row.id})", "good"
+        alert = _alert_of(row, after)
+        gone = []
+        if alert is not None and row.text.count("<s>") > alert.text.count("<s>"):
+            gone.append("title struck through")
+        if alert is not None and _links(row) < _links(alert):
+            gone.append("open button removed")
+        if gone:
+            text += ": " + ", ".join(gone)
+    elif not last:
+        text, tone = f"✗ {attempt.error} → tried again", "warn"
+    else:
+        fate, tone = _fate(before.get(row.id), row, at=attempt.at)
+        text = f"✗ {attempt.error} → {fate} (edit #{row.id})"
+    return Entry(attempt.at, _SEND, "send", _who(row, names, after), text, tone)
+
+
+def _links(row: Notification) -> int:
+    """How many buttons under the row's message open a link."""
+    return sum(button.url is not None for line in row.message.buttons for button in line)
 
 
 def _fate(old: Notification | None, row: Notification, *, at: float) -> tuple[str, Tone]:
@@ -138,16 +206,31 @@ def _settled_unsent(
         was_due = row.created_at if old is None else old.next_attempt_at
         if row.status == "dead" and (old is None or old.status != "dead"):
             text = f"✗ dead unsent: {row.dead_reason} ({row.last_error})"
-            entries.append(Entry(row.updated_at, _SETTLE, "dead", _who(row, names), text, "bad"))
+            who = _who(row, names, after)
+            entries.append(Entry(row.updated_at, _SETTLE, "dead", who, text, "bad"))
         elif row.status == "pending" and row.next_attempt_at > was_due:
             wait = row.next_attempt_at - row.updated_at
             text = f"⏸ held back {wait:.0f} s with its chat"
-            entries.append(Entry(row.updated_at, _SETTLE, "held", _who(row, names), text, "warn"))
+            who = _who(row, names, after)
+            entries.append(Entry(row.updated_at, _SETTLE, "held", who, text, "warn"))
     return entries
 
 
-def _who(row: Notification, names: Mapping[int, str]) -> str:
-    return f"#{row.id} {names.get(row.chat_id, str(row.chat_id))}"
+def _who(row: Notification, names: Mapping[int, str], outbox: Outbox) -> str:
+    """`#7 Anna`: the row's number and chat — an edit's, the alert's it edits."""
+    alert = _alert_of(row, outbox) if row.kind == "edit" else None
+    return f"#{(alert or row).id} {names.get(row.chat_id, str(row.chat_id))}"
+
+
+def _alert_of(edit: Notification, outbox: Outbox) -> Notification | None:
+    """The alert whose message an edit row edits (a digest's: the first it carried)."""
+    alerts = [
+        row
+        for row in outbox.values()
+        if row.kind in ("new", "drop")
+        and (row.chat_id, row.message_id) == (edit.chat_id, edit.message_id)
+    ]
+    return min(alerts, key=lambda row: row.id, default=None)
 
 
 def _tone(status: int) -> Tone:

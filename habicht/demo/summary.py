@@ -5,6 +5,11 @@ must be none: `lost = detected - delivered - dead - pending`.
 Telegram's side is counted too: how many of the delivered alerts the fake Bot API received,
 and how many it received more than once. `placement_rows` counts what became of the paid
 placements on top of the flat pages: nothing, when habicht tells them from the flats.
+
+Edits of sent alerts (issue 34: reserved, repriced, gone) are rows of the same outbox but no
+alerts: nothing new was detected, so they stay out of that arithmetic and are counted on a
+line of their own — sent, not possible (dead: the message was deleted or can no longer be
+edited), pending — beside the edits Telegram accepted.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from habicht.db import Database
 from habicht.fakes.telegram import SentMessage
@@ -40,16 +45,33 @@ class Summary:
     cannot tell)."""
     others: Mapping[str, tuple[int, int]]
     """Other kinds in the same outbox (baseline notes, owner alerts): (rows, delivered)."""
+    edits: int = 0
+    """Edit rows queued to keep sent alerts true."""
+    edits_sent: int = 0
+    edits_dead: Mapping[str, int] = field(default_factory=dict)
+    """Edits that were not possible, by reason."""
+    edits_pending: int = 0
+    edits_accepted: int = 0
+    """Edits of the outbox's the fake Telegram accepted (a message already as the edit would
+    make it is "not modified": sent, yet no edit of Telegram's)."""
 
     @property
     def lost(self) -> int:
         return self.detected - self.delivered - sum(self.dead.values()) - self.pending
 
 
-async def summarise(db: Database, received: Iterable[SentMessage], *, rate_limited: int) -> Summary:
-    """Count the outbox of `db`, and the alerts among the messages Telegram `received`."""
+async def summarise(
+    db: Database,
+    received: Iterable[SentMessage],
+    *,
+    edited: Iterable[SentMessage] = (),
+    rate_limited: int,
+) -> Summary:
+    """Count the outbox of `db`, the alerts among the messages Telegram `received`, and the
+    edits it accepted (`edited`)."""
     rows = await db.fetchall(
-        "SELECT chat_id, kind, text, digest_line, status, attempts, dead_reason FROM notifications"
+        "SELECT chat_id, kind, text, digest_line, status, attempts, dead_reason, message_id"
+        " FROM notifications"
     )
     alerts = [row for row in rows if row["kind"] in ("new", "drop")]
     received = list(received)
@@ -66,9 +88,14 @@ async def summarise(db: Database, received: Iterable[SentMessage], *, rate_limit
         )
 
     delivered = [row for row in alerts if row["status"] == "sent"]
+    edits = [row for row in rows if row["kind"] == "edit"]
+    # Telegram's edits of the outbox's edit rows: a button press edits its message's buttons
+    # too (the pause button under Anna's alert), and that is no edit of the outbox's.
+    texts = {(row["chat_id"], row["message_id"], row["text"]) for row in edits}
+    accepted = sum((edit.chat_id, edit.message_id, edit.text) in texts for edit in edited)
     others: dict[str, tuple[int, int]] = {}
     for row in rows:
-        if row["kind"] not in ("new", "drop"):
+        if row["kind"] not in ("new", "drop", "edit"):
             total, sent = others.get(row["kind"], (0, 0))
             others[row["kind"]] = (total + 1, sent + (row["status"] == "sent"))
     return Summary(
@@ -81,6 +108,11 @@ async def summarise(db: Database, received: Iterable[SentMessage], *, rate_limit
         duplicates=sum(max(0, copies(row) - 1) for row in delivered),
         rate_limited=rate_limited,
         others=others,
+        edits=len(edits),
+        edits_sent=sum(row["status"] == "sent" for row in edits),
+        edits_dead=dict(Counter(row["dead_reason"] for row in edits if row["status"] == "dead")),
+        edits_pending=sum(row["status"] == "pending" for row in edits),
+        edits_accepted=accepted,
     )
 
 
@@ -126,7 +158,21 @@ def describe(summary: Summary) -> list[str]:
         ("pending", summary.pending, "still waiting for a retry"),
         ("lost", summary.lost, "= detected - delivered - dead - pending"),
     ]
+    if summary.edits:
+        rows.append(("edited", summary.edits_sent, _edits(summary)))
     lines = [f"  {name:<10}{number:>4}   {note}" for name, number, note in rows]
     if others:
         lines.append(f"  also in the outbox: {others}")
     return lines
+
+
+def _edits(summary: Summary) -> str:
+    """The edits' line: no alerts, so outside `lost`; what became of each edit queued."""
+    dead = sum(summary.edits_dead.values())
+    reasons = ", ".join(f"{reason}: {n}" for reason, n in sorted(summary.edits_dead.items()))
+    pending = f", pending: {summary.edits_pending}" if summary.edits_pending else ""
+    return (
+        f"of {summary.edits} edits of sent alerts (no alerts: not in lost), Telegram accepted"
+        f" {summary.edits_accepted}; not possible: {dead}{f' ({reasons})' if dead else ''}"
+        f"{pending}"
+    )
