@@ -93,24 +93,37 @@ CREATE INDEX notification_watches_watch ON notification_watches (watch_id);
 
 -- What habicht last knew of each advert it has alerted about, learnt from every read that
 -- showed it (a search's scan, a feed, its own page) and from page checks of adverts no read
--- shows any more. `state` is 'active', 'reserved' or 'gone'; `since` when it came into that
--- state; `left_at` when it last left offer (reserved or gone: an alert sent before it that
--- sees it active again says "available again"); `seen_at` the last read that showed it on
--- offer or reserved; `checked_at` its last
--- page check, `checks` how many in a row found it still there (the next waits longer);
--- `missing_at` the first of the page checks that found it missing (404/410 or a status that
--- is neither active nor reserved) since it was last seen: gone needs a second one, later.
+-- shows any more; a row is made when an alert of the advert is queued. `state` is 'active',
+-- 'reserved' or 'gone'; `since` when it came into that state; `left_at` when it last left
+-- offer (reserved or gone: an alert sent before it that sees it active again says "available
+-- again"); `seen_at` the last read that showed it on offer or reserved; `alerted_at` when its
+-- newest alert was queued (a young alert's advert is checked sooner); `flat` a real-estate
+-- advert (checked before the marketplace's); `checked_at` its last page check, `checks` how
+-- many in a row found it still there (the next waits longer); `missing_at` the first of the
+-- page checks that found it missing (404/410 or a status neither active nor reserved) since it
+-- was last seen: gone needs a second one, later; `check_due_at` when its next page check is
+-- due (NULL: none, it is gone or followed no more), kept with every change so the scheduler
+-- finds the next one on an index however many adverts are followed.
 CREATE TABLE advert_states (
-    ad_id       TEXT PRIMARY KEY,
-    state       TEXT NOT NULL CHECK (state IN ('active', 'reserved', 'gone')),
-    since       REAL NOT NULL,
-    left_at     REAL,
-    price       TEXT,
-    seen_at     REAL NOT NULL,
-    checked_at  REAL,
-    checks      INTEGER NOT NULL DEFAULT 0,
-    missing_at  REAL
+    ad_id         TEXT PRIMARY KEY,
+    state         TEXT NOT NULL CHECK (state IN ('active', 'reserved', 'gone')),
+    since         REAL NOT NULL,
+    left_at       REAL,
+    price         TEXT,
+    seen_at       REAL NOT NULL,
+    alerted_at    REAL NOT NULL,
+    flat          INTEGER NOT NULL DEFAULT 0 CHECK (flat IN (0, 1)),
+    checked_at    REAL,
+    checks        INTEGER NOT NULL DEFAULT 0,
+    missing_at    REAL,
+    check_due_at  REAL
 ) WITHOUT ROWID;
+CREATE INDEX advert_states_due ON advert_states (flat, check_due_at)
+    WHERE check_due_at IS NOT NULL;
+CREATE INDEX advert_states_young ON advert_states (flat, alerted_at)
+    WHERE check_due_at IS NOT NULL;
+CREATE INDEX advert_states_proofs ON advert_states (check_due_at) WHERE missing_at IS NOT NULL;
+CREATE INDEX advert_states_alerted ON advert_states (alerted_at);
 
 -- Each page check and what it found, for the owner's figures (page checks an hour, gone
 -- found); retention keeps a few days.

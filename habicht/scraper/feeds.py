@@ -138,7 +138,18 @@ async def scan_feed(
         matched = await asyncio.to_thread(_match, searches, await _unjudged(db, feed, read))
         async with db.transaction() as conn:
             now = clock()
-            await _record(conn, feed, read, searches, matched, renderer, found, now, max_attempts)
+            await _record(
+                conn,
+                feed,
+                read,
+                searches,
+                matched,
+                renderer,
+                found,
+                now,
+                max_attempts,
+                following,
+            )
             if following is not None:
                 await observe(conn, read.listings, renderer, now=now, following=following)
     except ScrapeError as exc:
@@ -241,6 +252,7 @@ async def _record(
     counts: Counts,
     now: float,
     max_attempts: int,
+    following: Following | None,
 ) -> None:
     """Everything one feed read changes, inside the caller's transaction: `searches` are
     the ones it serves (`_SERVED`), `matched` the adverts each lists."""
@@ -262,7 +274,9 @@ async def _record(
             outgoing += await judge(
                 conn, watch, hits, facts, renderer=renderer, now=now, source="feed"
             )
-    new, drops = await enqueue_alerts(conn, outgoing, now=now, max_attempts=max_attempts)
+    new, drops = await enqueue_alerts(
+        conn, outgoing, now=now, max_attempts=max_attempts, following=following
+    )
     counts.new += new
     counts.drops += drops
     await conn.execute(

@@ -341,7 +341,9 @@ async def _record_page(
             )
         )
     counts.misses += await _feed_misses(conn, search, outgoing)
-    new, drops = await enqueue_alerts(conn, outgoing, now=now, max_attempts=max_attempts)
+    new, drops = await enqueue_alerts(
+        conn, outgoing, now=now, max_attempts=max_attempts, following=following
+    )
     counts.new += new
     counts.drops += drops
     return await _record_health(conn, search, read, starved=starved, now=now)

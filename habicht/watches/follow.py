@@ -31,11 +31,15 @@ from habicht.queue import shown_text as queued_text
 
 __all__ = [
     "DAY",
+    "OLD_CAP",
+    "YOUNG_CAP",
     "AdvertNews",
     "FollowRenderer",
     "Following",
     "State",
+    "due_after",
     "followed_ads",
+    "note_alerted",
     "observe",
     "record_state",
     "refresh",
@@ -117,17 +121,48 @@ SELECT ad_id, state, since, left_at, price FROM advert_states
 WHERE ad_id IN (SELECT value FROM json_each(?))
 """
 
-# A read or a page that showed the advert on offer or reserved: its state and price; the
-# proof of a page check that found it missing starts over.
-_RECORD = """
-INSERT INTO advert_states (ad_id, state, since, left_at, price, seen_at)
-VALUES (:ad_id, :state, :now, CASE WHEN :state != 'active' THEN :now END, :price, :now)
+YOUNG_CAP = 24
+"""A page check that finds the advert still there doubles the wait before the next, up to
+this many intervals while its newest alert is younger than a day…"""
+OLD_CAP = 144
+"""…and up to this many after (`watches.checks`)."""
+
+
+def due_after(checks: str) -> str:
+    """SQL: when the next page check of an `advert_states` row is due after `checks` checks in
+    a row found it still there — an interval doubled for each, capped by its alert's age."""
+    return (
+        f":now + :interval * min(1 << min({checks}, 8), "
+        f"CASE WHEN alerted_at >= :now - {DAY} THEN {YOUNG_CAP} ELSE {OLD_CAP} END)"
+    )
+
+
+# A read that showed the advert on offer or reserved: its state and price; the proof of a
+# page check that found it missing starts over, and its next check is an interval after this
+# read. A page check that showed it counts one more check in a row that found it there.
+_RECORD = f"""
+UPDATE advert_states SET
+    since = CASE WHEN state = :state THEN since ELSE :now END,
+    left_at = CASE WHEN :state != 'active' AND state = 'active' THEN :now ELSE left_at END,
+    state = :state, price = :price, seen_at = :now, missing_at = NULL,
+    checks = CASE WHEN :page THEN checks + 1 ELSE 0 END,
+    checked_at = CASE WHEN :page THEN :now ELSE checked_at END,
+    check_due_at = CASE WHEN :page THEN {due_after("checks + 1")} ELSE :now + :interval END
+WHERE ad_id = :ad_id
+"""
+
+# An alert of these adverts was queued now: followed from here on, its first page check due
+# once no read has shown it for an interval. What the advert is comes from its listing, read
+# in the same transaction.
+_ALERTED = """
+INSERT INTO advert_states (ad_id, state, since, price, seen_at, alerted_at, flat, check_due_at)
+SELECT ad_id, 'active', :now, price, :now, :now, url LIKE '%/iad/immobilien/%',
+       :now + :interval
+FROM listings WHERE ad_id IN (SELECT value FROM json_each(:ads))
 ON CONFLICT (ad_id) DO UPDATE SET
-    since = CASE WHEN state = excluded.state THEN since ELSE excluded.since END,
-    left_at = CASE WHEN excluded.state != 'active' AND state = 'active' THEN excluded.since
-                   ELSE left_at END,
-    state = excluded.state, price = excluded.price, seen_at = excluded.seen_at,
-    missing_at = NULL
+    alerted_at = excluded.alerted_at,
+    check_due_at = CASE WHEN state = 'gone' THEN NULL
+                        ELSE coalesce(check_due_at, excluded.check_due_at) END
 """
 
 # The price an alert told: the advert's price when the alert was written.
@@ -184,6 +219,7 @@ async def observe(
             "reserved" if shown[ad_id].reserved else "active",
             money(shown[ad_id].price),
             now=now,
+            interval=following.interval,
         )
     ]
     await refresh(conn, changed, renderer, now=now, following=following)
@@ -191,14 +227,45 @@ async def observe(
 
 
 async def record_state(
-    conn: aiosqlite.Connection, ad_id: str, state: State, price: str | None, *, now: float
+    conn: aiosqlite.Connection,
+    ad_id: str,
+    state: State,
+    price: str | None,
+    *,
+    now: float,
+    interval: float,
+    page: bool = False,
 ) -> bool:
-    """Record that a read (or the advert's page) showed the advert `state` at `price` now;
-    whether that is news (its state or price changed, or habicht knew none)."""
+    """Record that a read — or, with `page`, a page check — showed the followed advert
+    `state` at `price` now, and when its next page check is due; whether that is news (its
+    state or price changed)."""
     before = await _states(conn, [ad_id])
-    await conn.execute(_RECORD, {"ad_id": ad_id, "state": state, "price": price, "now": now})
+    params = {
+        "ad_id": ad_id,
+        "state": state,
+        "price": price,
+        "now": now,
+        "interval": interval,
+        "page": page,
+    }
+    await conn.execute(_RECORD, params)
     known = before.get(ad_id)
-    return known is None or (known.state, known.price) != (state, price)
+    return known is not None and (known.state, known.price) != (state, price)
+
+
+async def note_alerted(
+    conn: aiosqlite.Connection, ad_ids: Iterable[str], *, now: float, following: Following
+) -> None:
+    """Alerts of these adverts were queued now (inside the transaction that read them): from
+    here on what habicht learns of them may call for an edit, and a page check once no read
+    shows them (`watches.checks`)."""
+    if following.on:
+        params = {
+            "ads": json.dumps(sorted(set(ad_ids))),
+            "now": now,
+            "interval": following.interval,
+        }
+        await conn.execute(_ALERTED, params)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,9 @@
 """What keeping sent alerts true does, for the owner: `/stats`, `habicht health` and the metrics
 read these figures, counted from the tables that hold them, so a restart loses none.
 
-- `followed`: adverts with an alert still followed now (sent within HABICHT_FOLLOW_DAYS as an
-  editable message, to a chat that wants it, for an active watch);
+- `followed`: adverts alerted within HABICHT_FOLLOW_DAYS and not gone — what reads and page
+  checks keep an eye on (whether a chat still wants a given alert kept true is asked when
+  there is news of its advert);
 - `page_checks_hour`: page checks of the last hour (`watches.checks`);
 - `edits_sent` / `edits_impossible` / `gone_found`: of the last day, edits Telegram took (or
   found already true), edits of messages that were deleted or too old to edit, and adverts a
@@ -15,7 +16,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from habicht.db import Database
-from habicht.watches.checks import followed_now
 from habicht.watches.follow import DAY, Following
 
 __all__ = ["FollowFigures", "follow_figures"]
@@ -24,6 +24,7 @@ _HOUR = 3600.0
 
 _COUNTS = """
 SELECT
+    (SELECT count(*) FROM advert_states WHERE alerted_at >= :since AND state != 'gone'),
     (SELECT count(*) FROM page_checks WHERE checked_at > :hour_ago),
     (SELECT count(*) FROM notifications INDEXED BY notifications_sent
      WHERE status = 'sent' AND sent_at > :day_ago AND kind = 'edit'),
@@ -50,8 +51,8 @@ class FollowFigures:
 
 async def follow_figures(db: Database, *, now: float, following: Following) -> FollowFigures:
     """The figures now."""
-    followed = await followed_now(db, now=now, following=following)
-    params = {"hour_ago": now - _HOUR, "day_ago": now - DAY}
+    since = following.since(now) if following.on else now
+    params = {"since": since, "hour_ago": now - _HOUR, "day_ago": now - DAY}
     row = await db.fetchone(_COUNTS, params)
-    checks, sent, impossible, gone = tuple(row) if row is not None else (0, 0, 0, 0)
-    return FollowFigures(len(followed), checks, sent, impossible, gone)
+    assert row is not None  # one row of counts
+    return FollowFigures(*row)

@@ -37,7 +37,7 @@ from habicht.model import Listing, Search, money
 from habicht.queue import Buttons, Kind, Outgoing, Source, enqueue_within
 from habicht.watches.diff import BumpedListing, NewListing, PriceDrop, diff
 from habicht.watches.filters import WatchFilter
-from habicht.watches.follow import FollowRenderer
+from habicht.watches.follow import Following, FollowRenderer, note_alerted
 from habicht.watches.notes import NO_NOTES, AlertNotes, SearchFacts, watch_notes
 
 __all__ = [
@@ -216,10 +216,21 @@ async def _record_seen(
 
 
 async def enqueue_alerts(
-    conn: aiosqlite.Connection, outgoing: list[Outgoing], *, now: float, max_attempts: int
+    conn: aiosqlite.Connection,
+    outgoing: list[Outgoing],
+    *,
+    now: float,
+    max_attempts: int,
+    following: Following | None = None,
 ) -> tuple[int, int]:
     """Enqueue `outgoing`; the new-listing and the drop alerts the dedupe keys let in (not the
-    ones they refused). A chat hears of each cut of an advert's price once (`_once_a_cut`)."""
+    ones they refused). A chat hears of each cut of an advert's price once (`_once_a_cut`).
+    With `following`, their adverts are followed from now on (`follow.note_alerted`)."""
+    if following is not None:
+        alerted = [item.ad_id for item in outgoing if item.kind in ("new", "drop") and item.ad_id]
+        await note_alerted(
+            conn, [ad for ad in alerted if ad is not None], now=now, following=following
+        )
     drops = await _once_a_cut(conn, [item for item in outgoing if item.kind == "drop"])
     queued = {
         kind: await enqueue_within(

@@ -10,7 +10,7 @@ import aiosqlite
 
 from habicht.queue import Button
 from habicht.queue.rows import buttons_json
-from habicht.watches.follow import AdvertNews, Following
+from habicht.watches.follow import AdvertNews, Following, note_alerted
 
 CHAT = 7
 WATCH = 1
@@ -87,6 +87,7 @@ async def alerted(
         "INSERT INTO notification_watches (notification_id, watch_id) VALUES (?, ?)",
         (cursor.lastrowid, WATCH),
     )
+    await note_alerted(conn, [ad_id], now=at, following=FOLLOWING)
 
 
 async def edit_rows(conn: aiosqlite.Connection) -> list[tuple[int, str, str | None]]:

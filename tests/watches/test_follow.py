@@ -64,7 +64,7 @@ async def test_a_gone_advert_loses_its_open_button(db: Database) -> None:
     async with db.transaction() as conn:
         await watching(conn)
         await alerted(conn, "11", at=T, message_id=70)
-        await record_state(conn, "11", "gone", "300", now=T + 60)
+        await record_state(conn, "11", "gone", "300", now=T + 60, interval=300)
         await refresh(conn, ["11"], PlainRenderer(), now=T + 60, following=FOLLOWING)
         [(_, text, buttons)] = await edit_rows(conn)
     assert text.startswith("[gone] ")
