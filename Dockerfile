@@ -20,13 +20,14 @@ RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml
 COPY README.md ./
 COPY habicht ./habicht
 RUN pip install --no-deps . \
-    && mkdir -p /app/data \
-    && chown habicht:habicht /app/data
+    && mkdir -p /app/data /app/replica \
+    && chown habicht:habicht /app/data /app/replica
 
 USER habicht
 # The database. Mount a named volume here (compose does: habicht-data); without one, each new
 # container gets an anonymous volume and so a new, empty database, which habicht reports.
-VOLUME ["/app/data"]
+# The live replica (HABICHT_REPLICA, which compose points here): a volume of its own.
+VOLUME ["/app/data", "/app/replica"]
 
 # Exit 0 while the scrape and drain cycles keep finishing (see README "Operations").
 HEALTHCHECK --interval=60s --timeout=15s --start-period=120s --retries=3 \

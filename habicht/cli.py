@@ -1,4 +1,4 @@
-"""The `habicht` command line: run, demo, health, backup, queue …, scrape.
+"""The `habicht` command line: run, demo, health, backup, restore, queue …, scrape.
 
 Each subcommand is a small coroutine taking the parsed arguments and the settings and
 returning an exit code. Configuration and database problems end in one line on stderr and
@@ -57,8 +57,32 @@ def build_parser() -> argparse.ArgumentParser:
     copy = sub.add_parser(
         "backup", help="copy the database to PATH with SQLite's online backup (safe while running)"
     )
-    copy.add_argument("path", help="the copy's file; replaced once the copy is complete")
+    copy.add_argument(
+        "path",
+        help="the copy's file: a new one, or an earlier habicht backup, which is replaced once"
+        " the copy is complete; never the database or a file beside it named after it",
+    )
+    copy.add_argument(
+        "--force",
+        action="store_true",
+        help="replace PATH even if it is a file that is no habicht backup",
+    )
     copy.set_defaults(func=_backup)
+
+    back = sub.add_parser(
+        "restore",
+        help="put HABICHT_DB back from HABICHT_REPLICA (or --from a backup); refused beside a"
+        " running bot",
+    )
+    back.add_argument(
+        "--from", dest="source", help="a `habicht backup` file instead of the replica"
+    )
+    back.add_argument(
+        "--time",
+        help="restore the replica to this moment (ISO 8601, e.g. 2026-12-06T14:05:00+01:00;"
+        " without an offset: UTC); default: its latest state",
+    )
+    back.set_defaults(func=_restore)
 
     queue = sub.add_parser("queue", help="inspect and repair the notification queue")
     queue_sub = queue.add_subparsers(dest="queue_command", required=True, metavar="ACTION")
@@ -149,14 +173,51 @@ async def _health(args: argparse.Namespace, settings: Settings) -> int:
 
 async def _backup(args: argparse.Namespace, settings: Settings) -> int:
     """Copy HABICHT_DB to PATH while the bot may be running: SQLite's online backup, never a
-    file copy (which can miss what is still in the `-wal` file, or catch a page half-written)."""
+    file copy (which can miss what is still in the `-wal` file, or catch a page half-written).
+    A PATH that would hurt — the database, its `-wal`, anything else of it, a file that is no
+    habicht backup without `--force` — is refused in one line (`habicht.db.backup`)."""
     from pathlib import Path
 
     from habicht.db import backup
 
     target = Path(args.path)
-    size = await asyncio.to_thread(backup, settings.db, target)
+    size = await asyncio.to_thread(backup, settings.db, target, force=args.force)
     print(f"backed up {settings.db} to {target} ({size} bytes)")
+    return 0
+
+
+async def _restore(args: argparse.Namespace, settings: Settings) -> int:
+    """`habicht restore` (`habicht.restore`): one line saying what it did, or why not."""
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    from habicht.replica import ReplicaError
+    from habicht.restore import restore
+
+    at = None
+    if args.time is not None:
+        try:
+            at = datetime.fromisoformat(args.time)
+        except ValueError:
+            print(f"habicht: error: --time must be ISO 8601, got {args.time!r}", file=sys.stderr)
+            return EXIT_USAGE
+        at = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    source = None if args.source is None else Path(args.source)
+    try:
+        done = await restore(settings, backup=source, at=at)
+    except ReplicaError as exc:
+        print(f"habicht: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    moment = (
+        "an unknown moment (the file holds no dated write)"
+        if done.moment is None
+        else datetime.fromtimestamp(done.moment, UTC).isoformat(timespec="seconds")
+    )
+    aside = "" if done.aside is None else f"; the database it replaced is at {done.aside}"
+    print(
+        f"restored {settings.db} from {done.source}: as of {moment}, {done.pending} alerts"
+        f" waiting (the next start tells the owners){aside}"
+    )
     return 0
 
 

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from habicht.digits import row_id, whole_number
 
-__all__ = ["ConfigError", "Settings", "load_settings", "read_env_file"]
+__all__ = ["ConfigError", "Settings", "load_settings", "parse_replica", "read_env_file"]
 
 
 _DAY = 86400
@@ -150,6 +150,19 @@ class Settings:
     metrics_host: str = _setting(
         "HABICHT_METRICS_HOST", "127.0.0.1", "address the /metrics endpoint listens on"
     )
+    replica: str = _setting(
+        "HABICHT_REPLICA",
+        "",
+        "where the database is replicated continuously (Litestream): a folder, file:///…,"
+        " or s3://bucket/path; empty: no replica",
+    )
+    replica_lag: float = _setting(
+        "HABICHT_REPLICA_LAG",
+        60.0,
+        "seconds the replica may lag behind before `habicht health` says unhealthy",
+        minimum=5,
+        maximum=_DAY,
+    )
 
     def __post_init__(self) -> None:
         if self.backoff_cap < self.backoff_base:
@@ -168,6 +181,12 @@ class Settings:
         for name, value in urls:
             if urlsplit(value).scheme not in ("http", "https") or not urlsplit(value).netloc:
                 raise ConfigError(f"{name} must be an http(s) URL, got {value!r}")
+        parse_replica(self.replica)  # refuses one it cannot replicate to
+
+    @property
+    def replica_url(self) -> str | None:
+        """HABICHT_REPLICA as Litestream takes it (`file:///…` or `s3://…`); None: no replica."""
+        return parse_replica(self.replica)
 
     def require_token(self) -> str:
         """The bot token, or a `ConfigError` saying how to provide one."""
@@ -180,6 +199,27 @@ class Settings:
         """(variable, default, help) for every setting: the source of --help and of
         docs/configuration.md."""
         return [(f.metadata["env"], _show(f.default), f.metadata["help"]) for f in fields(Settings)]
+
+
+def parse_replica(raw: str) -> str | None:
+    """HABICHT_REPLICA as a Litestream replica URL: a folder (absolute, or relative to the
+    working directory) or `file:///abs/path` becomes `file:///abs/path`, `s3://bucket/path`
+    stays; empty is None (no replica). Anything else is a `ConfigError`."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    parts = urlsplit(raw)
+    if parts.scheme == "s3":
+        if not parts.netloc:
+            raise ConfigError(f"HABICHT_REPLICA must name a bucket: s3://bucket/path, got {raw!r}")
+        return raw
+    if parts.scheme == "file":
+        if parts.netloc or not parts.path.startswith("/"):
+            raise ConfigError(f"HABICHT_REPLICA must be file:///an/absolute/path, got {raw!r}")
+        return f"file://{parts.path}"
+    if parts.scheme and len(parts.scheme) > 1:  # a drive letter is no scheme, but not here
+        raise ConfigError(f"HABICHT_REPLICA must be a folder, file:///… or s3://…, got {raw!r}")
+    return f"file://{Path(raw).resolve()}"
 
 
 def _show(value: Any) -> str:

@@ -4,11 +4,12 @@ migrations.
 Only habicht's own file is touched: before any PRAGMA that writes (`journal_mode = WAL`
 rewrites the header) or any migration, `examine` reads the file through a read-only connection
 and refuses anything that is neither empty nor habicht's — another application's database
-keeps every byte. Every PRAGMA is set in `_configure` and nowhere else. Writes go through
-`Database.transaction()`, which holds an `asyncio.Lock` from `BEGIN IMMEDIATE` to `COMMIT`:
-coroutines sharing one aiosqlite connection would otherwise interleave inside each other's
-transactions. Reads use a second connection, so they see only committed data and never
-wait for a writer (WAL).
+keeps every byte. A new file is created whole or not at all, in one transaction (`migrate`),
+and `backup` never writes over the database or anything beside it (`belongs_to`). Every
+PRAGMA is set in `_configure` and nowhere else. Writes go through `Database.transaction()`,
+which holds an `asyncio.Lock` from `BEGIN IMMEDIATE` to `COMMIT`: coroutines sharing one
+aiosqlite connection would otherwise interleave inside each other's transactions. Reads use
+a second connection, so they see only committed data and never wait for a writer (WAL).
 
 `synchronous=FULL` is deliberate: the outbox promises that a committed notification
 survives power loss, not only a process crash.
@@ -24,9 +25,10 @@ import asyncio
 import functools
 import os
 import re
+import secrets
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager, closing
+from contextlib import asynccontextmanager, closing, suppress
 from importlib import resources
 from pathlib import Path
 from types import TracebackType
@@ -37,11 +39,13 @@ import aiosqlite
 from habicht.clock import Clock, system_clock
 
 __all__ = [
+    "BESIDE",
     "BUSY_TIMEOUT_MS",
     "Database",
     "DatabaseError",
     "Mode",
     "backup",
+    "belongs_to",
     "examine",
     "latest_version",
     "migrations",
@@ -58,8 +62,11 @@ must hold a habicht database already; read-only."""
 
 _TABLES = (
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite^_%' ESCAPE '^'"
+    " AND name NOT LIKE '^_litestream^_%' ESCAPE '^'"
 )
-"""The tables a file holds, without SQLite's own (`sqlite_sequence`, `sqlite_stat1`, …)."""
+"""The tables a file holds, without SQLite's own (`sqlite_sequence`, `sqlite_stat1`, …) and
+the two Litestream keeps in a database it replicates (`_litestream_seq`, `_litestream_lock`:
+HABICHT_REPLICA)."""
 
 NAMES_SHOWN = 5
 """Table names a refusal lists at most: enough to recognise whose file it is."""
@@ -87,6 +94,16 @@ def migrations() -> list[tuple[int, str, str]]:
 def latest_version() -> int:
     """The schema version this habicht writes."""
     return len(migrations())
+
+
+@functools.cache
+def _version_named(stem: str) -> int:
+    """The version of the bundled migration `NNN_<stem>.sql`: code that depends on what a
+    migration added asks by its name, not its number."""
+    for version, name, _sql in migrations():
+        if name == f"{version:03d}_{stem}.sql":
+            return version
+    raise DatabaseError(f"no bundled migration is named {stem}")
 
 
 @functools.cache
@@ -189,19 +206,29 @@ class Database:
 
     Use it as an async context manager, or call `open()` and `close()`; after `close()`
     every method raises `DatabaseError`. `clock` dates the file when this habicht creates it.
+
+    `announce` is for the running bot, which tells its owners when it had to create its
+    database: a file it creates is recorded as not yet told (`origin.announced_at` NULL), and
+    `created_at` names it on every open until the owners' message is queued — the start
+    that created it may be killed before it got that far. Any other opener is the only one
+    to hear of a file it creates (`created_at`), and the file is recorded as told.
     """
 
-    def __init__(self, path: Path | str, *, clock: Clock = system_clock) -> None:
+    def __init__(
+        self, path: Path | str, *, clock: Clock = system_clock, announce: bool = False
+    ) -> None:
         self.path = Path(path)
         self._clock = clock
+        self._announce = announce
         self._writer: aiosqlite.Connection | None = None
         self._reader: aiosqlite.Connection | None = None
         self._write_lock = asyncio.Lock()
         self._closed = False
         self._read_only = False
         self.created_at: float | None = None
-        """When this `open` created the file (there was none, or nothing in it); None when
-        it opened one that was there. Recorded in the file's `origin` too."""
+        """When habicht created the file, for an opener to tell of it: set when this `open`
+        created it (there was none, or nothing in it) and, with `announce`, when the owners
+        have not been told yet (`origin`); None otherwise."""
 
     async def open(
         self, *, mode: Mode = "rwc", migrate: bool = True, target: int | None = None
@@ -235,8 +262,11 @@ class Database:
             self._reader = await self._connect(mode)
             if migrate and not self._read_only:
                 reached = await self.migrate(target=target)
-                if version is None:
-                    await self._record_creation(reached)
+                if self._announce and reached >= _version_named("origin_announced"):
+                    untold = await self.fetchone(
+                        "SELECT created_at FROM origin WHERE announced_at IS NULL"
+                    )
+                    self.created_at = None if untold is None else float(untold["created_at"])
         except sqlite3.Error as exc:
             await self.close()
             raise DatabaseError(f"cannot open database {self.path}: {exc}") from exc
@@ -254,15 +284,12 @@ class Database:
             raise
         return conn
 
-    async def _record_creation(self, version: int) -> None:
-        """Date the file this `open` created, where its schema has `origin` (a test's old
-        file may not)."""
-        self.created_at = self._clock()
-        if "origin" not in _tables_by_version()[version]:
-            return
+    async def announced(self) -> None:
+        """The owners' message about this file's creation is queued (`created_at`): no later
+        start names it again."""
         async with self.transaction() as conn:
             await conn.execute(
-                "INSERT INTO origin (id, created_at) VALUES (1, ?)", (self.created_at,)
+                "UPDATE origin SET announced_at = ? WHERE announced_at IS NULL", (self._clock(),)
             )
 
     async def close(self) -> None:
@@ -304,7 +331,16 @@ class Database:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """The only way to write: `BEGIN IMMEDIATE` … `COMMIT`, rolled back on any error.
+        """The only way to write: `BEGIN IMMEDIATE` … `COMMIT`, rolled back on any error —
+        a failed COMMIT included.
+
+        SQLite rolls a transaction back itself when its COMMIT meets a full disk or an I/O
+        error, but not when the COMMIT is refused and may be tried again: SQLITE_BUSY (the
+        commit of a rollback-journal file waits for readers to let go) or a deferred
+        constraint. The transaction then stays open on the shared writer, and every later
+        `BEGIN` fails with "cannot start a transaction within a transaction" — a storage
+        fault the bot would wait out turned into an error no retry ends (issue 35). So a
+        failed COMMIT is rolled back here too, and its error raised.
 
         Record inside the transaction, act after it: nothing inside may send a message.
         """
@@ -316,11 +352,10 @@ class Database:
                 # transaction (rolling back with none open is a no-op).
                 await conn.execute("BEGIN IMMEDIATE")
                 yield conn
-            except BaseException:
-                await conn.rollback()
-                raise
-            else:
                 await conn.commit()
+            except BaseException as exc:
+                await _roll_back(conn, exc)
+                raise
 
     @property
     def reader(self) -> aiosqlite.Connection:
@@ -333,9 +368,14 @@ class Database:
         return list(await self._conn(self._reader).execute_fetchall(sql, params))
 
     async def fetchone(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
-        """The first row of a read, or None."""
-        async with self._conn(self._reader).execute(sql, params) as cursor:
-            return await cursor.fetchone()
+        """The first row of a read, or None.
+
+        Read whole in the connection's thread, as `fetchall` is: a cursor kept open across an
+        await would keep its statement — and so a read snapshot — open if the caller were
+        cancelled there, and every later read on this connection would see the database as
+        it was then (a drain cancelled mid-read saw its own settles undone)."""
+        rows = await self._conn(self._reader).execute_fetchall(sql, params)
+        return next(iter(rows), None)
 
     async def single_value(self, sql: str, params: Params = ()) -> Any:
         """The one value of a read that must return exactly one row."""
@@ -353,6 +393,15 @@ class Database:
         Each migration runs in one transaction together with its `user_version` bump, so a
         failure leaves the file at the previous version. A file newer than this habicht is
         refused rather than guessed at.
+
+        A new file (version 0, which `examine` lets through only empty) is created in one
+        transaction instead: every migration up to `target` and the file's `origin` row
+        commit together, or nothing does (issue 35). Were they committed one by one, a
+        start killed after migration 7 would leave a file at version 7 — no different from
+        one an old habicht made before `origin` existed — and the restart would finish it
+        without ever telling the owners that their database was new. As it is, a kill
+        anywhere before that one COMMIT leaves the file without a schema, the next start
+        creates it again, and `origin` says from the start whether the owners were told.
         """
         known = migrations()
         latest = len(known)
@@ -364,7 +413,10 @@ class Database:
             current = int(row[0]) if row else 0
             if current > latest:
                 raise _newer(self.path, current, latest)
-            for version, _name, sql in _pending(known, current, target):
+            pending = _pending(known, current, target)
+            if current == 0 and pending:
+                return await self._create(conn, pending)
+            for version, _name, sql in pending:
                 try:
                     await conn.executescript(
                         f"BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;"
@@ -376,6 +428,45 @@ class Database:
                 current = version
         return current
 
+    async def _create(
+        self, conn: aiosqlite.Connection, pending: Sequence[tuple[int, str, str]]
+    ) -> int:
+        """Set up a new file in one transaction (see `migrate`): the schema up to the last of
+        `pending`, and `origin` dated now — told already, unless this opener `announce`s
+        (where the schema has `origin` and `announced_at`: a test's old file may not)."""
+        reached = pending[-1][0]
+        created_at = self._clock()
+        # One script, so that one transaction holds it all: `executescript` would COMMIT a
+        # transaction opened before it. The script leaves its transaction open for `origin`.
+        script = "".join(f"{sql}\nPRAGMA user_version = {v};\n" for v, _name, sql in pending)
+        try:
+            await conn.executescript(f"BEGIN IMMEDIATE;\n{script}")
+            if reached >= _version_named("origin_announced"):
+                told = None if self._announce else created_at
+                await conn.execute(
+                    "INSERT INTO origin (id, created_at, announced_at) VALUES (1, ?, ?)",
+                    (created_at, told),
+                )
+            elif reached >= _version_named("origin"):
+                await conn.execute(
+                    "INSERT INTO origin (id, created_at) VALUES (1, ?)", (created_at,)
+                )
+            await conn.commit()
+        except BaseException as exc:
+            await _roll_back(conn, exc)
+            raise
+        self.created_at = created_at
+        return reached
+
+
+async def _roll_back(conn: aiosqlite.Connection, error: BaseException) -> None:
+    """End the transaction `error` broke off. A rollback that fails as well (the disk is gone)
+    is noted on `error`, which stays the one raised: it says what went wrong first."""
+    try:
+        await conn.rollback()
+    except sqlite3.Error as failed:
+        error.add_note(f"rolling back failed too: {failed}")
+
 
 def _pending(
     known: Iterable[tuple[int, str, str]], current: int, target: int
@@ -383,7 +474,134 @@ def _pending(
     return [m for m in known if current < m[0] <= target]
 
 
-def backup(source: Path, target: Path) -> int:
+BESIDE = {
+    "-wal": "the write-ahead log",
+    "-shm": "the shared-memory index",
+    "-journal": "the rollback journal",
+    ".lock": "the lock file",
+    ".fault": "the storage-fault file",
+}
+"""What SQLite and habicht keep beside a database `<name>`, by the end of the file's name:
+the commits not yet in the file (`-wal`), the locks of every process using it (`-shm`), the
+rollback journal of a file not in WAL mode, the lock of the bot using it
+(`habicht.instance`) and the fault it publishes for `habicht health` (`habicht.storage`).
+Anything else named `<name>-…`, `<name>.…` or `.<name>…` in its folder is counted as
+habicht's too — Litestream's folder `.<name>-litestream`, what `habicht restore` keeps
+(`.<name>.restoring`, `<name>.before-restore-…`) — so a file added later is protected without
+being listed here."""
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
+
+
+def _spellings(path: Path) -> set[Path]:
+    """`path` made absolute with `.` and `..` taken away, and with its symlinks resolved: a
+    path may reach a file through either."""
+    found = {Path(os.path.abspath(path))}
+    with suppress(OSError, RuntimeError):  # a loop of symlinks: the plain spelling is all
+        found.add(path.resolve())
+    return found
+
+
+def belongs_to(db: Path, path: Path) -> str | None:
+    """What `path` is of the database at `db` — itself, a file kept beside it (`BESIDE`),
+    or something in Litestream's folder of it — in words for a refusal; None when it is no
+    part of it.
+
+    Both are compared as spelled (absolute, `./` and `../` taken away) and with symlinks
+    resolved, so `data/./habicht.sqlite3` or a link to its `-wal` is no other file; a hard
+    link is the database itself by its inode.
+    """
+    try:
+        if path.samefile(db):
+            return "the database itself"
+    except OSError:  # either is missing: the names decide
+        pass
+    for home in _spellings(db):
+        folder, name = home.parent, home.name
+        for spelled in _spellings(path):
+            if spelled == folder or not spelled.is_relative_to(folder):
+                continue
+            parts = spelled.relative_to(folder).parts
+            first = parts[0]
+            if first == name:
+                return "the database itself"
+            if first == f".{name}-litestream":
+                inside = "in " if len(parts) > 1 else ""
+                return f"{inside}Litestream's folder of the database {db}"
+            rest = first.removeprefix(name) if first.startswith(name) else None
+            if rest is None and first.startswith(f".{name}"):
+                rest = first.removeprefix(f".{name}")
+            if rest in BESIDE:
+                return f"{BESIDE[rest]} of the database {db}"
+            if rest is not None and rest[:1] in ("-", "."):
+                return f"a file habicht keeps beside the database {db} (named after it)"
+    return None
+
+
+def _not_a_backup(path: Path) -> str | None:
+    """Why the file at `path` is none a backup may replace without `--force`; None for an
+    empty file and for a habicht backup: a file `examine` takes for habicht's, in the
+    rollback-journal mode a backup is written in, with no `-wal` or `-journal` beside it.
+    A WAL file or one with a journal beside it may be a database in use — another habicht's,
+    say — and replacing it under its writer destroys it, so it is not opened to find out."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(100)
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+    if not head:
+        return None
+    if not head.startswith(_SQLITE_HEADER):
+        return "not an SQLite file"
+    if head[18:20] != b"\x01\x01":
+        return "a database in WAL mode, maybe in use; a backup is in rollback-journal mode"
+    for side in ("-wal", "-journal"):
+        if Path(f"{path}{side}").exists():
+            return f"{path.name}{side} is beside it: a database in use, or not closed cleanly"
+    try:
+        examine(path)
+    except DatabaseError:
+        return "an SQLite file this habicht does not take for its own"
+    return None
+
+
+def _refuse(source: Path, target: Path, *, force: bool) -> None:
+    """Raise `DatabaseError` with one line when writing `target` could hurt: it is the
+    database or part of it (never, `force` or not), a folder, or an existing file that is no
+    habicht backup (unless `force`)."""
+    what = belongs_to(source, target)
+    if what == "the database itself":
+        raise DatabaseError(f"{target} is the database itself; back it up to another file")
+    if what is not None:
+        raise DatabaseError(
+            f"{target} is {what}: writing there would break the database; choose another file"
+        )
+    if target.is_dir():
+        raise DatabaseError(f"{target} is a folder; give the backup's file name in it")
+    if not target.exists() or force:
+        return
+    why = _not_a_backup(target)
+    if why is not None:
+        raise DatabaseError(
+            f"{target} exists and is not a habicht backup ({why}); it is left as it is:"
+            " choose another file, or give --force to replace it"
+        )
+
+
+def _partial(target: Path) -> Path:
+    """A new, empty file beside `target` for the copy to grow in, under a name no file had:
+    an interrupted backup's leftover is never reused, and no file is ever truncated."""
+    while True:
+        candidate = target.with_name(f"{target.name}.{secrets.token_hex(4)}.partial")
+        try:
+            os.close(os.open(candidate, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        except FileExistsError:
+            continue
+        return candidate
+
+
+def backup(source: Path, target: Path, *, force: bool = False) -> int:
     """Copy habicht's database at `source` to `target` with SQLite's online backup; the
     copy's size in bytes.
 
@@ -393,14 +611,18 @@ def backup(source: Path, target: Path) -> int:
     read-only. The copy is written beside `target` and renamed over it only when complete,
     so an interrupted backup never replaces the last good one; it is one self-contained file
     in rollback-journal mode (habicht switches it back to WAL when it opens it).
+
+    It cannot hurt (issue 35): a rename over the database, its `-wal` or `-shm` destroys
+    what the running bot committed, over its lock lets a second bot in; so `target` may be
+    none of them, nor anything else of the database's (`belongs_to`), `force` or not. An
+    existing file is replaced only when it is a habicht backup (or empty), unless `force`.
     """
     if examine(source) is None:
         raise DatabaseError(f"no database at {source}; check HABICHT_DB")
-    if target.exists() and target.samefile(source):
-        raise DatabaseError(f"{target} is the database itself; back it up to another file")
-    partial = target.with_name(f"{target.name}.partial")
+    _refuse(source, target, force=force)
+    partial: Path | None = None
     try:
-        partial.unlink(missing_ok=True)
+        partial = _partial(target)
         with (
             closing(
                 sqlite3.connect(_uri(source, "ro"), uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
@@ -412,5 +634,7 @@ def backup(source: Path, target: Path) -> int:
         os.replace(partial, target)
         return target.stat().st_size
     except (sqlite3.Error, OSError) as exc:
-        partial.unlink(missing_ok=True)
+        if partial is not None:
+            for leftover in (partial, Path(f"{partial}-journal")):
+                leftover.unlink(missing_ok=True)
         raise DatabaseError(f"cannot back up {source} to {target}: {exc}") from exc

@@ -31,6 +31,12 @@ held; `habicht.storage`). The running bot publishes the one it waits out beside 
 and the report names it (`storage_fault`, and first in the reason); no heartbeat can be
 written meanwhile, so one that lasts ages them past the limit.
 
+The live replica (HABICHT_REPLICA, `habicht.replica`) is part of the verdict: when Litestream
+last wrote to it is read from the replica itself, and a replica that holds nothing or was last
+written more than HABICHT_REPLICA_LAG seconds ago is unhealthy — the bot writes its heartbeat
+every pass, so a replica that keeps up is seconds old, and one that does not is a dead disk
+away from losing what the owner was promised.
+
 Wiring (in the bot): wrap every run of the scrape cycle and of a drain in
 ``async with heartbeat(db, "scrape" | "drain", clock=clock, watchdog=watchdog) as beat:``,
 call ``beat.progress()`` whenever the run gets somewhere, and let
@@ -53,6 +59,7 @@ from typing import Any, Literal
 from habicht.clock import Clock
 from habicht.config import Settings
 from habicht.db import Database, DatabaseError, latest_version
+from habicht.replica import ReplicaError, last_written, shown
 from habicht.scraper.alert_times import Latency, latency
 from habicht.scraper.budget import Workload, workload
 from habicht.scraper.schedule import FeedCadence, Freshness, freshness
@@ -69,6 +76,7 @@ __all__ = [
     "HealthReport",
     "Job",
     "JobBeat",
+    "ReplicaState",
     "check_health",
     "feed_cadence",
     "following",
@@ -77,6 +85,7 @@ __all__ = [
     "record_finish",
     "record_progress",
     "record_start",
+    "replica_state",
     "stale_after",
 ]
 
@@ -287,6 +296,7 @@ class HealthReport:
     database: DatabaseFile | None = None
     storage: StorageFault | None = None
     follow: FollowFigures | None = None
+    replica: ReplicaState | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON `habicht health` prints."""
@@ -303,7 +313,55 @@ class HealthReport:
             "alert_freshness": None if self.alerts is None else self.alerts.as_dict(),
             "storage_fault": None if self.storage is None else _fault(self.storage),
             "following": None if self.follow is None else self.follow.as_dict(),
+            "replica": None if self.replica is None else self.replica.as_dict(self.checked_at),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaState:
+    """The live replica (HABICHT_REPLICA): where, when Litestream last wrote to it (None:
+    nothing yet), how far behind it may fall, and why it could not be read, if it could not."""
+
+    url: str
+    written_at: float | None
+    max_lag: float
+    error: str | None = None
+
+    def lag(self, now: float) -> float | None:
+        return None if self.written_at is None else max(0.0, now - self.written_at)
+
+    def problem(self, now: float) -> str | None:
+        """Why the replica is behind, or None while it keeps up."""
+        lag = self.lag(now)
+        if self.error is not None:
+            return self.error
+        if lag is None:
+            return f"the replica {self.url} holds nothing yet"
+        if lag > self.max_lag:
+            return f"the replica {self.url} was last written {lag:.0f} s ago"
+        return None
+
+    def as_dict(self, now: float) -> dict[str, Any]:
+        lag = self.lag(now)
+        return {
+            "url": self.url,
+            "last_written_at": _iso(self.written_at),
+            "lag_seconds": None if lag is None else round(lag, 1),
+            "max_lag_seconds": self.max_lag,
+            "error": self.error,
+        }
+
+
+async def replica_state(settings: Settings) -> ReplicaState | None:
+    """The replica's state as its own files say (None: HABICHT_REPLICA is not set)."""
+    url = settings.replica_url
+    if url is None:
+        return None
+    try:
+        written = await last_written(url)
+    except (ReplicaError, OSError, ValueError) as exc:
+        return ReplicaState(shown(url), None, settings.replica_lag, error=str(exc))
+    return ReplicaState(shown(url), written, settings.replica_lag)
 
 
 def _fault(fault: StorageFault) -> dict[str, Any]:
@@ -383,6 +441,9 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
         for row in await db.fetchall(_FAILING)
     ]
     problems = [p for p in (beat.problem(now) for beat in jobs.values()) if p]
+    replica = await replica_state(settings)
+    if replica is not None and (behind := replica.problem(now)) is not None:
+        problems.append(behind)
     fresh = await freshness(db, now=now, interval=settings.scrape_interval)
     origin = await db.fetchone("SELECT created_at FROM origin")
     fault = read_fault(db.path)
@@ -400,6 +461,7 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
         database=DatabaseFile(db.path, None if origin is None else origin["created_at"]),
         storage=fault,
         follow=await follow_figures(db, now=now, following=following(settings)),
+        replica=replica,
     )
 
 

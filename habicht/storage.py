@@ -219,12 +219,18 @@ class StorageWatch:
 
 
 class WatchedDatabase(Database):
-    """The database whose write transactions tell `watch` how they went: refused (a storage
-    fault, or any other error, which the watch ignores), or gone through — counted only if
-    they changed something, since an empty write goes through on a full disk too."""
+    """The running bot's database, whose write transactions tell `watch` how they went:
+    refused (a storage fault, or any other error, which the watch ignores), or gone through —
+    counted only if they changed something, since an empty write goes through on a full disk
+    too.
 
-    def __init__(self, path: Path | str, *, watch: StorageWatch, clock: Clock) -> None:
-        super().__init__(path, clock=clock)
+    It `announce`s a file it creates (`habicht.db.Database`): the bot tells its owners, and
+    until their message is queued every start names the file's creation in `created_at`."""
+
+    def __init__(
+        self, path: Path | str, *, watch: StorageWatch, clock: Clock, announce: bool = True
+    ) -> None:
+        super().__init__(path, clock=clock, announce=announce)
         self.watch = watch
 
     @asynccontextmanager

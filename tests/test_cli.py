@@ -1,17 +1,21 @@
 """The command line (`habicht.cli`): `habicht scrape` fetches one search and prints its
 listings, bad input one line and exit 2; `habicht queue stats|dead|retry|purge` work on a
-real database file named by HABICHT_DB."""
+real database file named by HABICHT_DB; `habicht backup` refuses, in one line, a place where
+the copy would hurt."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from decimal import Decimal
 from pathlib import Path
 
 import httpx
 import pytest
+from kit.kills import LiveWriter
 
 from habicht.cli import main
 from habicht.clock import system_clock
@@ -198,3 +202,71 @@ def test_a_missing_database_is_one_clear_line(
     assert main(["queue", "stats"]) == 2
     assert f"no database at {missing}; check HABICHT_DB" in capsys.readouterr().err
     assert not missing.exists()
+
+
+@pytest.mark.parametrize(
+    ("beside", "what"), [("-wal", "the write-ahead log"), ("-shm", "the shared-memory index")]
+)
+def test_a_backup_onto_the_running_databases_wal_or_shm_is_refused_and_loses_nothing(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    beside: str,
+    what: str,
+) -> None:
+    """Issue 35: `habicht backup data/habicht.sqlite3-wal` while another process writes the
+    database exited 0 and renamed the copy over the WAL — every commit in it lost, after a
+    `kill -9` a file without tables — and over `-shm` it undid the locking ("database disk
+    image is malformed"). Now either is one line and exit 2; the writer goes on, and after
+    its `kill -9` every commit it reported is in the file, which SQLite finds intact."""
+    path = tmp_path / "data" / "habicht.sqlite3"
+    monkeypatch.setenv("HABICHT_DB", str(path))
+    with LiveWriter(path) as writer:
+        writer.wait_for(20)
+        assert main(["backup", f"{path}{beside}"]) == 2
+        assert capsys.readouterr().err == (
+            f"habicht: error: {path}{beside} is {what} of the database {path}: writing there"
+            " would break the database; choose another file\n"
+        )
+        writer.wait_for(20)
+        writer.kill()
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        chats = [chat for (chat,) in conn.execute("SELECT chat_id FROM chats ORDER BY chat_id")]
+    assert chats == list(range(1, len(chats) + 1))
+    assert set(writer.committed) <= set(chats)
+    assert sorted(child.name for child in path.parent.iterdir())[0] == "habicht.sqlite3"
+
+
+def test_a_backup_onto_a_file_that_is_no_backup_needs_force(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 35: `habicht backup notes.txt` silently turned the text file into an SQLite
+    file; now it says why not in one line (exit 2) and the file keeps every byte.
+    `--force` replaces it, and an earlier backup is replaced without being told."""
+    path = tmp_path / "habicht.sqlite3"
+    monkeypatch.setenv("HABICHT_DB", str(path))
+    asyncio.run(_fill(path))
+    notes = tmp_path / "notes.txt"
+    notes.write_text("milk, eggs\n")
+    assert main(["backup", str(notes)]) == 2
+    assert capsys.readouterr().err == (
+        f"habicht: error: {notes} exists and is not a habicht backup (not an SQLite file); it"
+        " is left as it is: choose another file, or give --force to replace it\n"
+    )
+    assert notes.read_text() == "milk, eggs\n"
+    assert main(["backup", "--force", str(notes)]) == 0
+    assert (
+        capsys.readouterr().out == f"backed up {path} to {notes} ({notes.stat().st_size} bytes)\n"
+    )
+    assert main(["backup", str(notes)]) == 0  # a habicht backup now: replaced as it is
+    assert notes.read_bytes().startswith(b"SQLite format 3\x00")
+
+
+def test_backup_help_says_what_it_replaces(capsys: pytest.CaptureFixture[str]) -> None:
+    """`habicht backup --help` says which file it replaces and what `--force` is for."""
+    with pytest.raises(SystemExit):
+        main(["backup", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "an earlier habicht backup, which is replaced" in out
+    assert "--force replace PATH even if it is a file that is no habicht backup" in out

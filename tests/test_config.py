@@ -119,3 +119,27 @@ def test_cli_reports_bad_config_in_one_line_with_exit_2(tmp_path: Path) -> None:
     assert result.stderr.strip().splitlines() == [
         "habicht: error: HABICHT_QUEUE_BATCH must be an integer, got 'fifty'"
     ]
+
+
+@pytest.mark.parametrize(
+    ("given", "url"),
+    [
+        ("", None),
+        ("/srv/replica", "file:///srv/replica"),
+        ("file:///srv/replica", "file:///srv/replica"),
+        ("s3://bucket/habicht", "s3://bucket/habicht"),
+    ],
+)
+def test_the_replica_is_a_folder_a_file_url_or_s3(given: str, url: str | None) -> None:
+    """Issue 35: HABICHT_REPLICA as Litestream takes it; a relative folder is made absolute."""
+    assert load_settings({"HABICHT_REPLICA": given}, env_file=None).replica_url == url
+    relative = load_settings({"HABICHT_REPLICA": "replica"}, env_file=None).replica_url
+    assert relative == f"file://{Path('replica').resolve()}"
+
+
+@pytest.mark.parametrize(
+    "given", ["http://example.com/x", "file://relative/x", "s3://", "gs://b/p"]
+)
+def test_a_replica_habicht_cannot_write_to_is_one_clear_line(given: str) -> None:
+    with pytest.raises(ConfigError, match=r"^HABICHT_REPLICA must"):
+        load_settings({"HABICHT_REPLICA": given}, env_file=None)

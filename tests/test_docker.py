@@ -75,12 +75,13 @@ def test_cmd_without_a_token_fails_with_one_line(tmp_path: Path) -> None:
 
 
 def test_image_runs_as_non_root_with_data_volume() -> None:
-    """A non-root user, the database inside the /app/data volume, on a slim Python base."""
+    """A non-root user, the database inside the /app/data volume and the replica in one of
+    its own, on a slim Python base."""
     assert re.search(r"^FROM python:3\.11-slim\b", DOCKERFILE, re.MULTILINE)
     users = re.findall(r"^USER\s+(\S+)", DOCKERFILE, re.MULTILINE)
     assert users
     assert users[-1] not in ("root", "0")
-    assert re.search(r'^VOLUME\s+\["/app/data"\]', DOCKERFILE, re.MULTILINE)
+    assert re.search(r'^VOLUME\s+\["/app/data", "/app/replica"\]', DOCKERFILE, re.MULTILINE)
     assert "HABICHT_DB=/app/data/habicht.sqlite3" in DOCKERFILE
 
 
@@ -93,6 +94,28 @@ def test_dependencies_are_their_own_layer() -> None:
     assert "pip install -r" in lines[first_copy + 1]
     code = next(i for i, line in enumerate(lines) if line.startswith("COPY habicht"))
     assert code > first_copy + 1
+
+
+def test_compose_replicates_to_a_volume_of_its_own() -> None:
+    """Issue 35: compose turns the live replica on, on a second named volume (unless .env
+    points HABICHT_REPLICA elsewhere)."""
+    assert re.search(r"HABICHT_REPLICA: \$\{HABICHT_REPLICA:-/app/replica\}", COMPOSE)
+    assert re.search(r"^\s+- habicht-replica:/app/replica\s*$", COMPOSE, re.MULTILINE)
+    assert re.search(r"^  habicht-replica:\n    name: habicht-replica$", COMPOSE, re.MULTILINE)
+
+
+def test_compose_limits_the_bots_memory() -> None:
+    """Issue 35: the habicht service runs under a memory limit between 256 MB and 2 GB, its
+    size argued from measurements in the comment right above it."""
+    found = re.search(
+        r"^services:\n  habicht:\n(?:    .*\n|\s*\n)*?((?:    #.*\n)+)    mem_limit: (\d+)m$",
+        COMPOSE,
+        re.MULTILINE,
+    )
+    assert found, "no mem_limit (in MB, with a comment above it) for the habicht service"
+    comment, megabytes = found.group(1), int(found.group(2))
+    assert 256 <= megabytes <= 2048
+    assert re.search(r"\d+ MB", comment), "the comment names no measured figure"
 
 
 def test_compose_restarts_and_keeps_the_data() -> None:

@@ -20,6 +20,7 @@ from habicht.config import Settings
 from habicht.db import Database, latest_version
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.health import PROGRESS_EVERY, Job, check_health, heartbeat, probe, record_start
+from habicht.replica import Replicator, last_written
 from habicht.storage import StatusFile, StorageFault
 from habicht.watchdog import Watchdog
 
@@ -287,6 +288,7 @@ async def test_cli_exit_codes_and_json(env: Path, capsys: pytest.CaptureFixture[
         "alert_freshness",
         "storage_fault",
         "following",
+        "replica",
     }
     assert data["following"] == {
         "followed": 0,
@@ -386,3 +388,37 @@ async def test_the_feeds_section_shows_each_feed_and_the_plain_real_estate_searc
     assert (rent, market) == (None, None)
     assert DAY - 300 - 10 <= buy <= DAY - 300  # a pass (and its sends' pacing) later
     assert feeds["per_feed"][1]["url"] == feed_of(BUY)
+
+
+async def test_a_replica_that_lags_or_holds_nothing_is_unhealthy(
+    db: Database, tmp_path: Path
+) -> None:
+    """Issue 35: with HABICHT_REPLICA set, health says when the replica was last written; it
+    is unhealthy while the replica holds nothing, healthy once Litestream wrote to it, and
+    unhealthy again once that is more than HABICHT_REPLICA_LAG ago."""
+    settings = Settings(
+        scrape_interval=60, queue_interval=10, replica=str(tmp_path / "replica"), replica_lag=60
+    )
+    clock = FakeClock(time.time())
+    await _both_ran(db, clock)
+    empty = await check_health(db, settings, now=clock())
+    assert not empty.healthy
+    assert "holds nothing yet" in empty.reason
+    url = settings.replica_url
+    assert url is not None
+    async with Replicator(db.path, url):
+        async with db.transaction() as conn:
+            await conn.execute("INSERT INTO chats (chat_id, created_at, updated_at) VALUES (1,0,0)")
+        deadline = time.monotonic() + 30
+        while await last_written(url) is None:
+            assert time.monotonic() < deadline, "the replica was not written within 30 s"
+            await asyncio.sleep(0.1)
+    written = await check_health(db, settings, now=clock())
+    assert written.healthy, written.reason
+    replica = written.as_dict()["replica"]
+    assert replica["url"] == url
+    assert replica["lag_seconds"] < 30
+    assert replica["max_lag_seconds"] == 60
+    later = await check_health(db, settings, now=clock() + 120)
+    assert "the replica" in later.reason
+    assert "last written" in later.reason

@@ -29,6 +29,7 @@ from habicht.bot.services import BotServices, NotReady
 from habicht.bot.texts import ERROR_BUDGET, Html, Texts, shorten
 from habicht.health import feed_cadence
 from habicht.queue import Message, Outgoing
+from habicht.restore import Restore, mark_announced, unannounced
 from habicht.scraper.budget import Workload, workload
 from habicht.scraper.scan import ScanSummary
 from habicht.scraper.schedule import Capacity, FeedCadence, capacity, freshness
@@ -39,6 +40,8 @@ __all__ = [
     "alert_error",
     "alert_freshness",
     "alert_new_database",
+    "alert_replica",
+    "alert_restored",
     "alert_scan",
     "alert_stopped",
     "alert_storage",
@@ -96,6 +99,16 @@ async def alert_dead(services: BotServices, *, since: float) -> None:
         return texts.fill("alert_dead", count=len(fresh), reasons=texts.reasons(reasons))
 
     await tell_owners(services, render, key=f"dead:{since:.6f}")
+
+
+async def alert_replica(services: BotServices, code: int) -> None:
+    """Litestream exited (`code`): the replica is not written until it is back."""
+    minute = int(services.clock() // 60)
+
+    def render(texts: Texts) -> Html:
+        return texts.fill("alert_replica", code=code)
+
+    await tell_owners(services, render, key=f"replica:{minute}")
 
 
 async def alert_scan(
@@ -232,6 +245,23 @@ async def alert_new_database(services: BotServices, created_at: float) -> None:
         lambda texts: texts.fill("alert_new_database", path=path),
         key=f"new-database:{created_at:.6f}",
     )
+
+
+async def alert_restored(services: BotServices) -> None:
+    """The database was restored (`habicht restore`) since the last start: the owners hear,
+    once, to which moment, how many alerts were waiting and that later ones may repeat."""
+    for restored in await unannounced(services.db):
+
+        def render(texts: Texts, restored: Restore = restored) -> Html:
+            return texts.fill(
+                "alert_restored",
+                source=shorten(restored.source, ERROR_BUDGET),
+                moment=texts.when(restored.moment),
+                pending=restored.pending,
+            )
+
+        await tell_owners(services, render, key=f"restore:{restored.id}")
+        await mark_announced(services.db, restored, now=services.clock())
 
 
 async def alert_error(services: BotServices, error: BaseException, *, what: str) -> None:

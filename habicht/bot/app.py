@@ -27,15 +27,13 @@ it holds an exclusive lock on `<database>.lock` while it runs, and a second one 
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import logging
 import random
 import signal
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
 from functools import partial
 from http import HTTPStatus
-from pathlib import Path
 from typing import Any, cast
 
 import httpx
@@ -57,7 +55,13 @@ from telegram.ext import (
 from telegram.request import HTTPXRequest
 
 from habicht.bot import guards, signing
-from habicht.bot.alerts import alert_new_database, alert_storage, report_error
+from habicht.bot.alerts import (
+    alert_new_database,
+    alert_replica,
+    alert_restored,
+    alert_storage,
+    report_error,
+)
 from habicht.bot.handlers import (
     admin,
     buttons,
@@ -75,8 +79,9 @@ from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import CATALOGS, Catalog
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
-from habicht.db import DatabaseError
+from habicht.instance import single_instance
 from habicht.queue import DIRECT
+from habicht.replica import Replicator
 from habicht.watchdog import Watchdog
 
 __all__ = ["GRACE", "BotApplication", "build_application", "serve"]
@@ -275,6 +280,8 @@ async def _post_init(application: BotApplication) -> None:
     await services.open(bot)
     if services.db.created_at is not None:
         await alert_new_database(services, services.db.created_at)
+        await services.db.announced()
+    await alert_restored(services)
     for catalog in CATALOGS.values():
         await bot.set_my_commands(_menu(catalog), language_code=catalog.lang)
     await bot.set_my_commands(_menu(services.texts.catalog))
@@ -342,12 +349,19 @@ async def serve(
 
 
 async def _lifetime(application: BotApplication, grace: float) -> None:
-    """Initialize, `post_init`, start, wait for the stop, then `_stop` (however it went)."""
+    """Initialize, `post_init`, start the replica (HABICHT_REPLICA) and the bot, wait for the
+    stop, then `_stop` (however it went) — and the replica last, after the last write."""
     services, watchdog = application.bot_data, application.bot_data.watchdog
-    async with application:  # initialize: getMe, which rejects a bad token
+    async with application, AsyncExitStack() as replica:  # initialize: getMe, checks the token
         try:
             assert application.post_init is not None  # set by build_application
             await application.post_init(application)
+            url = services.settings.replica_url
+            if url is not None:  # once the database is open and migrated: Litestream needs WAL
+                died = partial(_replica_died, services)
+                await replica.enter_async_context(
+                    Replicator(services.settings.db, url, on_death=died)
+                )
             await _start(application)
             if watchdog is not None:
                 watchdog.start()
@@ -358,25 +372,11 @@ async def _lifetime(application: BotApplication, grace: float) -> None:
             await _stop(application, grace)
 
 
-@contextmanager
-def single_instance(db: Path) -> Iterator[None]:
-    """Hold `<db>.lock` exclusively (`flock`, released by the kernel however the process
-    ends), or raise `DatabaseError` saying another bot is using `db`."""
-    lock = db.with_name(f"{db.name}.lock")
-    try:
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        handle = lock.open("a")
-    except OSError as exc:
-        raise DatabaseError(f"cannot create the lock file {lock}: {exc}") from exc
-    with handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise DatabaseError(
-                f"another habicht run is using the database {db} (it holds {lock});"
-                " only one may run per database"
-            ) from None
-        yield
+def _replica_died(services: BotServices, code: int) -> None:
+    """Litestream died: the owners hear of it (once a minute at most); it is restarted."""
+    task = asyncio.get_running_loop().create_task(alert_replica(services, code))
+    services.tasks.add(task)
+    task.add_done_callback(services.tasks.discard)
 
 
 async def _start(application: BotApplication) -> None:

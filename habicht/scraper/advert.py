@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 import msgspec
 
@@ -70,11 +70,12 @@ AdvertAnswer: TypeAlias = AdvertPage | Missing
 
 
 # The decoder's schema, as in `habicht.scraper.parse`: only what is read, `advertDetails` and
-# its `id` and `advertStatus` required (without them the page is no advert page we know).
+# its `id` and `advertStatus` required (without them the page is no advert page we know), the
+# title left undecoded until read (`listing_title`), so no shape of it costs anything.
 class _Details(msgspec.Struct, frozen=True, gc=False, rename="camel"):
     id: str | int
     advert_status: AdvertStatus
-    description: Any = None
+    description: msgspec.Raw = msgspec.Raw(b"null")
     attributes: Attributes | None = None
 
 

@@ -18,6 +18,16 @@ every `search()` and `advert()` raises `Blocked` without a request until `now + 
 the n-th block in a row pauses `min(block_cap, max(retry_after, block_base · 2^(n-1)))`: a
 `Retry-After` is honoured up to `block_cap`, never for years. A successful fetch resets n.
 
+Limits on what comes in (issue 35; keep in sync with docs/internals/scraper.md): a body is
+read as a stream and counted *decoded* — gzip or deflate undone here in steps of at most
+64 KiB, never in one call — and cut at `max_page_bytes` (`MAX_PAGE_BYTES`, 8 MiB): a failed
+page, a `FetchError` no retry would change, logged with the URL. So a compression bomb costs
+the cap and a step, not what it would expand to (a 0.26 MB gzip bomb took 281 MB before; on
+its own, httpx decodes each chunk it receives in one call, up to 64 MB for one 64 KiB read).
+Only a 200's body is read at all. The page is parsed in a worker thread
+(`asyncio.to_thread`), so a large one does not stop the event loop: Telegram polling and
+delivery go on while it is read (`benchmarks/stall.py`).
+
 httpx errors become `FetchError`/`Blocked` here and nowhere else, chained with `from`.
 """
 
@@ -25,7 +35,9 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-from collections.abc import Callable
+import logging
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC
 from types import TracebackType
 from typing import Self, TypeVar
@@ -39,7 +51,9 @@ from habicht.scraper.errors import Blocked, FetchError
 from habicht.scraper.parse import SearchPage, parse_search_page
 from habicht.scraper.urls import advert_request_url, request_url
 
-__all__ = ["DEFAULT_TIMEOUT", "USER_AGENT", "WillhabenClient"]
+__all__ = ["DEFAULT_TIMEOUT", "MAX_PAGE_BYTES", "USER_AGENT", "WillhabenClient"]
+
+log = logging.getLogger(__name__)
 
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:132.0) Gecko/20100101 Firefox/132.0"
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=20.0, write=10.0, pool=10.0)
@@ -47,7 +61,20 @@ _HEADERS = {
     "User-Agent": USER_AGENT,
     "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
     "Accept-Language": "de-AT,de;q=0.9,en;q=0.5",
+    # Said outright, not left to httpx, which would add "br" and "zstd" when their packages
+    # happen to be installed: those are not undone here in bounded steps (`_Inflater`).
+    "Accept-Encoding": "gzip, deflate",
 }
+MAX_PAGE_BYTES = 8 * 1024 * 1024
+"""The most bytes of a willhaben answer that are read, counted after its Content-Encoding
+is undone. Real pages at `rows=200` are 1.1 MB (marketplace) to 2 MB (flats; 3.7 MB if all
+200 were building projects, the largest adverts saved), so 8 MiB leaves 4 times the room for
+willhaben's pages to grow before one is refused, and it keeps above the 6.25 MB of issue 35's
+page without data, which must read as a layout error. What it costs: the body held while it
+is read (8 MiB), joined once (8 MiB more for a moment), then parsed — bounded by
+`habicht.scraper.parse.MAX_TOKENS`."""
+_PIECE = 64 * 1024
+"""Decoded bytes one step of decompression may produce: the most held beside the body."""
 _MAX_REDIRECTS = 3
 _MISSING = frozenset({404, 410})
 _T = TypeVar("_T")
@@ -87,6 +114,7 @@ class WillhabenClient:
         max_retry_wait: float = 60.0,
         block_base: float = 600.0,
         block_cap: float = 6 * 3600.0,
+        max_page_bytes: int = MAX_PAGE_BYTES,
     ) -> None:
         self._base_url = base_url
         self._origin = _origin(httpx.URL(base_url))
@@ -100,6 +128,7 @@ class WillhabenClient:
         self._max_retry_wait = max_retry_wait
         self._block_base = block_base
         self._block_cap = block_cap
+        self._max_page_bytes = max_page_bytes
         self._lock = asyncio.Lock()
         self._http: httpx.AsyncClient | None = None
         self._closed = False
@@ -167,7 +196,13 @@ class WillhabenClient:
 
     async def _read(self, url: str, parse: Callable[[bytes], _T]) -> _T:
         """`parse` of the page at `url`, fetched holding the lock, after the gap, and only when
-        no block backoff lasts; a block starts (or extends) the backoff, a page ends it."""
+        no block backoff lasts; a block starts (or extends) the backoff, a page ends it.
+
+        `parse` runs in a worker thread: a 200-advert page takes 3 to 6 ms, but the largest page
+        the limits allow (`MAX_PAGE_BYTES`, `parse.MAX_TOKENS`) takes tens of milliseconds
+        more and a page shaped to be slow seconds, all of it in Python code that yields the
+        GIL every few milliseconds; only the decoder's one C call holds it, and the token
+        bound keeps that short (`benchmarks/stall.py`)."""
         async with self._lock:
             paused_until = self.paused_until
             if paused_until is not None:
@@ -176,7 +211,7 @@ class WillhabenClient:
                     retry_after=paused_until - self._clock(),
                 )
             try:
-                found = parse(await self._fetch(url))
+                found = await asyncio.to_thread(parse, await self._fetch(url))
             except Blocked as exc:
                 self._start_pause(exc.retry_after)
                 raise
@@ -218,19 +253,27 @@ class WillhabenClient:
         request = self._http.build_request("GET", url)
         for _ in range(_MAX_REDIRECTS + 1):
             await self._wait_for_gap()
-            response = await self._send(self._http, request)
+            response, body = await self._send(self._http, request)
             if not response.is_redirect or response.next_request is None:
-                return self._body(response)
+                return self._body(response, body)
             request = response.next_request
             if _origin(request.url) != self._origin:
                 where = f"{request.url.scheme}://{request.url.netloc.decode('ascii')}"
                 raise FetchError(f"willhaben redirected off-site to {where}", retryable=False)
         raise FetchError(f"more than {_MAX_REDIRECTS} redirects from {url}", retryable=False)
 
-    async def _send(self, http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
-        """One request, httpx errors translated: the one boundary."""
+    async def _send(
+        self, http: httpx.AsyncClient, request: httpx.Request
+    ) -> tuple[httpx.Response, bytes]:
+        """One request and, for a 200, its body (`_content`); httpx errors translated: the one
+        boundary. Any other answer's body is never read: its status says all."""
         try:
-            return await http.send(request)
+            response = await http.send(request, stream=True)
+            try:
+                body = await self._content(response) if response.status_code == 200 else b""
+            finally:
+                await response.aclose()
+            return response, body
         except httpx.TimeoutException as exc:
             raise FetchError(f"willhaben timed out ({type(exc).__name__})") from exc
         except httpx.HTTPError as exc:
@@ -238,7 +281,40 @@ class WillhabenClient:
         finally:
             self._last_request_end = self._clock()
 
-    def _body(self, response: httpx.Response) -> bytes:
+    async def _content(self, response: httpx.Response) -> bytes:
+        """The body as sent, its Content-Encoding undone step by step (`_Inflater`); a
+        `FetchError` as soon as it grows past `max_page_bytes`, before more is read."""
+        encoding = response.headers.get("Content-Encoding", "")
+        if response.is_stream_consumed:
+            # An answer made in-process from bytes (an `httpx.MockTransport` fake's): httpx
+            # read and decoded it when it was made, so only its size is left to check.
+            encoding, received = "", _one(response.content)
+        else:
+            received = response.aiter_raw()
+        inflater = _Inflater(encoding)
+        pieces: list[bytes] = []
+        size = 0
+        async for chunk in received:
+            for piece in inflater.inflate(chunk):
+                size += len(piece)
+                if size > self._max_page_bytes:
+                    limit = _size(self._max_page_bytes)
+                    log.warning(
+                        "willhaben's answer to %s is larger than %s once decoded "
+                        "(Content-Encoding: %s); cut there, the page fails",
+                        response.request.url,
+                        limit,
+                        encoding or "none",
+                    )
+                    raise FetchError(
+                        f"willhaben's answer is larger than {limit} once decoded; habicht "
+                        "reads at most that (MAX_PAGE_BYTES)",
+                        retryable=False,
+                    )
+                pieces.append(piece)
+        return b"".join(pieces)
+
+    def _body(self, response: httpx.Response, body: bytes) -> bytes:
         status = response.status_code
         if status == 429:
             retry_after = _retry_after(response.headers.get("Retry-After"), self._clock())
@@ -251,7 +327,71 @@ class WillhabenClient:
             raise _NotFound(status)
         if status != 200:
             raise FetchError(f"willhaben answered {status}", retryable=False)
-        return response.content  # the parser reads bytes; text would only be encoded back
+        return body  # the parser reads bytes; text would only be encoded back
+
+
+class _Inflater:
+    """A body's Content-Encoding undone in steps of at most `_PIECE` decoded bytes, so that
+    whoever counts them can stop at any step, whatever one chunk received expands to.
+
+    None, `identity`, `gzip` (`x-gzip`) and `deflate` (zlib-wrapped, or raw as some servers
+    send it, as httpx reads it) — what `_HEADERS` asks for. Any other encoding, or two in a
+    row, is a `FetchError` without decoding: habicht did not ask for it, and undoing layers in
+    turn would multiply what a bomb can expand to. A stream cut short is not noticed here; the
+    page then lacks its end, which the parser does notice.
+    """
+
+    def __init__(self, encoding: str) -> None:
+        codings = [c.strip().lower() for c in encoding.split(",")]
+        codings = [c for c in codings if c not in ("", "identity")]
+        self._coding = codings[0] if len(codings) == 1 else ""
+        if codings and self._coding not in ("gzip", "x-gzip", "deflate"):
+            raise FetchError(
+                f"willhaben answered with Content-Encoding {encoding!r}; habicht asks for "
+                "gzip or deflate only",
+                retryable=False,
+            )
+        self._zlib = None if not codings else zlib.decompressobj(self._wbits())
+        self._started = False
+
+    def _wbits(self) -> int:
+        """gzip's header and trailer (16 +), or deflate's zlib wrapper."""
+        return 16 + zlib.MAX_WBITS if self._coding != "deflate" else zlib.MAX_WBITS
+
+    def inflate(self, data: bytes) -> Iterator[bytes]:
+        """The decoded bytes of `data`, the next chunk received, a step at a time."""
+        if self._zlib is None:
+            if data:
+                yield data
+            return
+        while True:
+            try:
+                piece = self._zlib.decompress(data, _PIECE)
+            except zlib.error as exc:
+                if self._coding == "deflate" and not self._started:
+                    self._started = True  # raw deflate, without the zlib wrapper
+                    self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
+                    continue
+                raise FetchError(f"willhaben's answer is not valid {self._coding}: {exc}") from exc
+            self._started = True
+            data = self._zlib.unconsumed_tail
+            if piece:
+                yield piece
+            if self._zlib.eof or (not data and len(piece) < _PIECE):
+                return
+
+
+async def _one(content: bytes) -> AsyncIterator[bytes]:
+    """`content` as the one chunk of a stream."""
+    yield content
+
+
+def _size(count: int) -> str:
+    """A byte count as people read it, exactly: "8 MiB", "512 KiB", "1,153,023 bytes"."""
+    for unit, factor in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= factor and count % factor == 0:
+            return f"{count // factor:,} {unit}"
+    return f"{count:,} bytes"
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:

@@ -3,8 +3,18 @@
 The data sits in `<script id="__NEXT_DATA__" type="application/json">` under
 `props.pageProps.searchResult`. The page is a few hundred kB of markup around it (over a MB
 at 200 adverts), so the fast path finds the tag by plain string search in the page's UTF-8
-bytes and hands only its text to a typed `msgspec` decoder; a full BeautifulSoup parse runs
-only when the fast path finds no tag (attributes in an unusual form).
+bytes and hands only its text to a typed `msgspec` decoder. When the fast path finds no tag
+(attributes in an unusual form: an entity in the id, an upper-case end tag), one pass over
+the page's script tags finds it as an HTML parser would (`_span_by_tags`); there is no full
+HTML parse, which cost a 6.25 MB page without the data 14.5 s and 433 MB (issue 35).
+
+Nothing a page says can make reading it slow or large (issue 35; the client caps the page's
+size, `habicht.scraper.fetch`): finding the script is linear in the page, whatever it holds,
+and the decoder builds at most about one object per `{`, `[` or `,` of the script — members
+it does not read are skipped unbuilt, and members read as a scalar (a title, a vertical) stay
+undecoded (`Raw`) until read, so a value nested a thousand deep where a title belongs costs
+nothing. A script with more than `MAX_TOKENS` of those, or a page with more than
+`MAX_ENTRIES` adverts, is a `LayoutError` before anything is built.
 
 A page without the data is never read as "no listings": it is `Blocked` when it says the IP
 is blocked, otherwise a `LayoutError`. `rowsFound: 0` is a valid empty result.
@@ -37,6 +47,7 @@ without limit.
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -44,14 +55,16 @@ from typing import Any, Generic, TypeVar
 from urllib.parse import parse_qsl
 
 import msgspec
-from bs4 import BeautifulSoup
 
 from habicht.digits import ascii_digits, whole_number
 from habicht.model import Estate, Listing
 from habicht.scraper.errors import Blocked, LayoutError
 from habicht.scraper.estate import placed
+from habicht.scraper.urls import PAGE_ROWS
 
 __all__ = [
+    "MAX_ENTRIES",
+    "MAX_TOKENS",
     "RESERVED",
     "AdvertStatus",
     "Attributes",
@@ -71,10 +84,21 @@ __all__ = [
 AD_BASE = "https://www.willhaben.at/iad/"
 IMAGE_BASE = "https://cache.willhaben.at/mmo/"
 _MARKER = b"__NEXT_DATA__"
-_OPEN_TAG = re.compile(rb"<script\b[^>]*\bid\s*=\s*[\"']?__NEXT_DATA__[\"'\s>]", re.IGNORECASE)
+_TAG_REACH = 4096
+"""Bytes an opening `<script …>` tag may span: real ones have under 100; a longer one is not
+read as a tag, so that no search for its end can run through the page."""
+_OPEN_TAG = re.compile(
+    rb"<script\b[^<>]{0,%d}\bid\s*=\s*[\"']?__NEXT_DATA__[\"'\s>]" % _TAG_REACH, re.IGNORECASE
+)
+_SCRIPT_OPEN = re.compile(rb"<script(?=[\s/>])", re.IGNORECASE)
+_SCRIPT_CLOSE = re.compile(rb"</\s*script\s*>", re.IGNORECASE)
+"""The end of a script's text as Python's HTML parser finds it (any case, spaces inside)."""
+_ATTRIBUTE = re.compile(rb"""([^\s/>=][^\s/>=]*)(?:\s*=+\s*('[^']*'|"[^"]*"|(?!['"])[^\s>]*))?""")
 _PRICE = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,4})?")
 _COORDINATE = re.compile(r"-?[0-9]{1,3}(?:\.[0-9]{1,12})?")
 _END_TAG = b"</script>"
+_NOT_TOKENS = bytes(byte for byte in range(256) if byte not in b"{[,")
+_COUNTED = 256 * 1024
 _BLOCK_MARKERS = (b"IP-Adresse wurde blockiert", b"Zugriff verweigert", b"Access denied")
 RESERVED = "reserved"
 """`advertStatus.id` of a reserved advert (as "active" is of an active one)."""
@@ -91,6 +115,20 @@ MAX_ID = 40
 """Characters an advert id may have (real ids have 9 or 10 digits)."""
 MAX_URL = 500
 """Characters an advert link may have before the short `object?adId=` link replaces it."""
+MAX_TOKENS = 500_000
+"""`{`, `[` and `,` a `__NEXT_DATA__` script may hold: an upper bound on the objects its
+decoding builds (about one for each), so on its time and memory. Real scripts hold one per
+22 to 24 bytes (`benchmarks/parse.py`'s pages): 46,000 for 200 marketplace adverts, 92,000
+for 200 flats, so 500,000 is 5 times the largest real page, and about what a real page would
+hold at the client's size cap (8 MiB). The costliest scripts within the bound (a quarter of a
+million adverts with only an id; one attribute with 166,000 values) take ≈ 30 ms in the
+decoder's one C call, which holds the GIL, and 35 to 41 MB (`benchmarks/stall.py`); at the
+size cap, without the bound, a script of empty lists built 2.8 million objects: 230 MB and,
+with the garbage collector walking them, up to a second holding the GIL."""
+MAX_ENTRIES = 5 * PAGE_ROWS
+"""`advertSummary` entries a search page may list: willhaben sends at most `PAGE_ROWS` (200)
+adverts a page, and a paid placement or two beside them; a list five times that long is no
+page we know, and its adverts would only flood a watch."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +147,9 @@ class SearchPage:
 # The decoder's schema: only the members habicht reads, named as the page names them
 # (`rename="camel"`). `gc=False`: decoded JSON holds no reference cycles, and 200 adverts of
 # ~27 attributes each are thousands of objects the garbage collector need not track.
-_NotAnObject = str | int | float | bool | list[Any] | None
-"""Every JSON value but an object: an attribute entry of that shape is skipped, not fatal."""
+_NotAnObject = str | int | float | bool | list[msgspec.Raw] | None
+"""Every JSON value but an object, a list's items left undecoded: an attribute entry of that
+shape is skipped, not fatal, and costs one object however deep it is."""
 _NULL = msgspec.Raw(b"null")
 
 
@@ -139,15 +178,16 @@ class AdvertStatus(msgspec.Struct, frozen=True, gc=False):
 
 
 class _Summary(msgspec.Struct, frozen=True, gc=False, rename="camel"):
-    """An `advertSummary` entry; an id may be a string or an integer (never a bool)."""
+    """An `advertSummary` entry; an id may be a string or an integer (never a bool). The
+    members read as one scalar stay undecoded until read (`_text_of`, `_whole`)."""
 
     id: str | int | None = None
-    description: Any = None
+    description: msgspec.Raw = _NULL
     advert_status: AdvertStatus | None = None
     attributes: Attributes | None = None
-    vertical_id: Any = None
-    ad_type_id: Any = None
-    self_link: Any = None
+    vertical_id: msgspec.Raw = _NULL
+    ad_type_id: msgspec.Raw = _NULL
+    self_link: msgspec.Raw = _NULL
 
 
 class _SummaryList(msgspec.Struct, frozen=True, gc=False, rename="camel"):
@@ -157,7 +197,7 @@ class _SummaryList(msgspec.Struct, frozen=True, gc=False, rename="camel"):
 class _SearchResult(msgspec.Struct, frozen=True, gc=False, rename="camel"):
     rows_found: int
     advert_summary_list: _SummaryList | None = None
-    vertical_id: Any = None
+    vertical_id: msgspec.Raw = _NULL
 
 
 class _PageProps(msgspec.Struct, frozen=True, gc=False, rename="camel"):
@@ -179,7 +219,12 @@ class NextData(msgspec.Struct, Generic[_P], frozen=True, gc=False):
 
 
 _DECODER = msgspec.json.Decoder(NextData[_PageProps])
-_VALUES = msgspec.json.Decoder()
+_Shallow = str | int | float | bool | list[msgspec.Raw] | dict[str, msgspec.Raw] | None
+_VALUES = msgspec.json.Decoder(list[_Shallow])
+"""An attribute's `values`: a list, each value one object, whatever it holds."""
+_TEXT = msgspec.json.Decoder(str)
+_WHOLE = msgspec.json.Decoder(int | str)
+_V = TypeVar("_V")
 
 
 def parse_search_page(page: bytes | str) -> SearchPage:
@@ -194,18 +239,38 @@ def parse_search_page(page: bytes | str) -> SearchPage:
 
 def next_data_script(page: bytes | str) -> bytes | memoryview:
     """The text of a willhaben page's `__NEXT_DATA__` script (a search page's or an advert's
-    own page's); `Blocked` for the block page, `LayoutError` for any other page without it."""
+    own page's); `Blocked` for the block page, `LayoutError` for any other page without it
+    and for a script of more than `MAX_TOKENS` (`_count_tokens`)."""
     if isinstance(page, str):
         page = page.encode("utf-8", "replace")
-    span = next_data_span(page)
-    if span is not None:
-        return memoryview(page)[span[0] : span[1]]
-    text = _next_data_soup(page)
-    if text is None:
+    span = next_data_span(page) or _span_by_tags(page)
+    if span is None:
         if any(marker in page for marker in _BLOCK_MARKERS):
             raise Blocked("willhaben answered with its block page")
         raise LayoutError("the page has no __NEXT_DATA__ script")
-    return text.encode("utf-8", "replace")
+    start, end = span
+    tokens = _count_tokens(page, start, end)
+    if tokens > MAX_TOKENS:
+        raise LayoutError(
+            f"__NEXT_DATA__ holds more than {MAX_TOKENS:,} JSON values, more than any "
+            "willhaben page comes near; not decoded"
+        )
+    return memoryview(page)[start:end]
+
+
+def _count_tokens(page: bytes, start: int, end: int) -> int:
+    """The `{`, `[` and `,` in `page[start:end]`, counted only as far as needed: a script
+    shorter than `MAX_TOKENS` bytes cannot hold more, so real pages of up to 500 kB are not
+    counted at all, and counting stops past `MAX_TOKENS`. One pass that deletes every other
+    byte (0.6 ms a MB; three `count`s take twice that), a slice of `_COUNTED` bytes at a time
+    so that the copies stay small."""
+    tokens = 0
+    if end - start > MAX_TOKENS:
+        for at in range(start, end, _COUNTED):
+            tokens += len(page[at : min(at + _COUNTED, end)].translate(None, _NOT_TOKENS))
+            if tokens > MAX_TOKENS:
+                break
+    return tokens
 
 
 def decode_next_data(
@@ -234,10 +299,17 @@ def next_data_span(page: bytes) -> tuple[int, int] | None:
     The end is the first `</script>`, found through the first "<" after the tag: a single
     byte is searched for many times faster than the whole end tag, and the script itself
     normally has none (Next.js writes "<" in it as `\\u003c`).
+
+    Each "<" before a marker is tried as the tag's start once, and looked for only back to
+    the marker before (anything further back was seen from there) and `_TAG_REACH` bytes: a
+    page of nothing but markers costs one pass, not one pass for each (it cost 22 s for
+    16,000 markers in 224 kB before issue 35).
     """
     start = page.find(_MARKER)
+    seen = 0
     while start != -1:
-        tag_start = page.rfind(b"<", 0, start)
+        tag_start = page.rfind(b"<", max(seen, start - _TAG_REACH), start)
+        seen = start
         match = _OPEN_TAG.match(page, tag_start) if tag_start != -1 else None
         if match is not None:
             body_start = page.find(b">", match.end() - 1) + 1
@@ -249,12 +321,41 @@ def next_data_span(page: bytes) -> tuple[int, int] | None:
     return None
 
 
-def _next_data_soup(page: bytes) -> str | None:
-    """The slow, forgiving way: a real HTML parse, for markup the fast path does not know."""
-    tag = BeautifulSoup(page, "html.parser", from_encoding="utf-8").find(
-        "script", id="__NEXT_DATA__"
-    )
-    return None if tag is None else tag.get_text()
+def _span_by_tags(page: bytes) -> tuple[int, int] | None:
+    """Where the `__NEXT_DATA__` script's text is as an HTML parser would find it, for markup
+    the fast path does not know; None if no script tag has that id.
+
+    One pass from script tag to script tag, each skipped to its end tag as a parser skips a
+    script's text: the tag name and end tag in any case, the `id` attribute quoted or not,
+    with character references (`&#95;_NEXT_DATA__`), the last of two winning — what
+    BeautifulSoup found when it was the fallback (its tests compare the two). Unlike it, a
+    tag longer than `_TAG_REACH` or with a ">" inside a quoted value is not read.
+    """
+    at = 0
+    while (opening := _SCRIPT_OPEN.search(page, at)) is not None:
+        tag_end = page.find(b">", opening.end(), opening.end() + _TAG_REACH)
+        if tag_end == -1:
+            at = opening.end()
+            continue
+        closing = _SCRIPT_CLOSE.search(page, tag_end + 1)
+        if closing is None:
+            return None  # an unclosed script's text runs to the end: there is no other tag
+        if _is_next_data(page[opening.end() : tag_end]):
+            return tag_end + 1, closing.start()
+        at = closing.end()
+    return None
+
+
+def _is_next_data(attributes: bytes) -> bool:
+    """Whether a script tag's attributes give it the id `__NEXT_DATA__`."""
+    found = None
+    for match in _ATTRIBUTE.finditer(attributes):
+        if match.group(1).lower() == b"id":
+            value = match.group(2) or b""
+            if value[:1] in (b"'", b'"'):
+                value = value[1:-1]
+            found = html.unescape(value.decode("utf-8", "replace"))
+    return found == "__NEXT_DATA__"
 
 
 def _search_page(result: _SearchResult) -> SearchPage:
@@ -265,6 +366,11 @@ def _search_page(result: _SearchResult) -> SearchPage:
         summaries = []
     if summaries is None:
         raise LayoutError("no advertSummaryList.advertSummary list in searchResult")
+    if len(summaries) > MAX_ENTRIES:
+        raise LayoutError(
+            f"searchResult lists {len(summaries):,} entries; a willhaben page holds at most "
+            f"{PAGE_ROWS} adverts, so more than {MAX_ENTRIES:,} is no page we know"
+        )
     listings: dict[str, Listing] = {}
     placements = 0
     vertical = _whole(result.vertical_id)
@@ -343,13 +449,15 @@ def _estate(
         property_type=_digits(_value(attributes, "PROPERTY_TYPE_ID")),
         free_areas=_ids(_value(attributes, "FREE_AREA_TYPE")),
         features=_ids(_value(attributes, "ESTATE_PREFERENCE")),
-        placement=_placement(_value(attributes, "REFERER"), summary.self_link),
+        placement=_placement(_value(attributes, "REFERER"), _text_of(summary.self_link)),
     )
 
 
-def _whole(value: object) -> int | None:
+def _whole(member: msgspec.Raw | str | None) -> int | None:
     """A JSON integer or a string of ASCII digits as a number; None for anything else (a bool,
-    a fraction "45.5", a sign, text)."""
+    a fraction "45.5", a sign, text). A member still undecoded is decoded here, as a number
+    or text only (`_decoded`)."""
+    value = _decoded(member, _WHOLE) if isinstance(member, msgspec.Raw) else member
     if type(value) is int:
         return value if 0 <= value < 10**15 else None
     return whole_number(value.strip(), max_digits=15) if isinstance(value, str) else None
@@ -381,7 +489,7 @@ def _ids(text: str | None) -> frozenset[str]:
     return frozenset(part for part in parts if len(part) <= MAX_ID and ascii_digits(part))
 
 
-def _placement(referer: str | None, self_link: object) -> bool:
+def _placement(referer: str | None, self_link: str | None) -> bool:
     """A paid placement: `REFERER` "pp", or (in 2025) a `selfLink` whose `referer` is "pp"."""
     if (referer or "").strip().lower() == _PLACEMENT:
         return True
@@ -402,10 +510,10 @@ def advert_id(raw: str | int | None) -> str | None:
     return ad_id
 
 
-def listing_title(description: object, *, reserved: bool) -> str | None:
+def listing_title(description: msgspec.Raw, *, reserved: bool) -> str | None:
     """An advert's `description` as its title, without the "(reserviert) " a reserved advert's
     carries; None unless it is a non-empty string."""
-    title = description if isinstance(description, str) and description else None
+    title = _text_of(description) or None
     if reserved and title is not None:
         title = title.removeprefix(_RESERVED_PREFIX)
     return title
@@ -421,6 +529,27 @@ def price_display(attributes: dict[object, Any]) -> str | None:
     """The price as the page shows it (`PRICE_FOR_DISPLAY`: "€ 120", "VB") of an
     `attribute_map`."""
     return _value(attributes, "PRICE_FOR_DISPLAY")
+
+
+def _text_of(raw: msgspec.Raw) -> str | None:
+    """An undecoded member as text; None unless it is a string (a list, however long or deep,
+    is refused at its first byte, never built)."""
+    return _decoded(raw, _TEXT)
+
+
+def _decoded(raw: msgspec.Raw, decoder: msgspec.json.Decoder[_V]) -> _V | None:
+    """`raw` by `decoder`; None if it is not of the decoder's type. Invalid UTF-8 reads as
+    U+FFFD, as in `decode_next_data`: the members skipped at the first decoding were not
+    checked for it."""
+    try:
+        return decoder.decode(raw)
+    except msgspec.ValidationError:
+        return None
+    except msgspec.DecodeError:
+        repaired = bytes(raw).decode("utf-8", "replace").encode()
+        if repaired == bytes(raw):
+            return None
+        return _decoded(msgspec.Raw(repaired), decoder)
 
 
 def attribute_map(container: Attributes | None) -> dict[object, Any]:
@@ -443,8 +572,8 @@ def _value(attributes: dict[object, Any], name: str) -> str | None:
     read as absent, like an attribute the advert does not have.
     """
     raw = attributes.get(name)
-    values = _VALUES.decode(raw) if raw is not None else None
-    first = values[0] if values.__class__ is list and values else None
+    values = _decoded(raw, _VALUES) if raw is not None else None
+    first = values[0] if values else None
     return first if first.__class__ is str else None
 
 

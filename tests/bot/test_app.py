@@ -20,12 +20,13 @@ from kit.files import FOREIGN, contents, foreign_database
 from telegram.error import InvalidToken
 
 from habicht.bot import BotApplication, build_application, deliver, serve
-from habicht.bot.app import TOKEN_REJECTED, single_instance
+from habicht.bot.app import TOKEN_REJECTED
 from habicht.bot.services import NotReady
 from habicht.cli import main
 from habicht.db import Database, DatabaseError
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.instance import single_instance
 from habicht.queue import Outgoing, enqueue_within
 
 CHATS = 200

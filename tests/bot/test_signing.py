@@ -4,6 +4,7 @@ the keyboard `alert_buttons` builds (the presses themselves: tests/bot/test_butt
 from __future__ import annotations
 
 import pytest
+from kit.buttons import legacy_button
 
 from habicht.bot.signing import PREFIX, Signer, alert_buttons
 from habicht.bot.texts import Texts
@@ -60,6 +61,26 @@ def test_a_new_bot_token_makes_old_buttons_inert() -> None:
     """The key comes from the token: another token's signer refuses the old data."""
     assert Signer("654321:another-token").check(GENUINE) is None
     assert Signer("123456:ABC-secret_token").check(GENUINE) == ("p", 42)
+
+
+@pytest.mark.parametrize("action", ["p", "m", "r"])
+def test_a_button_signed_before_issue_35_is_outdated_not_genuine(action: str) -> None:
+    """Issue 35: data tagged as habicht tagged it while watch ids came back is refused by
+    `check` (it cannot tell which watch it was made for) and recognised by `outdated`, so
+    its press can say why; today's data for the same watch carries another tag."""
+    legacy = legacy_button("123456:ABC-secret_token", action, 42)
+    assert SIGNER.check(legacy) is None
+    assert SIGNER.outdated(legacy)
+    assert SIGNER.data(action, 42) != legacy  # type: ignore[arg-type]  # any of the three
+    assert not SIGNER.outdated(SIGNER.data(action, 42))  # type: ignore[arg-type]
+
+
+def test_only_genuine_old_data_is_outdated() -> None:
+    """Made-up data, and old data of another bot token, are neither genuine nor outdated:
+    their press is "not valid"."""
+    for made_up in ("w:r:42:AAAAAAAAAAAA", legacy_button("654321:another-token", "r", 42), ""):
+        assert SIGNER.check(made_up) is None
+        assert not SIGNER.outdated(made_up)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES
+from kit.outsized import MIB, traced
 
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
 from habicht.scraper.advert import AdvertPage, parse_advert_page
@@ -103,6 +104,16 @@ def test_an_advert_without_a_title_has_none() -> None:
     """An empty `description` is no title."""
     page = parse_advert_page(changed(lambda data: details(data).update(description="  ")))
     assert page.title is None
+
+
+def test_a_title_of_another_shape_is_none_and_never_built() -> None:
+    """A `description` that is no text — here 100,000 lists — is no title, and is not decoded
+    at all (issue 35: it was built, list by list, before)."""
+    body = changed(lambda data: details(data).update(description=[[]] * 100_000))
+    with traced() as memory:
+        page = parse_advert_page(body)
+    assert (page.ad_id, page.title) == ("969757460", None)
+    assert memory.peak < MIB // 4
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from habicht.model import Estate, Listing
 from habicht.scraper.estate import EstateSearch, placed, ruled_out
 from habicht.scraper.local import FeedMatcher, local_search
 from habicht.scraper.parse import parse_search_page
-from habicht.scraper.urls import normalise_search_url
+from habicht.scraper.urls import PAGE_ROWS, normalise_search_url
 
 RENT = "https://www.willhaben.at/iad/immobilien/mietwohnungen"
 BUY = "https://www.willhaben.at/iad/immobilien/eigentumswohnung"
@@ -368,10 +368,17 @@ def test_the_feed_matcher_keeps_its_speed_with_2000_flat_searches() -> None:
 
 
 def _parsed(adverts: list[FakeAdvert]) -> list[Listing]:
-    """The adverts as the parser reads them off a real-shaped page (placements left out: the
-    world puts them on top of filtered pages, and `stray` drops them before any matching)."""
-    page = parse_search_page(render_search_page(adverts))
-    return [listing for listing in page.listings if not placed(listing)]
+    """The adverts as the parser reads them off real-shaped pages of `PAGE_ROWS` each, as
+    willhaben sends them (a page of thousands is no page the parser reads, issue 35), the
+    placements left out: the world puts them on top of filtered pages, and `stray` drops
+    them before any matching."""
+    pages = [adverts[start : start + PAGE_ROWS] for start in range(0, len(adverts), PAGE_ROWS)]
+    listings = [
+        listing
+        for page in pages
+        for listing in parse_search_page(render_search_page(page)).listings
+    ]
+    return [listing for listing in listings if not placed(listing)]
 
 
 @pytest.mark.parametrize("all_of", [False, True], ids=["several-means-any", "several-means-all"])

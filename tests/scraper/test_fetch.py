@@ -5,19 +5,32 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from decimal import Decimal
+from typing import Any, TypeVar
 
 import httpx
 import pytest
 from kit import willhaben_client
 from kit.fakes import FakeClock
+from kit.outsized import (
+    MARKETPLACE_PAGE,
+    MIB,
+    Chunks,
+    compressed,
+    grown_page,
+    gzip_bomb,
+    page_without_data,
+    traced,
+)
 
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.scraper.advert import AdvertPage, Missing
 from habicht.scraper.errors import Blocked, FetchError, LayoutError, ScrapeError
-from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.fetch import MAX_PAGE_BYTES, WillhabenClient
 from habicht.scraper.urls import normalise_search_url
 
 BASE = "http://127.0.0.1:8099"
@@ -32,6 +45,7 @@ GPU = FakeAdvert("1", "RTX 3070", Decimal(400))
 ADVERT = "https://www.willhaben.at/iad/kaufen-und-verkaufen/d/rtx-3070-1/"
 """GPU's own page, as its `Listing.url` names it."""
 ADVERT_FETCHED = f"{BASE}/iad/kaufen-und-verkaufen/d/rtx-3070-1/"
+_R = TypeVar("_R")
 
 
 @pytest.fixture
@@ -520,3 +534,144 @@ async def test_the_bare_host_and_a_query_are_kept(
     site.intercept(SiteFault.not_found())
     assert await client.advert("https://willhaben.at/iad/object?adId=1#top") == Missing(404)
     assert [request.url for request in site.log] == [httpx.URL(f"{BASE}/iad/object?adId=1")]
+
+
+# ------------------------------------------------- limits on what comes in (issue 35)
+
+
+@pytest.mark.parametrize("chunk", [1024, 64 * 1024, len(gzip_bomb())], ids=["1k", "64k", "whole"])
+async def test_a_gzip_bomb_fails_the_page_at_the_cap_holding_no_more(
+    client: WillhabenClient, site: FakeWillhabenSite, caplog: pytest.LogCaptureFixture, chunk: int
+) -> None:
+    """Issue 35: an answer of a 0.26 MB gzip bomb (256 MiB of zeros) fails the page at
+    MAX_PAGE_BYTES decoded, at once (another try would get the same), with a log line naming
+    the page — holding no more than the cap and a step, however the bomb arrives in chunks
+    (it cost 281 MB and a 19.6 s stall of the event loop before)."""
+    bomb = Chunks(gzip_bomb(), size=chunk)
+    site.intercept(lambda request: bomb.response({"Content-Encoding": "gzip"}))
+    with traced() as memory, pytest.raises(FetchError) as failed:
+        await client.search(SEARCH)
+    assert str(failed.value) == (
+        "willhaben's answer is larger than 8 MiB once decoded; habicht reads at most that "
+        "(MAX_PAGE_BYTES)"
+    )
+    assert (failed.value.retryable, calls(site), client.paused_until) == (False, 1, None)
+    assert memory.peak < MAX_PAGE_BYTES + 2 * MIB
+    (record,) = [r for r in caplog.records if r.name == "habicht.scraper.fetch"]
+    assert record.levelname == "WARNING"
+    assert record.getMessage() == (
+        f"willhaben's answer to {FETCHED} is larger than 8 MiB once decoded "
+        "(Content-Encoding: gzip); cut there, the page fails"
+    )
+
+
+async def test_an_answer_past_the_cap_is_read_no_further(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """An uncompressed answer of 20 MiB is read up to the chunk that passes the cap, not to
+    its end."""
+    body = Chunks(bytes(20 * MIB))
+    site.intercept(lambda request: body.response())
+    with pytest.raises(FetchError, match="larger than 8 MiB once decoded"):
+        await client.search(SEARCH)
+    assert (body.sent, body.total) == (MAX_PAGE_BYTES // body.size + 1, 320)
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "raw-deflate", "identity"])
+async def test_a_compressed_page_reads_as_the_page(
+    site: FakeWillhabenSite, clock: FakeClock, encoding: str
+) -> None:
+    """A page of 200 real adverts, gzip, deflate (wrapped as the standard says, or raw as some
+    servers send it) or not encoded, in chunks of 1,000 bytes, reads to its 200 listings — up
+    to exactly the cap, and one byte less is a failed page."""
+    page = grown_page(MARKETPLACE_PAGE, 200)
+    body = page if encoding == "identity" else compressed(page, encoding)
+    header = {"Content-Encoding": encoding.removeprefix("raw-")}
+    site.intercept(lambda request: Chunks(body, size=1000).response(header))
+    async with willhaben_client(
+        site.transport(), clock, base_url=BASE, max_page_bytes=len(page)
+    ) as client:
+        assert len((await client.search(SEARCH)).listings) == 200
+    async with willhaben_client(
+        site.transport(), clock, base_url=BASE, max_page_bytes=len(page) - 1
+    ) as client:
+        with pytest.raises(FetchError, match=f"larger than {len(page) - 1:,} bytes once"):
+            await client.search(SEARCH)
+
+
+@pytest.mark.parametrize("encoding", ["gzip, gzip", "br", "zstd", "compress"])
+async def test_an_encoding_habicht_did_not_ask_for_is_refused_unread(
+    client: WillhabenClient, site: FakeWillhabenSite, encoding: str
+) -> None:
+    """The request asks for gzip or deflate only; any other Content-Encoding, or two in a row
+    (a bomb inside a bomb expands to thousands of times more), fails the page before a byte
+    of the body is read."""
+    bomb = Chunks(compressed(gzip_bomb(), "gzip"))
+    site.intercept(lambda request: bomb.response({"Content-Encoding": encoding}))
+    with pytest.raises(FetchError, match=f"^willhaben answered with Content-Encoding '{encoding}'"):
+        await client.search(SEARCH)
+    assert (bomb.sent, calls(site)) == (0, 1)
+    assert site.log[0].headers["Accept-Encoding"] == "gzip, deflate"
+
+
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [(500, FetchError), (404, FetchError), (403, Blocked), (429, Blocked), (302, FetchError)],
+)
+async def test_only_a_200s_body_is_read(
+    client: WillhabenClient, site: FakeWillhabenSite, status: int, error: type[Exception]
+) -> None:
+    """Any answer but a 200 says all by its status: its body, here a bomb, is never read."""
+    bomb = Chunks(gzip_bomb())
+    headers = {"Content-Encoding": "gzip", "Location": "https://example.com/"}
+    site.intercept(lambda request: bomb.response(headers, status=status))
+    with pytest.raises(error):
+        await client.search(SEARCH)
+    assert bomb.sent == 0
+
+
+async def test_a_large_page_without_data_is_a_layout_error_at_no_great_cost(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """Issue 35: a 6.25 MB page without `__NEXT_DATA__` (within the cap) is a layout error,
+    holding the page and its joined copy and little more (+433 MB and a 14.5 s stall in the
+    BeautifulSoup fallback before)."""
+    page = Chunks(page_without_data(6_250_000))
+    site.intercept(lambda request: page.response())
+    with traced() as memory, pytest.raises(LayoutError, match=r"^the page has no __NEXT_DATA__"):
+        await client.search(SEARCH)
+    assert memory.peak < 2 * len(page.body) + MIB
+
+
+async def test_the_page_is_parsed_while_the_event_loop_runs_on(
+    client: WillhabenClient, site: FakeWillhabenSite
+) -> None:
+    """The page is handed to a worker thread to be parsed: until that thread is let go, the
+    search waits and the event loop serves everything else (issue 35: parsing a large page
+    stopped Telegram polling and delivery)."""
+    handed = threading.Event()
+    let_go = threading.Event()
+
+    class Held(ThreadPoolExecutor):
+        def submit(self, fn: Callable[..., _R], /, *args: Any, **kwargs: Any) -> Future[_R]:
+            def held() -> _R:
+                handed.set()
+                assert let_go.wait(30)
+                return fn(*args, **kwargs)
+
+            return super().submit(held)
+
+    loop = asyncio.get_running_loop()
+    workers = Held(max_workers=1)
+    loop.set_default_executor(workers)
+    searching = asyncio.create_task(client.search(SEARCH))
+    for _ in range(10_000):  # yields to the loop, no sleep: the fake answers at once
+        if handed.is_set():
+            break
+        await asyncio.sleep(0)
+    assert handed.is_set()
+    for _ in range(100):  # the loop goes on running this test while the page waits
+        await asyncio.sleep(0)
+    assert not searching.done()
+    let_go.set()
+    assert [listing.id for listing in (await searching).listings] == ["1"]

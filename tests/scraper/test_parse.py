@@ -8,12 +8,17 @@ from dataclasses import replace
 from decimal import Decimal
 
 import pytest
+from bs4 import BeautifulSoup  # what the tag scan must agree with
 from conftest import FIXTURES
+from kit.outsized import FLATS_PAGE as GROWN_FLATS
+from kit.outsized import MIB, grown_page, page_without_data, traced
 
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
 from habicht.model import Estate, Listing
 from habicht.scraper.errors import Blocked, LayoutError
+from habicht.scraper.fetch import MAX_PAGE_BYTES
 from habicht.scraper.parse import (
+    next_data_script,
     next_data_span,  # to prove which path a page takes
     parse_search_page,
 )
@@ -258,13 +263,153 @@ def test_unrecognised_pages_are_layout_errors(page: str, error: str) -> None:
     ],
     ids=["entity-in-id", "upper-case-end-tag"],
 )
-def test_markup_the_fast_path_misses_falls_back_to_a_full_parse(template: str) -> None:
-    """A script tag the string search provably does not find is still found by the HTML
-    parser (review of issue 3: the fallback must really run)."""
+def test_markup_the_fast_path_misses_is_found_by_the_tag_scan(template: str) -> None:
+    """A script tag the string search provably does not find is still found, by the pass over
+    the script tags (review of issue 3: the fallback must really run; since issue 35 it is
+    that pass, not a full HTML parse)."""
     data = {"props": {"pageProps": {"searchResult": {"rowsFound": 0}}}}
     page = template.format(json.dumps(data))
     assert next_data_span(page.encode()) is None  # the fast path gives up on this page ...
-    assert parse_search_page(page).rows_found == 0  # ... so the result is BeautifulSoup's
+    assert parse_search_page(page).rows_found == 0  # ... so the result is the tag scan's
+
+
+X = '{"props":{"pageProps":{"searchResult":{"rowsFound":0}}}}'
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        f"<script type=application/json id='&#95;_NEXT_DATA__'>{X}</script>",
+        f"<SCRIPT\nid='__NEXT_DATA__'>{X}</SCRIPT>",
+        f'<script id="__NEXT_DATA__">{X}</script >',
+        f'<script id="&#x5f;&#x5F;NEXT&#95;DATA&#95;&#95;">{X}</Script>',
+        f"<script id=&#95;_NEXT_DATA__ type=application/json>{X}</script>",
+        f"<script/id='&#95;_NEXT_DATA__'>{X}</script>",
+        f'<script id="x" ID="&#95;_NEXT_DATA__">{X}</script>',
+        f'<script id="&#95;_NEXT_DATA__" id="x">{X}</script>',
+        f'<script data-id="&#95;_NEXT_DATA__">{X}</script>',
+        f"<scripts id='&#95;_NEXT_DATA__'>{X}</scripts>",
+        f"<script>s = \"<script id='&#95;_NEXT_DATA__'>[1]\";</script>"
+        f"<SCRIPT id='__NEXT_DATA__'>{X}</SCRIPT>",
+        f"<script id='&#95;_NEXT_DATA__'>{X}",
+        f"<p>__NEXT_DATA__</p><script id='&#95;_NEXT_DATA__'>{X}</SCRIPT>",
+        "<html><body>Wartungsarbeiten</body></html>",
+    ],
+    ids=[
+        "entity-in-id",
+        "upper-case-end-tag",
+        "space-in-end-tag",
+        "id-all-references",
+        "unquoted-id",
+        "slash-before-id",
+        "second-id-wins",
+        "second-id-loses",
+        "data-id",
+        "other-tag",
+        "tag-inside-a-script",
+        "unclosed",
+        "marker-in-text",
+        "none",
+    ],
+)
+def test_the_tag_scan_finds_what_an_html_parser_finds(page: str) -> None:
+    """Where the fast path gives up, the script found (or none) is the one BeautifulSoup's
+    HTML parse finds — what the fallback was before issue 35."""
+    assert next_data_span(page.encode()) is None
+    tag = BeautifulSoup(page, "html.parser").find("script", id="__NEXT_DATA__")
+    if tag is None or not tag.get_text():
+        with pytest.raises(LayoutError):
+            parse_search_page(page)
+    else:
+        assert bytes(next_data_script(page)) == tag.get_text().encode()
+
+
+def test_a_large_page_without_data_is_a_layout_error_at_no_great_cost() -> None:
+    """Issue 35: a 6.25 MB page without `__NEXT_DATA__` is a layout error, reading it costs
+    next to nothing beyond the page (the BeautifulSoup fallback took 433 MB and 14.5 s)."""
+    page = page_without_data(6_250_000)
+    with traced() as memory, pytest.raises(LayoutError, match=r"^the page has no __NEXT_DATA__"):
+        parse_search_page(page)
+    assert memory.peak < MIB
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        b"<script " + b"__NEXT_DATA__ " * 200_000,
+        b"<script " + b"x" * 100_000 + b"__NEXT_DATA__ " * 200_000,
+        b"<script __NEXT_DATA__ " * 200_000,
+        b"<script>" * 400_000,
+        b"<script " * 400_000,
+    ],
+    ids=["markers-in-one-tag", "markers-beyond-reach", "a-tag-each", "scripts", "open-tags"],
+)
+def test_a_page_of_markers_or_tags_is_read_in_one_pass(page: bytes) -> None:
+    """A page of nothing but the marker or script tags is a layout error, found in one pass:
+    each "<" is tried once (16,000 markers in 224 kB took 22 s before issue 35; these pages,
+    with 200,000 and more, would take hours and fail by the suite's timeout)."""
+    with pytest.raises(LayoutError, match=r"^the page has no __NEXT_DATA__"):
+        parse_search_page(page)
+
+
+def test_a_script_of_more_values_than_any_page_is_refused_unbuilt() -> None:
+    """An 8 MiB script of empty adverts (2.8 million of them) is a layout error naming the
+    bound, found before anything is decoded (decoding it took 226 MB and 0.2 s holding the
+    GIL before issue 35)."""
+    entries = ",".join(["{}"] * (MAX_PAGE_BYTES // 3))
+    page = one_advert_page({}).replace("[{}]", f"[{entries}]").encode()
+    with (
+        traced() as memory,
+        pytest.raises(LayoutError, match=r"^__NEXT_DATA__ holds more than 500,000 JSON values"),
+    ):
+        parse_search_page(page)
+    assert memory.peak < MIB
+
+
+def test_a_real_page_at_the_size_cap_parses_whole() -> None:
+    """Real flats, 800 of them, grown from the saved page to just under the client's size cap:
+    within the bound on values too, every advert read (the bounds refuse no real page)."""
+    page = grown_page(GROWN_FLATS, 800)
+    assert MAX_PAGE_BYTES - MIB < len(page) <= MAX_PAGE_BYTES
+    assert len(parse_search_page(page).listings) == 800
+
+
+def test_more_adverts_than_a_page_holds_is_a_layout_error() -> None:
+    """A page holds at most 200 adverts: 1,000 entries still read, 1,001 are no page we know."""
+    result = {"rowsFound": 1001, "advertSummaryList": {"advertSummary": []}}
+    data: dict[str, object] = {"props": {"pageProps": {"searchResult": result}}}
+    for count in (1000, 1001):
+        result["advertSummaryList"] = {"advertSummary": [{"id": str(n)} for n in range(count)]}
+        page = f'<script id="__NEXT_DATA__">{json.dumps(data)}</script>'
+        if count == 1000:
+            assert len(parse_search_page(page).listings) == 1000
+        else:
+            with pytest.raises(LayoutError, match=r"^searchResult lists 1,001 entries; a willh"):
+                parse_search_page(page)
+
+
+@pytest.mark.parametrize("member", ["description", "verticalId", "adTypeId", "selfLink"])
+def test_a_member_read_as_one_value_is_never_built(member: str) -> None:
+    """A member habicht reads as one value (a title, a number, a link) of another shape —
+    here 100,000 lists — reads as not given, and is not decoded at all (issue 35)."""
+    odd = "[" + ",".join(["[]"] * 100_000) + "]"
+    page = one_advert_page({"id": "1", member: 0}).replace(f'"{member}": 0', f'"{member}": {odd}')
+    body = page.encode()
+    with traced() as memory:
+        (listing,) = parse_search_page(body).listings
+    assert (listing.id, listing.title, listing.estate) == ("1", "", None)
+    assert memory.peak < MIB // 4
+
+
+def test_a_byte_that_is_no_utf_8_in_a_value_read_later_is_a_replacement_character() -> None:
+    """Invalid UTF-8 in an attribute's value, which the first decoding skips, reads as U+FFFD
+    too (it made the parse raise msgspec's error, no `LayoutError`, before issue 35)."""
+    location = [{"name": "LOCATION", "values": ["Wien"]}]
+    page = one_advert_page(
+        {"id": "1", "description": "Sofa", "attributes": {"attribute": location}}
+    )
+    (listing,) = parse_search_page(page.encode().replace(b"Wien", b"Wi\xffen")).listings
+    assert (listing.title, listing.location) == ("Sofa", "Wi\ufffden")
 
 
 def test_an_advert_listed_twice_counts_once() -> None:

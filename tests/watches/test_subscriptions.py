@@ -90,6 +90,21 @@ async def test_remove_watch_renumbers_and_drops_orphan_searches(
     assert await db.single_value("SELECT COUNT(*) FROM searches") == 1  # chat 2 still has RTX
 
 
+async def test_a_removed_watchs_id_is_never_given_to_another_watch(subs: Subscriptions) -> None:
+    """Issue 35: the id of a removed watch — even the newest, whose id SQLite's plain row ids
+    hand out again — is never another watch's, in its chat or any other: whatever names a
+    watch by id (an alert's buttons, `/unwatch`'s) names that one watch for ever."""
+    given: set[int] = set()
+    for chat in (1, 2, 1):
+        sofa = await subs.add_watch(chat, SOFA, max_watches=5)
+        assert sofa.id not in given
+        given.add(sofa.id)
+        assert await subs.remove_watch(chat, sofa.number) is not None
+    rtx = await subs.add_watch(1, RTX, max_watches=5)
+    assert rtx.id not in given
+    assert rtx.id > max(given)
+
+
 async def test_pause_and_resume_one_or_all(subs: Subscriptions, db: Database) -> None:
     """Pausing addresses one watch or all; resuming clears the baseline for a silent restart."""
     for search in (RTX, SOFA):

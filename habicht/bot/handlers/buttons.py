@@ -5,6 +5,11 @@ changes nothing; a genuine one of a watch that is gone or of another chat, "no l
 exists". The handler also checks that the watch belongs to the chat the button was pressed
 in, and, in a group, that the presser may change its watches (`habicht.bot.guards`).
 
+A watch id is never given to another watch (issue 35), so "the chat's watch with this id" is
+the watch the button was made for or none: a button of a removed watch stays "no longer
+exists" whatever the chat adds later. A button signed before that (`Signer.outdated`) acts
+on no watch and says what to use instead.
+
 Every press is answered (the presser sees a short note) and is safe to repeat: pausing a
 paused watch says so, a removed watch is "no longer exists", muting again mutes 24 h from
 now. After a change the action buttons are taken off the message, which keeps "open".
@@ -33,6 +38,9 @@ async def on_alert_button(update: Update, context: Context) -> None:
     services = context.bot_data
     texts = services.texts_for(chat.id)
     checked = services.signer.check(query.data)
+    if checked is None and services.signer.outdated(query.data):
+        await query.answer(texts.catalog.pressed_outdated)
+        return
     if checked is None:  # made up, or signed under an older bot token
         await query.answer(texts.catalog.pressed_invalid)
         return

@@ -377,6 +377,12 @@ class Texts:
         month = self.catalog.months[day.month - 1]
         return f"{day.day}. {month}" if self.lang == "de" else f"{day.day} {month}"
 
+    def when(self, epoch: float | None) -> str:
+        """A day and a time in Vienna, `6. Dez. 2026, 14:05`; "?" when it is not known."""
+        if epoch is None:
+            return "?"
+        return f"{self.date(epoch)}, {datetime.fromtimestamp(epoch, VIENNA):%H:%M}"
+
     def moment(self, epoch: float, *, now: float) -> str:
         """A moment in Vienna as one says it since: `14:05` today, else its day."""
         then, today = (datetime.fromtimestamp(t, VIENNA) for t in (epoch, now))

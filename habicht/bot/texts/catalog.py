@@ -173,6 +173,8 @@ class Catalog:
     pressed_already_paused: str
     pressed_gone: str
     pressed_invalid: str
+    pressed_outdated: str
+    """A button signed before issue 35 (`Signer.outdated`): it acts on no watch."""
     no_price: str
     listings_one: str
     listings_many: str
@@ -254,6 +256,8 @@ class Catalog:
     alert_dead: str
     alert_failing: str
     alert_recovered: str
+    alert_replica: str
+    alert_restored: str
     alert_blocked: str
     alert_unblocked: str
     alert_feed_off: str

@@ -398,6 +398,10 @@ GERMAN = Catalog(
     pressed_already_paused="⏸ „{label}“ ist schon pausiert. /resume {number} setzt fort.",
     pressed_gone="Diese Suche gibt es nicht mehr.",
     pressed_invalid="Dieser Knopf ist nicht (mehr) gültig.",
+    pressed_outdated=(
+        "Dieser Knopf stammt aus einer älteren Version von habicht und wirkt nicht mehr."
+        " /list zeigt deine Suchen; /pause oder /unwatch mit ihrer Nummer."
+    ),
     no_price="Preis auf Anfrage",
     listings_one="{count} Anzeige",
     listings_many="{count} Anzeigen",
@@ -454,6 +458,16 @@ GERMAN = Catalog(
     failing_line="#{search_id} ({kind}, {count} Mal, {watchers} Abos): {url}",
     alert_dead="⚠️ Tote Nachrichten: {count} ({reasons}). Details: /queue dead",
     alert_failing="⚠️ Suche #{search_id} schlägt seit {count} Durchläufen fehl ({kind}): {error}",
+    alert_replica=(
+        "⚠️ Litestream ist beendet (Code {code}): das Replikat wird nicht geschrieben, bis es"
+        " wieder läuft (habicht startet es neu). Siehe habicht health."
+    ),
+    alert_restored=(
+        "♻️ Die Datenbank wurde wiederhergestellt ({source}): Stand {moment}. {pending} Alarme"
+        " warteten darin und gehen jetzt hinaus. Alarme, die nach diesem Zeitpunkt schon"
+        " gesendet worden waren, können ein zweites Mal kommen; was danach geändert wurde"
+        " (neue Suchen, Einstellungen), fehlt."
+    ),
     alert_recovered="✅ Suche läuft wieder: {url}",
     alert_blocked="⛔ willhaben blockiert uns; Pause für {wait}.",
     alert_unblocked="✅ willhaben antwortet wieder.",

@@ -374,6 +374,10 @@ ENGLISH = Catalog(
     pressed_already_paused="⏸ “{label}” is paused already. /resume {number} resumes it.",
     pressed_gone="This watch no longer exists.",
     pressed_invalid="This button is not valid (any more).",
+    pressed_outdated=(
+        "This button is from an older version of habicht and no longer works. /list shows"
+        " your watches; use /pause or /unwatch with a watch's number."
+    ),
     no_price="price on request",
     listings_one="{count} listing",
     listings_many="{count} listings",
@@ -429,6 +433,15 @@ ENGLISH = Catalog(
     failing_line="#{search_id} ({kind}, {count} times, {watchers} watchers): {url}",
     alert_dead="⚠️ Dead messages: {count} ({reasons}). Details: /queue dead",
     alert_failing="⚠️ Search #{search_id} has failed {count} cycles in a row ({kind}): {error}",
+    alert_replica=(
+        "⚠️ Litestream exited (code {code}): the replica is not written until it runs again"
+        " (habicht restarts it). See habicht health."
+    ),
+    alert_restored=(
+        "♻️ The database was restored ({source}): as of {moment}. {pending} alerts were"
+        " waiting in it and go out now. Alerts already sent after that moment may arrive a"
+        " second time; what changed after it (new watches, settings) is gone."
+    ),
     alert_recovered="✅ Search works again: {url}",
     alert_blocked="⛔ willhaben blocks us; pausing for {wait}.",
     alert_unblocked="✅ willhaben answers again.",
