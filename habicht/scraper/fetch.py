@@ -198,11 +198,11 @@ class WillhabenClient:
         """`parse` of the page at `url`, fetched holding the lock, after the gap, and only when
         no block backoff lasts; a block starts (or extends) the backoff, a page ends it.
 
-        `parse` runs in a worker thread: a 200-advert page takes 3 to 6 ms, but the largest page
-        the limits allow (`MAX_PAGE_BYTES`, `parse.MAX_TOKENS`) takes tens of milliseconds
-        more and a page shaped to be slow seconds, all of it in Python code that yields the
-        GIL every few milliseconds; only the decoder's one C call holds it, and the token
-        bound keeps that short (`benchmarks/stall.py`)."""
+        `parse` runs in a worker thread: a 200-advert page takes 3 to 8 ms, but the largest
+        real page the limits allow (`MAX_PAGE_BYTES`) about 50 ms and a page made to be slow
+        (8 MiB of `__NEXT_DATA__` markers) a quarter of a second, in Python code that yields
+        the GIL every few milliseconds. Only the decoder's one C call holds it throughout,
+        and `parse.MAX_TOKENS` keeps that under ≈ 40 ms (`benchmarks/stall.py`)."""
         async with self._lock:
             paused_until = self.paused_until
             if paused_until is not None:
