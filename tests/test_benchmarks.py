@@ -20,11 +20,14 @@ def test_the_benchmarks_are_found() -> None:
         "charts.py",
         "delivery.py",
         "flats.py",
+        "following.py",
         "freshness.py",
         "matching.py",
         "outbox.py",
         "parse.py",
+        "replica.py",
         "scale.py",
+        "stall.py",
     }
     assert expected <= {s.name for s in SCRIPTS}
 
