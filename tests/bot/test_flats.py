@@ -200,3 +200,27 @@ def test_stats_of_a_flat_search_are_per_m2() -> None:
     assert "€19.20/m²" in text
     assert "€17.50/m² to €21/m²" in text
     assert "€15.36/m² or less" in text
+
+
+async def test_preview_stats_and_the_buttons_name_a_flat_search_as_list_does(
+    tmp_path: Path,
+) -> None:
+    """Issue 36 ("one name for a search, everywhere"): /preview, /stats <n> and the answer
+    of an alert's button name a flat search in /list's words, not its raw label; a lower
+    price bound of 0 (willhaben's empty field) is not named."""
+    flats = f"{RENT}?areaId=117229&PRICE_FROM=0&PRICE_TO=1100"
+    words = "Mietwohnung · Wien 1070 · bis € 1.100"
+    async with running(tmp_path) as bot:
+        await bot.say(ALICE, f"/watch {flats}")
+        await bot.say(ALICE, "/list")
+        assert words in bot.last(ALICE)
+        assert "€ 0" not in bot.last(ALICE)
+        await bot.say(ALICE, "/preview 1")
+        assert words in bot.last(ALICE)
+        await bot.say(ALICE, "/stats 1")
+        assert words in bot.last(ALICE)
+        watch = (await bot.app.bot_data.subscriptions.watches(ALICE))[0]
+        signer = bot.app.bot_data.signer
+        await bot.press(ALICE, bot.api.messages(ALICE)[-1].message_id, signer.data("p", watch.id))
+        answers = [answer.get("text", "") for answer in bot.api.callback_answers]
+        assert any(words in text for text in answers), answers

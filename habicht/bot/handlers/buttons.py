@@ -49,7 +49,7 @@ async def on_alert_button(update: Update, context: Context) -> None:
     if watch is None:  # of another chat, or removed already
         await query.answer(texts.catalog.pressed_gone)
         return
-    values = {"label": texts.label(watch.label), "number": watch.number}
+    values = {"label": texts.search_name(watch.search), "number": watch.number}
     match checked[0]:
         case "p" if watch.paused:
             await query.answer(texts.catalog.pressed_already_paused.format(**values))

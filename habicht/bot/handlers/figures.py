@@ -79,7 +79,7 @@ async def watch_stats(services: BotServices, texts: Texts, watch: WatchInfo) -> 
     )
     return texts.watch_stats(
         number=watch.number,
-        label=watch.label,
+        label=texts.search_name(watch.search),
         url=watch.url,
         figures=figures,
         deal=watch.filter.deal,

@@ -43,7 +43,7 @@ async def _answer(services: BotServices, chat_id: int, args: list[str]) -> Html:
     if preview is None:
         return texts.fill("no_such_watch", number=number)
     if preview.scanned_at is None:
-        label = texts.label(preview.watch.label)
+        label = texts.search_name(preview.watch.search)
         return texts.fill("preview_never", number=number, label=label)
     return preview_text(texts, preview, now=services.clock())
 
@@ -68,7 +68,7 @@ def _text(texts: Texts, preview: Preview, *, now: float, examples: int) -> Html:
         texts.fill(
             "preview_header",
             number=watch.number,
-            label=texts.label(watch.label),
+            label=texts.search_name(watch.search),
             age=texts.age(now - preview.scanned_at),
             adverts=texts.listings(preview.adverts),
         )

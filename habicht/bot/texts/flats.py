@@ -88,11 +88,12 @@ def search_words(catalog: Catalog, search: Description) -> str:
     if search.rooms:
         spans = [rooms(catalog, low, high) for low, high in search.rooms]
         parts.append(", ".join(spans))
-    if search.price != (None, None):
-        parts.append(_span(catalog, *search.price, lambda value: format_price(value, lang)))
-    if search.area != (None, None):
+    price, size = _named(*search.price), _named(*search.area)
+    if price != (None, None):
+        parts.append(_span(catalog, *price, lambda value: format_price(value, lang)))
+    if size != (None, None):
         area = catalog.estate_area
-        parts.append(_span(catalog, *search.area, lambda value: area.format(area=_plain(value))))
+        parts.append(_span(catalog, *size, lambda value: area.format(area=_plain(value))))
     for ids, names in (
         (search.property_types, catalog.estate_types),
         (search.free_areas, catalog.free_areas),
@@ -107,6 +108,12 @@ def search_words(catalog: Catalog, search: Description) -> str:
     if search.more:
         parts.append(catalog.search_more)
     return " · ".join(parts)
+
+
+def _named(low: Decimal | None, high: Decimal | None) -> tuple[Decimal | None, Decimal | None]:
+    """A range as it is worth saying: a lower bound of 0 says nothing (`PRICE_FROM=0` is what
+    willhaben's form sends for an empty field), so it is left out."""
+    return (None if low == 0 else low), high
 
 
 def _span(
