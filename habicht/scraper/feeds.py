@@ -55,7 +55,7 @@ from habicht.market.listings import record_listings, record_shown
 from habicht.model import ErrorKind, Listing, money
 from habicht.queue import Outgoing
 from habicht.scraper.coverage import FEED_MEMORY
-from habicht.scraper.errors import ScrapeError
+from habicht.scraper.errors import Blocked, ScrapeError
 from habicht.scraper.estate import stray
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.health import DATABASE_ERRORS
@@ -117,6 +117,13 @@ class _Read:
     covered_from: float | None
 
 
+FEED_BLOCK_BASE = 600.0
+"""Seconds a feed whose own request was blocked waits before its next read, doubled for each
+block in a row (as `WillhabenClient` backs off from willhaben as a whole)."""
+FEED_BLOCK_CAP = 6 * 3600.0
+"""The longest a blocked feed waits, whatever `Retry-After` says."""
+
+
 async def scan_feed(
     db: Database,
     client: WillhabenClient,
@@ -154,7 +161,9 @@ async def scan_feed(
                 await observe(conn, read.listings, renderer, now=now, following=following)
     except ScrapeError as exc:
         log.warning("feed %d failed (%s): %s", feed.id, exc.kind, exc)
-        return await _failed(db, feed, exc.kind, str(exc), now=clock(), tally=tally)
+        # Its own request refused, while willhaben as a whole is not backed off from.
+        own = exc if isinstance(exc, Blocked) and client.paused_until is None else None
+        return await _failed(db, feed, exc.kind, str(exc), now=clock(), tally=tally, block=own)
     except DATABASE_ERRORS as exc:
         log_database_error(log, exc, "feed %d: database error: %s", feed.id, exc)
         tally.database_error = f"{type(exc).__name__}: {exc}"
@@ -175,7 +184,7 @@ async def _read(db: Database, client: WillhabenClient, feed: Feed, *, now: float
     )
     found: dict[str, Listing] = {}
     for number in range(1, MAX_PAGES + 1):
-        page = await client.search(feed.url, page=number)
+        page = await client.search(feed.url, page=number, own_block=True)
         kept = [listing for listing in page.listings if not stray(feed.url, listing)]
         for listing in kept:
             found.setdefault(listing.id, listing)
@@ -306,15 +315,36 @@ async def _record(
 
 
 async def _failed(
-    db: Database, feed: Feed, kind: ErrorKind, message: str, *, now: float, tally: Tally
+    db: Database,
+    feed: Feed,
+    kind: ErrorKind,
+    message: str,
+    *,
+    now: float,
+    tally: Tally,
+    block: Blocked | None = None,
 ) -> ErrorKind:
-    """Only the feed's health changes; its searches are scanned on their own as ever."""
+    """Only the feed's health changes; its searches are scanned on their own as ever. A
+    `block` of its own request (with its `Retry-After`, if any) pauses the feed alone: not
+    live until then, the n-th failure in a row for `FEED_BLOCK_BASE · 2^(n-1)` seconds, at
+    least its `Retry-After`, at most `FEED_BLOCK_CAP`."""
     try:
         async with db.transaction() as conn:
             await conn.execute(
-                "UPDATE feeds SET last_attempt_at = ?, consecutive_failures ="
-                " consecutive_failures + 1, last_error = ? WHERE id = ?",
-                (now, f"{kind}: {message}", feed.id),
+                "UPDATE feeds SET last_attempt_at = :now, consecutive_failures ="
+                " consecutive_failures + 1, last_error = :error,"
+                " blocked_until = CASE WHEN :blocked THEN :now + min(:cap, max(:retry_after,"
+                " :base * (1 << min(consecutive_failures, 16)))) ELSE blocked_until END"
+                " WHERE id = :id",
+                {
+                    "now": now,
+                    "error": f"{kind}: {message}",
+                    "blocked": block is not None,
+                    "retry_after": (block.retry_after if block is not None else None) or 0.0,
+                    "base": FEED_BLOCK_BASE,
+                    "cap": FEED_BLOCK_CAP,
+                    "id": feed.id,
+                },
             )
     except DATABASE_ERRORS as exc:
         tally.database_error = tally.database_error or f"{type(exc).__name__}: {exc}"

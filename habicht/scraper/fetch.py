@@ -174,11 +174,17 @@ class WillhabenClient:
         """When the site-wide backoff after a block ends, or None if we are not backing off."""
         return self._paused_until if self._paused_until > self._clock() else None
 
-    async def search(self, url: str, *, page: int = 1) -> SearchPage:
+    async def search(self, url: str, *, page: int = 1, own_block: bool = False) -> SearchPage:
         """Fetch and parse page `page` of the normalised search `url` (`PAGE_ROWS` adverts a
         page); raises a `ScrapeError` on failure. Each page is a request like any other: after
-        the gap, and not at all while the block backoff lasts."""
-        return await self._read(request_url(url, self._base_url, page=page), parse_search_page)
+        the gap, and not at all while the block backoff lasts.
+
+        With `own_block`, a block of this request (403, 429, the block page) is its caller's
+        alone: `Blocked` is raised but willhaben as a whole is not paused — a feed's heavy
+        page may be refused while ordinary searches are not (`scraper.feeds`). A plain
+        request refused as well then pauses the whole client as ever."""
+        where = request_url(url, self._base_url, page=page)
+        return await self._read(where, parse_search_page, pause=not own_block)
 
     async def advert(self, url: str) -> AdvertAnswer:
         """Fetch and parse the advert's own page `url` (a `Listing.url`), politely as a search
@@ -194,9 +200,10 @@ class WillhabenClient:
         except _NotFound as exc:
             return Missing(exc.status)
 
-    async def _read(self, url: str, parse: Callable[[bytes], _T]) -> _T:
+    async def _read(self, url: str, parse: Callable[[bytes], _T], *, pause: bool = True) -> _T:
         """`parse` of the page at `url`, fetched holding the lock, after the gap, and only when
-        no block backoff lasts; a block starts (or extends) the backoff, a page ends it.
+        no block backoff lasts; a block starts (or extends) the backoff (unless `pause` is
+        off: the caller backs off itself), a page ends it.
 
         `parse` runs in a worker thread: a 200-advert page takes 3 to 8 ms, but the largest
         real page the limits allow (`MAX_PAGE_BYTES`) about 50 ms and a page made to be slow
@@ -213,9 +220,11 @@ class WillhabenClient:
             try:
                 found = await asyncio.to_thread(parse, await self._fetch(url))
             except Blocked as exc:
-                self._start_pause(exc.retry_after)
+                if pause:
+                    self._start_pause(exc.retry_after)
                 raise
-            self._blocks_in_a_row = 0
+            if pause:
+                self._blocks_in_a_row = 0
             return found
 
     def _start_pause(self, retry_after: float | None) -> None:

@@ -110,10 +110,12 @@ _SERVED = "coalesce(s.polled_until, 0) <= :now"
 
 LIVE_FEEDS = f"""
 SELECT s.feed_id FROM searches s JOIN feeds f ON f.id = s.feed_id
-WHERE {_SERVED} AND coalesce(f.off_until, 0) <= :now AND {ACTIVE}
+WHERE {_SERVED} AND coalesce(f.off_until, 0) <= :now AND coalesce(f.blocked_until, 0) <= :now
+    AND {ACTIVE}
 GROUP BY s.feed_id HAVING count(*) >= 2
 """
 """The feeds that serve two or more searches with an active watch, and are not switched off
+nor backing off from a block of their own request
 (`scraper.feeds`, `scraper.coverage`)."""
 
 FED = f"s.feed_id IN ({LIVE_FEEDS}) AND {_SERVED}"

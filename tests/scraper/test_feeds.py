@@ -263,3 +263,46 @@ async def test_the_feed_is_read_every_interval_while_a_long_pass_scans_searches(
     )
     assert [row["source"] for row in enqueued] == ["feed", "feed"]
     assert enqueued[0]["created_at"] - published[0] <= CADENCE.interval + 2 * 2.0
+
+
+@pytest.mark.parametrize(
+    ("fault", "paused_for"),
+    [(SiteFault.forbidden(), 600.0), (SiteFault.rate_limited(3600), 3600.0)],
+    ids=["403", "429 with Retry-After"],
+)
+async def test_a_block_of_the_feeds_own_request_pauses_the_feed_not_the_bot(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    client: WillhabenClient,
+    run: Any,
+    make: Any,
+    clock: FakeClock,
+    fault: SiteFault,
+    paused_for: float,
+) -> None:
+    """Issue 36: only the feed's request is refused (403, or 429 with a Retry-After): the
+    client is not paused, the feed is off for its backoff (at least the Retry-After), its
+    searches are scanned on their own at the scrape interval meanwhile — a new advert comes
+    by them — and the feed is read again once the backoff is over."""
+    await started(subs, run, (1, RTX), (2, CARDS))
+    world.fail_next(*[fault] * 10, url=FEED)
+    blocked_at = clock()
+    await run(60)
+    assert client.paused_until is None, "willhaben as a whole is not backed off from"
+    until = await db.single_value("SELECT blocked_until FROM feeds")
+    assert until >= blocked_at + paused_for
+    world.hits.clear()
+    card = make(1, "RTX 3080")[0]
+    world.publish(card)
+    await run(INTERVAL + 20)
+    assert world.hits[FEED] == 0
+    assert world.hits[RTX.url] >= 1
+    assert [(key, source) for _, key, source in await alerts(db)] == [
+        (f"new:{card.id}:1", "search"),
+        (f"new:{card.id}:2", "search"),
+    ]
+    clock.advance(until - clock())
+    world.hits.clear()
+    await run(60)
+    assert world.hits[FEED] >= 1, "read again after its backoff"
