@@ -75,7 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
         " running bot",
     )
     back.add_argument(
-        "--from", dest="source", help="a `habicht backup` file instead of the replica"
+        "--from",
+        dest="source",
+        metavar="FILE",
+        help="a `habicht backup` file instead of the replica",
     )
     back.add_argument(
         "--time",
