@@ -171,7 +171,6 @@ async def _recorded_pass(services: BotServices) -> None:
             on_scanned=None if metrics is None else metrics.scanned,
             share=services.request_share,
             following=following(settings),
-            on_queued=partial(kick_delivery, services),
         )
         await alert_scan(services, summary, cycle=started, key=f"scan:{started:.6f}")
         await alert_freshness(services)

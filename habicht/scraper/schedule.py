@@ -270,7 +270,6 @@ async def run_pass(
     on_scanned: Callable[[ErrorKind | Literal["ok"]], object] | None = None,
     share: RequestShare | None = None,
     following: Following | None = None,
-    on_queued: Callable[[], object] | None = None,
 ) -> ScanSummary:
     """Scan every search that is due, in the scheduler's order (module docstring); with
     `feeds`, read every live feed that is due first (each serves many searches), and scan the
@@ -288,10 +287,6 @@ async def run_pass(
     nothing else is due the pass spends the spare budget on page checks of alerted adverts
     no read shows any more (`scraper.page_checks`), one at a time, choosing again after each:
     a feed or a search that falls due meanwhile goes next.
-
-    `on_queued` is called after each scan or feed read that queued alerts (the bot kicks
-    delivery): a pass that goes on — through page checks, a long list of due searches — never
-    holds back what an earlier read of it found.
     """
     started = clock()
     tally = Tally()
@@ -340,7 +335,6 @@ async def run_pass(
         except DATABASE_ERRORS as exc:
             tally.database_error = f"{type(exc).__name__}: {exc}"
             break
-        queued = tally.counts.new + tally.counts.drops
         if feed is not None:
             read_feeds[feed.id] = now
             try:
@@ -357,7 +351,6 @@ async def run_pass(
             finally:
                 if progress is not None:
                     progress()
-            _told(on_queued, before=queued, tally=tally)
             continue
         if choice is None:
             break
@@ -382,16 +375,9 @@ async def run_pass(
                 progress()
         if on_scanned is not None:
             on_scanned(kind or "ok")
-        _told(on_queued, before=queued, tally=tally)
     if client.paused_until is not None:
         tally.skipped = await db.single_value(_COUNT_DUE, horizons(clock()))
     return tally.summary(duration=clock() - started, paused_until=client.paused_until)
-
-
-def _told(on_queued: Callable[[], object] | None, *, before: int, tally: Tally) -> None:
-    """Call `on_queued` if the read just made queued alerts (`tally` counts them)."""
-    if on_queued is not None and tally.counts.new + tally.counts.drops > before:
-        on_queued()
 
 
 async def _idle(db: Database, horizons: dict[str, float]) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kit.fakes import FakeClock, TextRenderer
+from kit.fakes import FakeClock
 from kit.feeds import (
     AREA,
     CADENCE,
@@ -34,7 +34,6 @@ from kit.feeds import (
 from habicht.db import Database
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.schedule import run_pass
 from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.subscriptions import Subscriptions
 
@@ -307,37 +306,3 @@ async def test_a_block_of_the_feeds_own_request_pauses_the_feed_not_the_bot(
     world.hits.clear()
     await run(60)
     assert world.hits[FEED] >= 1, "read again after its backoff"
-
-
-async def test_a_read_that_queues_alerts_says_so_before_its_pass_ends(
-    db: Database,
-    subs: Subscriptions,
-    world: FakeWillhabenSite,
-    client: WillhabenClient,
-    run: Any,
-    make: Any,
-    clock: FakeClock,
-) -> None:
-    """The bot kicks delivery after each read that queued alerts (`on_queued`), not only at
-    the end of a pass that may go on — through page checks or due searches — for minutes."""
-    await started(subs, run, (1, RTX), (2, CARDS))
-    world.publish(*make(1, "RTX 3080"))
-    clock.advance(60)
-    told: list[int] = []
-
-    def queued() -> None:
-        told.append(len(told) + 1)
-
-    summary = await run_pass(
-        db,
-        client,
-        TextRenderer(),
-        clock=clock,
-        max_attempts=5,
-        interval=INTERVAL,
-        feeds=CADENCE,
-        slack=10,
-        on_queued=queued,
-    )
-    assert summary.new == 2
-    assert told == [1], "once, for the feed read that queued both chats' alerts"
