@@ -95,11 +95,15 @@ WHERE id IN (SELECT value FROM json_each(:ids))
 RETURNING {COLUMNS}
 """
 
-_NEXT_DUE = """
+_DUE_ALERT = """
+SELECT min(next_attempt_at) AS due FROM notifications INDEXED BY notifications_due_alerts
+WHERE status = 'pending' AND kind != 'edit' AND queued_at > :born_after
+    AND chat_id NOT IN (SELECT value FROM json_each(:busy))
+"""
+
+_NEXT_DUE = f"""
 SELECT min(due) FROM (
-    SELECT min(next_attempt_at) AS due FROM notifications INDEXED BY notifications_due_alerts
-    WHERE status = 'pending' AND kind != 'edit' AND queued_at > :born_after
-        AND chat_id NOT IN (SELECT value FROM json_each(:busy))
+    {_DUE_ALERT}
     UNION ALL
     SELECT min(next_attempt_at) FROM notifications INDEXED BY notifications_due_edits
     WHERE status = 'pending' AND kind = 'edit' AND queued_at > :born_after
@@ -199,8 +203,11 @@ class Claims(OutboxTable):
             (as_notification(found) for found in claimed), key=lambda n: (n.next_attempt_at, n.id)
         )
 
-    async def next_due(self, *, skip: Collection[int] = ()) -> float | None:
-        """When the earliest waiting row of a chat not in `skip` is due; None if none waits."""
+    async def next_due(self, *, skip: Collection[int] = (), edits: bool = True) -> float | None:
+        """When the earliest waiting row of a chat not in `skip` is due — of the alerts and
+        answers only, without `edits` (a drain whose edit flights are all taken claims none
+        until one lands, so waiting for an edit's turn would have it claim in vain, again and
+        again); None if none waits."""
         params = {"born_after": self.clock() - self.ttl, "busy": json.dumps(sorted(skip))}
-        row = await self.db.fetchone(_NEXT_DUE, params)
+        row = await self.db.fetchone(_NEXT_DUE if edits else _DUE_ALERT, params)
         return None if row is None or row[0] is None else float(row[0])

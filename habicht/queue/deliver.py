@@ -263,7 +263,10 @@ class _Drain(Outcomes):
         if len(rows) == room:  # there may be more due: claim again when there is room
             self.due = self.claim_at = now
             return
-        self.due = await self.store.next_due(skip=set(self.flights.values()))
+        # With every edit flight taken, a due edit waits for one to land (`_wait` claims
+        # again then), not for its turn: else the drain would claim nothing, again and again.
+        edits = len(self.editing) < EDIT_FLIGHTS
+        self.due = await self.store.next_due(skip=set(self.flights.values()), edits=edits)
         self.claim_at = float("inf") if self.due is None else max(self.due, now)
 
     async def _wait(self, seconds: float | None) -> None:

@@ -17,6 +17,7 @@ from habicht.queue import (
     Delivered,
     Edit,
     Message,
+    Notification,
     NotificationStore,
     drain,
     edit_within,
@@ -138,3 +139,40 @@ async def test_a_delivery_keeps_its_message_id_and_a_digest_its_text(
         ("b", 12, "digest", "📬 2\nb\nc"),
         ("c", 12, "digest", None),
     ]
+
+
+async def test_a_drain_with_every_edit_flight_taken_waits_instead_of_claiming_in_vain(
+    store: NotificationStore, clock: FakeClock
+) -> None:
+    """Four edits to four chats, each send slow: three fly, the fourth waits for one of them
+    to land — the drain does not claim again and again meanwhile (it once spun on it)."""
+    for chat in range(1, EDIT_FLIGHTS + 2):
+        await queue_edit(store, edit(f"edit {chat}", chat_id=chat))
+    claims = 0
+    claim = store.claim
+
+    async def counted(*args: object, **kwargs: object) -> list[Notification]:
+        nonlocal claims
+        claims += 1
+        return await claim(*args, **kwargs)  # type: ignore[arg-type]
+
+    store.claim = counted  # type: ignore[method-assign]
+    release = asyncio.Event()
+
+    async def slow(message: Message) -> Delivered | None:
+        await release.wait()
+        return None
+
+    async def sleep(seconds: float) -> None:
+        await clock.sleep(seconds)
+        await asyncio.sleep(0)
+
+    running = asyncio.create_task(
+        drain(store, slow, clock=clock, sleep=sleep, rand=random.Random(1))
+    )
+    for _ in range(20_000):  # plenty of turns of the loop for a drain that would spin
+        await asyncio.sleep(0)
+    assert claims <= 2
+    release.set()
+    summary = await running
+    assert summary.sent == EDIT_FLIGHTS + 1
