@@ -286,7 +286,9 @@ async def run_pass(
     With `following`, the reads keep the alerts of the adverts they show true, and once
     nothing else is due the pass spends the spare budget on page checks of alerted adverts
     no read shows any more (`scraper.page_checks`), one at a time, choosing again after each:
-    a feed or a search that falls due meanwhile goes next.
+    a feed or a search that falls due meanwhile goes next. It spends at most `slack` seconds
+    (a tick) on them before it ends, so that delivery is kicked for what its reads queued and
+    the next pass starts afresh; a long run of checks never holds an alert back.
     """
     started = clock()
     tally = Tally()
@@ -303,6 +305,7 @@ async def run_pass(
         }
 
     prune = True  # the feeds no search uses any more go once a pass
+    checking_since: float | None = None  # when this pass began its page checks
     while client.paused_until is None and tally.database_error is None:
         now = clock()
         try:
@@ -321,8 +324,12 @@ async def run_pass(
             if feed is None:
                 choice = await _next(db, now=now, horizons=horizons(now), tried=tried, share=share)
             if feed is None and choice is None:  # the budget's spare room: a page check
+                checking_since = now if checking_since is None else checking_since
                 if (
                     following is None
+                    # At most a tick of them: the pass ends, delivery is kicked for what its
+                    # reads queued, and the next pass (its feeds due afresh) checks on.
+                    or now - checking_since > slack
                     or not await _idle(db, horizons(now))
                     or not await _check_page(
                         db, client, renderer, clock=clock, following=following, tally=tally

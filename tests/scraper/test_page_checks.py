@@ -54,3 +54,21 @@ async def test_an_error_or_a_block_on_the_page_proves_nothing(tmp_path: Path) ->
         await bot.scrape()
         assert (await page_checks(bot))[:2] == ["failed", "active"]
         assert bot.api.edits_of(ALICE, alert.message_id) == []
+
+
+async def test_a_pass_spends_at_most_a_tick_on_page_checks(tmp_path: Path) -> None:
+    """Twenty alerted adverts gone from the search, a check due for each: one pass makes the
+    checks of one tick (10 s at a 2 s gap) and ends — delivery is kicked at a pass's end, so
+    a long run of checks would hold back what its reads queued; the next pass checks on."""
+    chairs = [FakeAdvert(str(3000 + n), f"Sessel {n}", Decimal(40 + n)) for n in range(20)]
+    async with running(tmp_path, fetch_gap=2.0, digest_after=100) as bot:
+        await alert_of(bot, ALICE, SOFA)
+        bot.site.add(MARKET, *chairs)
+        await bot.scrape()
+        for chair in chairs:
+            bot.site.take_down(chair.id)
+        await bot.scrape()
+        first = len(await page_checks(bot))
+        assert 1 <= first <= 7
+        await bot.scrape()
+        assert len(await page_checks(bot)) > first
