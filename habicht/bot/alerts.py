@@ -9,7 +9,8 @@ stopping the pass (and the pass after it that went through); one when freshness 
 for an interval and one when it is back; one when delivery stopped; one when `habicht run`
 created its database (a data volume that is not mounted looks like that). Each key names its
 occurrence (the pass's start time), so the same event is never queued twice and a later one
-is never mistaken for it. Unexpected errors are keyed by
+is never mistaken for it. A search is named as `/list` names it (`Texts.search_name`: a
+real-estate search in words), its URL the link behind the words. Unexpected errors are keyed by
 their type and minute: one message per kind of error per minute, however often it happens,
 so nobody can flood the owners by making a handler fail. Alerts about dead *admin* messages
 are not sent: they would feed on themselves. Each owner gets the alert in the language of
@@ -28,6 +29,7 @@ from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, NotReady
 from habicht.bot.texts import ERROR_BUDGET, Html, Texts, shorten
 from habicht.health import feed_cadence
+from habicht.model import Search
 from habicht.queue import Message, Outgoing
 from habicht.restore import Restore, mark_announced, unannounced
 from habicht.scraper.budget import Workload, workload
@@ -127,18 +129,28 @@ async def alert_scan(
     database = summary.database_error is not None and services.storage.fault is None
     database_changed = database != services.database_failing
 
+    told = summary.newly_failing or summary.recovered or summary.feeds_off
+    urls = [failure.url for failure in summary.newly_failing] + summary.recovered
+    found = await services.subscriptions.searches(urls) if urls else {}
+    # named as /list names them; by its URL a search nobody watches any more
+    searches = {url: found.get(url) or Search(url=url, label=url) for url in urls}
+
     def render(texts: Texts) -> Html:
         lines = [
             texts.fill(
                 "alert_failing",
-                search_id=failure.search_id,
+                url=failure.url,
+                label=texts.search_name(searches[failure.url]),
                 count=failure.consecutive_failures,
                 kind=failure.kind,
                 error=shorten(failure.message, ERROR_BUDGET),
             )
             for failure in summary.newly_failing
         ]
-        lines += [texts.fill("alert_recovered", url=shorten(url, 120)) for url in summary.recovered]
+        lines += [
+            texts.fill("alert_recovered", url=url, label=texts.search_name(searches[url]))
+            for url in summary.recovered
+        ]
         if block_changed and blocked:
             lines.append(texts.fill("alert_blocked", wait=texts.age(wait)))
         elif block_changed:
@@ -150,7 +162,6 @@ async def alert_scan(
             lines.append(texts.fill(template, error=error))
         return texts.lines(lines[0], lines[1:])
 
-    told = summary.newly_failing or summary.recovered or summary.feeds_off
     if block_changed or database_changed or told:
         await tell_owners(services, render, key=key)
     services.database_failing = database  # only once told: a failed enqueue tries again

@@ -17,6 +17,7 @@ second fetch, and a request of another chat for the same search joins the pendin
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -67,11 +68,17 @@ class SearchHealth:
 
     search_id: int
     url: str
+    label: str
     watchers: int
     consecutive_failures: int
     last_error_kind: ErrorKind | None
     last_error: str | None
     last_success_at: float | None
+
+    @property
+    def search(self) -> Search:
+        """The search, as habicht names searches everywhere."""
+        return Search(url=self.url, label=self.label)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +100,10 @@ _REQUEST_SCAN = (
 )
 """A pending request keeps its time and its chat: the scheduler serves them oldest first,
 one per chat at a time (`schedule`)."""
+
+_FIRST_LABEL = "(SELECT w.label FROM watches w WHERE w.search_id = s.id ORDER BY w.id LIMIT 1)"
+"""The label of a search (`s`) for the owners: a label is a watch's, and the oldest watch's
+stays while the search is watched."""
 
 _WATCHES = """
 SELECT w.id, w.chat_id, w.search_id, s.url, w.label, w.status, w.baseline_at, w.filters,
@@ -422,6 +433,16 @@ class Subscriptions:
             points=[PricePoint(p["seen_at"], Decimal(p["price"])) for p in points],
         )
 
+    async def searches(self, urls: Sequence[str]) -> dict[str, Search]:
+        """The searches at `urls` by URL, each labelled as its oldest watch is (`_FIRST_LABEL`);
+        a URL no longer watched is left out."""
+        rows = await self._db.fetchall(
+            f"SELECT s.url, {_FIRST_LABEL} AS label FROM searches s"
+            " WHERE s.url IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(urls)),),
+        )
+        return {row["url"]: Search(row["url"], row["label"]) for row in rows if row["label"]}
+
     async def overview(self) -> Overview:
         """Counts for /stats and the searches whose latest scans failed, worst first."""
         counts = await self._db.fetchone(
@@ -439,9 +460,9 @@ class Subscriptions:
         )
         assert counts is not None  # a SELECT without FROM always returns one row
         failing = await self._db.fetchall(
-            """
-            SELECT s.id AS search_id, s.url, s.consecutive_failures, s.last_error_kind,
-                   s.last_error, s.last_success_at,
+            f"""
+            SELECT s.id AS search_id, s.url, coalesce({_FIRST_LABEL}, s.url) AS label,
+                   s.consecutive_failures, s.last_error_kind, s.last_error, s.last_success_at,
                    (SELECT COUNT(*) FROM watches w WHERE w.search_id = s.id) AS watchers
             FROM searches s WHERE s.consecutive_failures > 0
             ORDER BY s.consecutive_failures DESC, s.id

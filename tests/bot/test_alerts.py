@@ -1,18 +1,22 @@
 """What the owners are told (`habicht.bot.alerts`), through the real Application and the fake
 Bot API: a search failing three scans in a row — in a cycle or a baseline — once, freshness
 falling behind and back, a database error and its end, an unexpected error scrubbed of the
-token and told at most once a minute per kind."""
+token and told at most once a minute per kind; each search named as `/list` names it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from kit.bot import ALICE, BOB, OWNER, SEARCH, Bot, running
+from kit.naming import KEYWORDS_NAMED, failing_searches
 from telegram.ext import CommandHandler
 
 from habicht.bot import SCRAPE, deliver, run_jobs_now
 from habicht.bot.alerts import alert_scan
-from habicht.fakes.willhaben_site import SiteFault
+from habicht.bot.texts import Lang, Texts
+from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
+from habicht.model import Search
 from habicht.scraper.scan import ScanSummary
 
 
@@ -43,6 +47,43 @@ async def test_a_search_failing_three_cycles_is_reported_once(bot: Bot) -> None:
     await bot.scrape()
     await deliver(bot.app.bot_data)
     assert "Suche läuft wieder" in bot.last(OWNER)
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+async def test_the_owner_is_told_of_a_failing_search_by_the_words_of_list(
+    tmp_path: Path, lang: Lang
+) -> None:
+    """Issue 36: the alert for a failing search, and for its recovery, names it as `/list`
+    does — a flat to rent apart from one to buy, no "€ 0", a keyword search by its words,
+    escaped — with its URL behind the words, not as the text."""
+    async with running(tmp_path, site=FakeWillhabenSite(world=True), lang=lang) as bot:
+        names = await failing_searches(bot)
+        [alert] = [m.text for m in bot.api.messages(OWNER)]
+        for name in names:
+            assert name in alert
+        assert f">{KEYWORDS_NAMED}</a>" in alert
+        assert "€ 0" not in alert
+        assert "€0" not in alert
+        assert "wien (" not in alert  # the raw labels: "wien (€ 0 - 1100)", "wien (max € …)"
+        bot.site.intercept(None)
+        await bot.scrape()
+        await deliver(bot.app.bot_data)
+        recovered = bot.last(OWNER)
+        for name in names:
+            assert name in recovered
+
+
+async def test_a_search_nobody_watches_any_more_is_named_by_its_url(bot: Bot) -> None:
+    """A search unwatched between its scan and the alert has no label left: a flat search is
+    still named in words (they come from its URL), any other by its URL."""
+    market = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa&sort=1"
+    flat = "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien?PRICE_TO=1100&sort=1"
+    summary = ScanSummary(recovered=[market, flat])
+    await alert_scan(bot.app.bot_data, summary, cycle=0, key="scan:0")
+    await deliver(bot.app.bot_data)
+    market_link = market.replace("&", "&amp;")
+    assert f'<a href="{market_link}">{market_link}</a>' in bot.last(OWNER)
+    assert f">{Texts('de').search_name(Search(flat, label=''))}</a>" in bot.last(OWNER)
 
 
 async def test_a_baseline_scan_tells_the_owner_of_a_streak_it_completes(bot: Bot) -> None:

@@ -15,6 +15,7 @@ import pytest
 from kit import answered
 from kit.bot import ALICE, BOB, MARKET, OWNER, SEARCH, Bot, running
 from kit.flat_feeds import watched_feeds
+from kit.naming import KEYWORDS_NAMED, failing_searches
 
 from habicht.bot.texts import MAX_CAPTION, Lang, Texts, visible_len
 from habicht.fakes import FakeAdvert
@@ -216,6 +217,22 @@ async def test_the_owners_stats_stays_theirs(bot: Bot) -> None:
     bot.api.set_member(GROUP, OWNER, "administrator")
     await bot.say(GROUP, "/stats", user_id=OWNER, group=True)
     assert "<code>/stats n</code>" in bot.last(GROUP)
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+async def test_the_owners_stats_name_failing_searches_as_list_does(
+    tmp_path: Path, lang: Lang
+) -> None:
+    """Issue 36: the owner's `/stats` names each failing search as `/list` does — a flat to
+    rent apart from one to buy, a keyword search by its words, escaped — its URL behind the
+    words, not as the text."""
+    async with running(tmp_path, site=FakeWillhabenSite(world=True), lang=lang) as bot:
+        names = await failing_searches(bot)
+        await bot.say(OWNER, "/stats")
+        failing = bot.last(OWNER).splitlines()[-3:]
+        assert [line[: line.index("</a>") + 4] for line in failing] == names
+        streak = {"de": "(fetch, 3 Mal, 1 Abos)", "en": "(fetch, 3 times, 1 watchers)"}[lang]
+        assert failing[2].endswith(f">{KEYWORDS_NAMED}</a> {streak}")
 
 
 async def test_help_and_the_menu_offer_stats(tmp_path: Path) -> None:

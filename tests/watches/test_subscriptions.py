@@ -161,6 +161,17 @@ async def test_overview_counts_and_lists_failing_searches(
     (failing,) = overview.failing
     assert (failing.url, failing.watchers, failing.consecutive_failures) == (RTX.url, 2, 3)
     assert (failing.last_error_kind, failing.last_error) == ("layout", "no __NEXT_DATA__")
+    assert failing.search == RTX
+
+
+async def test_a_search_is_labelled_as_its_oldest_watch(subs: Subscriptions) -> None:
+    """Issue 36: the owners' texts name a search by the label of its oldest watch (a label is
+    what a chat typed); a URL nobody watches is left out."""
+    await subs.add_watch(1, parse_watch_argument("Sofa"), max_watches=5)
+    await subs.add_watch(2, SOFA, max_watches=5)
+    await subs.add_watch(2, RTX, max_watches=5)
+    named = await subs.searches([SOFA.url, RTX.url, TISCH.url])
+    assert named == {SOFA.url: Search(SOFA.url, "Sofa"), RTX.url: RTX}
 
 
 async def test_a_migrated_group_keeps_its_watches_under_the_new_id(db: Database) -> None:

@@ -25,7 +25,7 @@ from habicht.bot.chart_replies import reply_with_chart, stats_chart
 from habicht.bot.guards import owner_only
 from habicht.bot.handling import chat_of, reply
 from habicht.bot.services import BotServices, Context
-from habicht.bot.texts import Html, Texts, shorten
+from habicht.bot.texts import Html, Texts
 from habicht.digits import whole_number
 from habicht.health import feed_cadence, following
 from habicht.scraper.alert_times import Latency, latency
@@ -90,7 +90,8 @@ async def watch_stats(services: BotServices, texts: Texts, watch: WatchInfo) -> 
 async def owners_stats(update: Update, context: Context) -> None:
     """Chats, watches, unique searches, listings, the last pass, freshness, what the budget
     serves (searches polled, feeds), feed misses, the plain searches (the real-estate ones
-    apart) and each feed, the last hour's alert freshness, and failing searches."""
+    apart) and each feed, the last hour's alert freshness, and failing searches (named as
+    `/list` names them, their URL behind the words)."""
     services = context.bot_data
     texts = services.texts_for(chat_of(update))
     overview = await services.subscriptions.overview()
@@ -110,11 +111,11 @@ async def owners_stats(update: Update, context: Context) -> None:
     failing = [
         texts.fill(
             "failing_line",
-            search_id=search.search_id,
+            url=search.url,
+            label=texts.search_name(search.search),
             kind=search.last_error_kind or "?",
             count=search.consecutive_failures,
             watchers=search.watchers,
-            url=shorten(search.url, 120),
         )
         for search in overview.failing[:FAILING_SHOWN]
     ]

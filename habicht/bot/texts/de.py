@@ -455,9 +455,12 @@ GERMAN = Catalog(
         " {published_p95} (p95)"
     ),
     cycle="vor {age}, Dauer {took}",
-    failing_line="#{search_id} ({kind}, {count} Mal, {watchers} Abos): {url}",
+    failing_line='<a href="{url}">{label}</a> ({kind}, {count} Mal, {watchers} Abos)',
     alert_dead="⚠️ Tote Nachrichten: {count} ({reasons}). Details: /queue dead",
-    alert_failing="⚠️ Suche #{search_id} schlägt seit {count} Durchläufen fehl ({kind}): {error}",
+    alert_failing=(
+        '⚠️ Suche <a href="{url}">{label}</a> schlägt seit {count} Durchläufen fehl ({kind}):'
+        " {error}"
+    ),
     alert_replica=(
         "⚠️ Litestream ist beendet (Code {code}): das Replikat wird nicht geschrieben, bis es"
         " wieder läuft (habicht startet es neu). Siehe habicht health."
@@ -468,7 +471,7 @@ GERMAN = Catalog(
         " gesendet worden waren, können ein zweites Mal kommen; was danach geändert wurde"
         " (neue Suchen, Einstellungen), fehlt."
     ),
-    alert_recovered="✅ Suche läuft wieder: {url}",
+    alert_recovered='✅ Suche läuft wieder: <a href="{url}">{label}</a>',
     alert_blocked="⛔ willhaben blockiert uns; Pause für {wait}.",
     alert_unblocked="✅ willhaben antwortet wieder.",
     alert_feed_off=(

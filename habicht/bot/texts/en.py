@@ -430,9 +430,11 @@ ENGLISH = Catalog(
         " {seen_p95} (p95); published → queued: {published_p50} (p50), {published_p95} (p95)"
     ),
     cycle="{age} ago, took {took}",
-    failing_line="#{search_id} ({kind}, {count} times, {watchers} watchers): {url}",
+    failing_line='<a href="{url}">{label}</a> ({kind}, {count} times, {watchers} watchers)',
     alert_dead="⚠️ Dead messages: {count} ({reasons}). Details: /queue dead",
-    alert_failing="⚠️ Search #{search_id} has failed {count} cycles in a row ({kind}): {error}",
+    alert_failing=(
+        '⚠️ Search <a href="{url}">{label}</a> has failed {count} cycles in a row ({kind}): {error}'
+    ),
     alert_replica=(
         "⚠️ Litestream exited (code {code}): the replica is not written until it runs again"
         " (habicht restarts it). See habicht health."
@@ -442,7 +444,7 @@ ENGLISH = Catalog(
         " waiting in it and go out now. Alerts already sent after that moment may arrive a"
         " second time; what changed after it (new watches, settings) is gone."
     ),
-    alert_recovered="✅ Search works again: {url}",
+    alert_recovered='✅ Search works again: <a href="{url}">{label}</a>',
     alert_blocked="⛔ willhaben blocks us; pausing for {wait}.",
     alert_unblocked="✅ willhaben answers again.",
     alert_feed_off=(
