@@ -219,12 +219,15 @@ def parse_watch_argument(text: str) -> Search:
 
 
 def _label(url: str) -> str:
-    """`keyword` if the search has one, else the last path segment, plus any price range."""
+    """`keyword` if the search has one, else the last path segment, plus any price range (a
+    lower bound of 0, which bounds nothing, left out: "sofa (max € 300)", not "€ 0 - 300")."""
     parts = urlsplit(url)
     params = dict(parse_qsl(parts.query))
     segment = parts.path.rstrip("/").rsplit("/", 1)[-1]
     label = params.get("keyword") or re.sub(r"-[0-9]+$", "", segment).replace("-", " ")
     low, high = params.get("PRICE_FROM"), params.get("PRICE_TO")
+    if low is not None and re.fullmatch(r"0+(?:\.0*)?", low):
+        low = None
     if low and high:
         label += f" (€ {low} - {high})"
     elif high:

@@ -202,12 +202,15 @@ def test_keywords_become_a_marketplace_search(text: str, url: str, label: str) -
     ("url", "label"),
     [
         (f"{GRAKA}?PRICE_FROM=100&PRICE_TO=900", "grafikkarten (€ 100 - 900)"),
+        (f"{MARKT}?PRICE_FROM=0&PRICE_TO=300&keyword=sofa", "sofa (max € 300)"),
+        (f"{MARKT}?PRICE_FROM=0.00&keyword=sofa", "sofa"),
         (f"{MARKT}?keyword=rtx", "rtx"),
         ("https://www.willhaben.at/iad/immobilien/mietwohnungen/wien", "wien"),
     ],
 )
 def test_url_searches_get_a_readable_label(url: str, label: str) -> None:
-    """A pasted URL is labelled by its keyword or its last path segment, plus a price range."""
+    """A pasted URL is labelled by its keyword or its last path segment, plus a price range
+    (a zero lower bound is not named: issue 36)."""
     assert parse_watch_argument(url).label == label
 
 
