@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal, overload
 
-__all__ = ["ESTATE_PROJECT", "ErrorKind", "Estate", "Listing", "Search", "money"]
+__all__ = ["ESTATE_PROJECT", "ErrorKind", "Estate", "EstateUnit", "Listing", "Search", "money"]
 
 ErrorKind = Literal["fetch", "blocked", "layout", "database"]
 """What `searches.last_error_kind` records: a `ScrapeError`'s kind, or "database" when
@@ -24,6 +24,20 @@ never the page's fault, so never "layout"."""
 ESTATE_PROJECT = 16
 """The `adTypeId` of a building project: listed through its units, never an advert of its own
 rooms, type or size (`../shared/fixtures/willhaben/REALESTATE.md`, trap 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EstateUnit:
+    """One unit of a building project as the project's `children` entry on a search page says
+    it: its own `adTypeId` (2 to rent, 1 to buy), its price (the page shows it only as
+    `PRICE_FOR_DISPLAY`, "€ 1.149"), its living area (`ESTATE_SIZE/LIVING_AREA`) and its rooms
+    bucket (from `NUMBER_OF_ROOMS`, "2" → "2X2"). None where the entry does not say: no
+    type, free areas or features, which units never carry."""
+
+    ad_type: int | None = None
+    price: Decimal | None = None
+    living_area: int | None = None
+    rooms: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +52,8 @@ class Estate:
     "2X2", "6X9", "10X", "0X0"); `property_type` `PROPERTY_TYPE_ID` ("3" Wohnung); `free_areas`
     and `features` the ids of `FREE_AREA_TYPE` and `ESTATE_PREFERENCE` ("10, 30");
     `placement` a paid placement (`REFERER` "pp"), shown on top of every filtered page whatever
-    the filters. None where the advert does not say.
+    the filters; `units` a building project's units its page lists (`children`), empty for
+    every other advert. None where the advert does not say.
     """
 
     ad_type: int | None = None
@@ -50,10 +65,12 @@ class Estate:
     free_areas: frozenset[str] = frozenset()
     features: frozenset[str] = frozenset()
     placement: bool = False
+    units: tuple[EstateUnit, ...] = ()
 
     @property
     def project(self) -> bool:
-        """A building project (trap 2): never a local match, whatever its units are."""
+        """A building project (trap 2): listed through its units, never by rooms, type or size
+        of its own."""
         return self.ad_type == ESTATE_PROJECT
 
 

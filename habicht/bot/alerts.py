@@ -32,7 +32,7 @@ from habicht.health import feed_cadence
 from habicht.model import Search
 from habicht.queue import Message, Outgoing
 from habicht.restore import Restore, mark_announced, unannounced
-from habicht.scraper.budget import Workload, workload
+from habicht.scraper.budget import Workload, feed_name, workload
 from habicht.scraper.scan import ScanSummary
 from habicht.scraper.schedule import Capacity, FeedCadence, capacity, freshness
 from habicht.storage import StorageFault, fault_kind
@@ -155,7 +155,10 @@ async def alert_scan(
             lines.append(texts.fill("alert_blocked", wait=texts.age(wait)))
         elif block_changed:
             lines.append(texts.fill("alert_unblocked"))
-        lines += [texts.fill("alert_feed_off", searches=off.searches) for off in summary.feeds_off]
+        lines += [
+            texts.fill("alert_feed_off", feed=texts.feed(feed_name(off.url)), searches=off.searches)
+            for off in summary.feeds_off
+        ]
         if database_changed:
             error = shorten(summary.database_error or "", ERROR_BUDGET)
             template = "alert_database" if database else "alert_database_ok"

@@ -28,6 +28,7 @@ median. A € 1 "make an offer" is not "100 % under the median", and a € 5 "Ta
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ __all__ = [
     "Shown",
     "going_of",
     "going_price",
+    "going_prices",
     "per_m2",
     "summarize",
 ]
@@ -64,7 +66,8 @@ SHOWN_PRICES = (
     " WHERE s.search_id = ? AND s.last_seen_at >= ?"
 )
 """The latest price (NULL: none) and the living area (NULL: none) of each advert a search
-showed since a time: one row an advert, however often it was shown or repriced."""
+showed since a time: one row an advert, however often it was shown or repriced (`going_prices`
+asks the same of many searches at once)."""
 
 Shown = tuple[Decimal, int | None]
 """A priced advert as the going price reads it: its price, and its living area in m² (None:
@@ -154,5 +157,22 @@ async def going_price(
     conn: aiosqlite.Connection, search_id: int, *, now: float, window: float = WINDOW
 ) -> PriceStats | None:
     """The going price of the adverts search `search_id` showed within `window` before `now`."""
-    rows = await conn.execute_fetchall(SHOWN_PRICES, (search_id, now - window))
-    return going_of((Decimal(row[0]), row[1]) for row in rows if row[0] is not None)
+    return (await going_prices(conn, [search_id], now=now, window=window))[search_id]
+
+
+async def going_prices(
+    conn: aiosqlite.Connection, search_ids: Iterable[int], *, now: float, window: float = WINDOW
+) -> dict[int, PriceStats | None]:
+    """`going_price` of each of `search_ids`, in one query for them all (a feed read judges
+    many searches at once)."""
+    shown: dict[int, list[Shown]] = {search_id: [] for search_id in search_ids}
+    rows = await conn.execute_fetchall(
+        "SELECT s.search_id, l.price, l.living_area"
+        " FROM search_listings s JOIN listings l ON l.ad_id = s.ad_id"
+        " WHERE s.search_id IN (SELECT value FROM json_each(?)) AND s.last_seen_at >= ?",
+        (json.dumps(sorted(shown)), now - window),
+    )
+    for search_id, price, area in rows:
+        if price is not None:
+            shown[search_id].append((Decimal(price), area))
+    return {search_id: going_of(adverts) for search_id, adverts in shown.items()}

@@ -10,7 +10,7 @@ search judges them against the same, already recorded, history.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import aiosqlite
 
@@ -20,7 +20,7 @@ from habicht.market.history import (
 from habicht.market.places import refresh_places
 from habicht.model import Listing, money
 
-__all__ = ["record_listings", "record_shown"]
+__all__ = ["record_listings", "record_shown", "record_shown_by"]
 
 
 async def record_listings(
@@ -99,9 +99,21 @@ async def record_shown(
     conn: aiosqlite.Connection, search_id: int, listings: Iterable[Listing], *, now: float
 ) -> None:
     """Note that search `search_id` showed `listings` now (`search_listings`)."""
+    await record_shown_by(conn, {search_id: listings}, now=now)
+
+
+async def record_shown_by(
+    conn: aiosqlite.Connection, shown: Mapping[int, Iterable[Listing]], *, now: float
+) -> None:
+    """Note that each search of `shown` showed its adverts now, in one statement for them all
+    (a feed read shows adverts to many searches)."""
     await conn.executemany(
         "INSERT INTO search_listings (search_id, ad_id, first_seen_at, last_seen_at)"
         " VALUES (?, ?, ?, ?) ON CONFLICT (search_id, ad_id)"
         " DO UPDATE SET last_seen_at = excluded.last_seen_at",
-        [(search_id, listing.id, now, now) for listing in listings],
+        [
+            (search_id, listing.id, now, now)
+            for search_id, listings in shown.items()
+            for listing in listings
+        ],
     )

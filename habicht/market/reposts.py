@@ -18,10 +18,19 @@ all of these hold (keep in sync with docs/using.md, "Alerts"):
 bigger than the pages a scan reads does not show an older advert that has sunk below them,
 though it is still on willhaben. Such an advert counts as gone too. That is the right call for
 a subscriber: a second advert of the same item by the same seller is the same sofa again,
-whether or not the first still sits on page 4. A feed, which reads only the marketplace's
-newest adverts, judges against the search's own view instead: an advert the search showed at
-or after its latest own scan is still on its pages, though the feed's read does not show it
-(so a dealer's second unit, put up beside the first, is new, not a repost of it).
+whether or not the first still sits on page 4.
+
+A feed reads only the marketplace's newest adverts, so it cannot tell whether an advert the
+search showed at or after its latest own scan has left its pages since — a sofa taken down a
+moment ago and put up again at once, or a dealer's first unit still listed beside a second
+(issue 36). An advert whose verdict hangs on that — a *possible repost*: a repost if those
+adverts have left, another verdict if they are still there — is not judged by the feed
+(`feed_reposts`): the feed records it neither as shown by the search nor as seen by its
+watches, and asks for the search's own scan (`scraper.feeds`), which reads the pages and
+judges it at once, as with feeds off. Every other verdict is the same whichever of those
+adverts has left, and the feed gives it (older adverts the search last showed before its
+latest own scan are gone for both). Same seller, same item: rare, so this costs a request
+now and then.
 
 Only strong matches count, because a false repost can hide a real new advert (`-reposts`) or
 misreport a price: the seller must match exactly, every number in the title must match
@@ -42,7 +51,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -57,6 +66,7 @@ __all__ = [
     "NOISE",
     "WINDOW",
     "Repost",
+    "feed_reposts",
     "find_reposts",
     "repost_drop",
     "same_item",
@@ -162,30 +172,83 @@ def _one_of_several(ad_id: str, read: list[Listing]) -> bool:
     )
 
 
-# The adverts that may be reposts of this read's new ones (public for its query-plan test).
+# The adverts that may be reposts of a read's new ones (public for its query-plan test).
 CANDIDATES = """
-WITH fresh (ad_id, seller_id, title, shown_at) AS (
-    SELECT l.ad_id, l.seller_id, l.title, s.first_seen_at
-    FROM json_each(:ids) j
-    CROSS JOIN search_listings s ON s.search_id = :search AND s.ad_id = j.value
+WITH fresh (search_id, ad_id, seller_id, title, shown_at) AS (
+    SELECT s.search_id, l.ad_id, l.seller_id, l.title, s.first_seen_at
+    FROM json_each(:reads) j
+    CROSS JOIN search_listings s
+        ON s.search_id = json_extract(j.value, '$[0]') AND s.ad_id = json_extract(j.value, '$[1]')
     CROSS JOIN listings l ON l.ad_id = s.ad_id
     WHERE s.first_seen_at >= :read_at AND l.seller_id IS NOT NULL
 )
-SELECT f.ad_id AS new_id, f.title AS new_title, o.ad_id, o.title, o.first_seen_at,
+SELECT f.search_id, f.ad_id AS new_id, f.title AS new_title, o.ad_id, o.title, o.first_seen_at,
        COALESCE(o.price, (SELECT h.price FROM price_history h WHERE h.ad_id = o.ad_id
                           ORDER BY h.seen_at DESC LIMIT 1)) AS price,
        s.last_seen_at
 FROM fresh f
 CROSS JOIN listings o ON o.seller_id = f.seller_id AND o.ad_id <> f.ad_id
-CROSS JOIN search_listings s ON s.search_id = :search AND s.ad_id = o.ad_id
+CROSS JOIN search_listings s ON s.search_id = f.search_id AND s.ad_id = o.ad_id
 WHERE s.last_seen_at < min(:gone_before, f.shown_at) AND s.last_seen_at >= :since
 """
-"""The older adverts of the same seller that search `:search` last showed within the window,
-before `:gone_before` and before it first showed the advert of `:ids` (one it first showed
-on this read, since `:read_at`) they are compared with. Walks the
-adverts of the read, their sellers' adverts (`listings_seller`), then each candidate's row of
-the search, never the search's whole history: `CROSS JOIN` fixes that order, which SQLite's
-planner would otherwise not choose on tables without statistics."""
+"""The older adverts of the same seller that a search last showed within the window, before
+`:gone_before` and before it first showed the advert they are compared with — an advert of
+`:reads`, `[search id, advert id]` pairs, that its search first showed on this read, since
+`:read_at`. Walks the adverts of the read, their sellers' adverts (`listings_seller`), then
+each candidate's row of the search, never a search's whole history: `CROSS JOIN` fixes that
+order, which SQLite's planner would otherwise not choose on tables without statistics. One
+statement for every search of a read (a feed's serves many)."""
+
+
+async def _candidates(
+    conn: aiosqlite.Connection,
+    reads: Mapping[int, Sequence[Listing]],
+    *,
+    read_at: float,
+    gone_before: float,
+    since: float,
+) -> dict[int, list[aiosqlite.Row]]:
+    """The rows of `CANDIDATES` for the sellers' adverts of `reads` (by search id), by search."""
+    pairs = [
+        [search_id, listing.id]
+        for search_id, read in reads.items()
+        for listing in read
+        if listing.seller_id is not None
+    ]
+    if not pairs:
+        return {}
+    params = {
+        "reads": json.dumps(pairs),
+        "read_at": read_at,
+        "gone_before": gone_before,
+        "since": since,
+    }
+    out: dict[int, list[aiosqlite.Row]] = {}
+    async with conn.execute(CANDIDATES, params) as cursor:
+        for row in await cursor.fetchall():
+            out.setdefault(row["search_id"], []).append(row)
+    return out
+
+
+def _reposts(rows: Iterable[aiosqlite.Row], read: Sequence[Listing]) -> dict[str, Repost]:
+    """The reposts of `read` (one search's) that the candidate `rows` make (module docstring)."""
+    matches: dict[str, list[aiosqlite.Row]] = {}
+    for row in rows:
+        if same_item(row["new_title"], row["title"]):
+            matches.setdefault(row["new_id"], []).append(row)
+    sold = [listing for listing in read if listing.seller_id is not None]
+    for new_id in [new_id for new_id in matches if _one_of_several(new_id, sold)]:
+        del matches[new_id]
+    reposts = {}
+    for new_id, older in matches.items():
+        latest = max(older, key=lambda row: (row["last_seen_at"], row["ad_id"]))
+        price = latest["price"]
+        reposts[new_id] = Repost(
+            ad_id=latest["ad_id"],
+            first_seen_at=min(row["first_seen_at"] for row in older),
+            price=None if price is None else Decimal(price),
+        )
+    return reposts
 
 
 async def find_reposts(
@@ -203,37 +266,52 @@ async def find_reposts(
 
     An older advert has left the pages when the search last showed it before `gone_before`
     (`read_at`, unless told). The search's own scan reads its pages: what it did not show now
-    is gone. A feed reads only the newest adverts, so for its read an advert the search's own
-    scan showed at or after its latest (`gone_before` = that scan) is still on the pages; and
-    `/preview`, which judges every advert shown since the latest scan, asks from then.
+    is gone. `/preview`, which judges every advert shown since the latest scan, asks from then.
+    (A feed read asks `feed_reposts`.)
     """
-    read = [listing for listing in listings if listing.seller_id is not None]
-    ids = [listing.id for listing in read]
-    if not ids:
-        return {}
+    read = list(listings)
     read_at = now if read_at is None else read_at
-    params = {
-        "search": search_id,
-        "ids": json.dumps(ids),
-        "read_at": read_at,
-        "gone_before": read_at if gone_before is None else gone_before,
-        "since": now - window,
-    }
-    async with conn.execute(CANDIDATES, params) as cursor:
-        rows = await cursor.fetchall()
-    matches: dict[str, list[aiosqlite.Row]] = {}
-    for row in rows:
-        if same_item(row["new_title"], row["title"]):
-            matches.setdefault(row["new_id"], []).append(row)
-    for new_id in [new_id for new_id in matches if _one_of_several(new_id, read)]:
-        del matches[new_id]
-    reposts = {}
-    for new_id, older in matches.items():
-        latest = max(older, key=lambda row: (row["last_seen_at"], row["ad_id"]))
-        price = latest["price"]
-        reposts[new_id] = Repost(
-            ad_id=latest["ad_id"],
-            first_seen_at=min(row["first_seen_at"] for row in older),
-            price=None if price is None else Decimal(price),
+    gone_before = read_at if gone_before is None else gone_before
+    rows = await _candidates(
+        conn, {search_id: read}, read_at=read_at, gone_before=gone_before, since=now - window
+    )
+    return _reposts(rows.get(search_id, []), read)
+
+
+async def feed_reposts(
+    conn: aiosqlite.Connection,
+    reads: Mapping[int, Sequence[Listing]],
+    *,
+    showing: Collection[str],
+    scanned_at: Mapping[int, float],
+    now: float,
+) -> tuple[dict[int, dict[str, Repost]], dict[int, set[str]]]:
+    """What a feed read at `now` can tell of reposts, in one query for all its searches
+    (`reads`: the adverts it matched to each search, already recorded as shown; `showing`:
+    every active advert the read shows; `scanned_at`: each search's latest own scan): by
+    search, the reposts, and the adverts it must leave to the search's own scan (module
+    docstring).
+
+    The feed does not know which of the adverts the search showed at or after its latest own
+    scan (`scanned_at`) are still on its pages, but for those the read shows. Counting all
+    the others as gone (the own scan's rule, should they have left) and none of them (should
+    they all be there) gives the same verdict for an advert unless one of them is the same
+    item by the same seller — then the verdict is its own scan's to give (the advert is a
+    *possible repost*). Else the verdict stands, whichever of them has left.
+    """
+    rows = await _candidates(conn, reads, read_at=now, gone_before=now, since=now - WINDOW)
+    reposts: dict[int, dict[str, Repost]] = {}
+    possible: dict[int, set[str]] = {}
+    for search_id, read in reads.items():
+        candidates = [row for row in rows.get(search_id, []) if row["ad_id"] not in showing]
+        if_gone = _reposts(candidates, read)
+        if_there = _reposts(
+            [row for row in candidates if row["last_seen_at"] < scanned_at[search_id]], read
         )
-    return reposts
+        reposts[search_id] = if_there
+        possible[search_id] = {
+            ad_id
+            for ad_id in if_gone.keys() | if_there.keys()
+            if if_gone.get(ad_id) != if_there.get(ad_id)
+        }
+    return reposts, possible

@@ -1,5 +1,5 @@
 """Real-estate searches habicht can decide itself: flats to rent and flats to buy, by place,
-price, living area, rooms, type, free areas and features.
+price, living area, rooms, type, free areas, features, seller and search words.
 
 Built on exactly what real pages prove (`../shared/fixtures/willhaben/REALESTATE.md`: each URL
 parameter, the advert attribute that decides it, and how sure that is). A flat search is
@@ -15,9 +15,17 @@ search's own scan, which still runs, finds the rest:
   plain: no saved page shows what their adverts carry.
 - **Place**: a Bundesland (path `/wien/` … `/vorarlberg/`, or `areaId` 1 to 8, 900) is the advert's
   `STATE`; a Vienna district (path `/wien/wien-1070-neubau/`, or `areaId` 117223 to 117245) its
-  `LOCATION_ID`. Several `areaId`s are any of them. A Bundesland mixed with districts, a
-  district outside Vienna, a town, a place in the path beside another `areaId` (whether
-  willhaben adds them, intersects them or takes one is not known): not decidable.
+  `LOCATION_ID`. Several `areaId`s are any of them. Any other `areaId`s — a town's, a Bezirk's
+  outside Vienna, a Bundesland mixed with districts (trap 5), several of them — are an area
+  *learned* from the search's own reads (`scraper.places`): a `LOCATION_ID` a flat the search
+  listed carries belongs to it for good, and a flat is a local match only in a place learned
+  so; a new search of that kind matches nothing until its first read has listed flats, and a
+  flat in a place not yet learned comes by its own scan. That rests on one assumption, stated
+  here because it bites nowhere else: a search's area holds a `LOCATION_ID` whole or not at
+  all (true in Vienna, where a district's `LOCATION_ID` is its `areaId`, the finest there is).
+  A town in the path below its Bundesland (`/steiermark/graz`) is learned the same way, within
+  that Bundesland's `STATE`. A place in the path beside an `areaId` (whether willhaben adds
+  them, intersects them or takes one is not known), or deeper than that: not decidable.
 - **Price** (`PRICE_FROM`/`PRICE_TO`, cents allowed) and **living area**
   (`ESTATE_SIZE/LIVING_AREA_FROM`/`_TO`): both ends inclusive, on `PRICE` and
   `ESTATE_SIZE/LIVING_AREA`.
@@ -27,14 +35,40 @@ search's own scan, which still runs, finds the rest:
   is verified; whether several mean all or any is not known, so a local match needs all of
   them (never wrong either way).
 - **Seller** (`ISPRIVATE`): the advert's `ISPRIVATE`.
+- **Search words** (`keyword`): read as the marketplace reads them (`scraper.words`, the rules
+  in `scraper.local`): every word a whole word of the title or the snippet (`BODY_DYN`, the
+  start of the description, which every advert of the saved page carries, cut with "...");
+  a keyword the marketplace cannot decide (quotes, a minus, an operator) keeps the search
+  plain. willhaben may find more (words further down the description, perhaps the address):
+  its own scan sends those.
 - `sort=1`, `rows`, `page`, `isNavigation`, `sfId`, `parent_areaid` are page state; anything
-  else (`keyword`, `AVAILABLETODAY`, `PLOT/AREA_*`, `AT_TYPE`, `periode`, an unknown name)
-  keeps the search plain.
+  else (`AVAILABLETODAY`, `PLOT/AREA_*`, `AT_TYPE`, `periode`, an unknown name) keeps the
+  search plain.
 
 An advert without the attribute a bound needs is no local match. The paid placement (trap 1:
-shown on top of every filtered page whatever the filters) and building projects (trap 2:
-listed through units the page does not show) are never local matches: the search's own scan
-finds a project, and judges a placement like every advert that fits.
+shown on top of every filtered page whatever the filters) is never one: its own scan judges
+it like every advert that fits.
+
+**Building projects** (trap 2: `adTypeId` 16, no rooms, type, living area or price of their
+own, listed through their units) are a local match when their place fits (as a flat's) and
+one of the units the page lists (`Estate.units`, its `children`) fits every other decidable
+parameter by what the unit itself says: its own `adTypeId` for the category, its price
+(`PRICE_FOR_DISPLAY`), living area and rooms (`NUMBER_OF_ROOMS`). Units never carry a type,
+free areas or features, so a search naming any of them, or search words (whose text a project
+is found by is not known), lists no project locally; nor does a unit that does not say what a
+bound needs. Checked against the one real page with `children`
+(`search-immobilien-mietwohnungen-wien.html`): it holds no `adTypeId` 16 entry — its 7
+entries with `children` are flats of their own (`adTypeId` 2, each decided by its own
+attributes as every flat; their 6 `children` are siblings in the same project, the same 6
+under each of its entries, not the units the entry is listed by) — and its units carry
+exactly `adTypeId`, `ESTATE_SIZE/LIVING_AREA`, `NUMBER_OF_ROOMS` and `PRICE_FOR_DISPLAY` of
+what a parameter needs; every advert of the page shows its `PRICE` as that display ("€ 1.149")
+and its `ROOMS` bucket from that figure, which is how a unit is read. The page's filter counts
+(`navigatorGroups`, over all 4,864 flats of its search, of which it shows 30) count no project
+by its units: 103 entries are in no rooms bucket and of no type — projects and the placement.
+That willhaben *lists* a project under a filter one of its units fits rests on trap 2's
+capture, which REALESTATE.md describes; a page that shows a project otherwise (no category on
+its units, a price not written as one price) leaves it to the search's own scan.
 
 `ruled_out` is the other side: whether a real-estate search's decidable parameters certainly
 exclude an advert its own page shows — a placement that does not fit, even where the marker is
@@ -46,11 +80,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from urllib.parse import parse_qsl, urlsplit
 
-from habicht.model import Estate, Listing
+from habicht.model import Estate, EstateUnit, Listing
 from habicht.scraper.estate_terms import (
     BUY,
     CATEGORY_ROOTS,
@@ -68,6 +102,7 @@ from habicht.scraper.estate_terms import (
     STATES,
     VIENNA_DISTRICTS,
 )
+from habicht.scraper.words import advert_words, keyword_words
 
 __all__ = [
     "EstateSearch",
@@ -89,15 +124,24 @@ _MULTI = {
 }
 """Parameters that may repeat, and the values each may take."""
 _BOUNDS = ("PRICE_FROM", "PRICE_TO", "ESTATE_SIZE/LIVING_AREA_FROM", "ESTATE_SIZE/LIVING_AREA_TO")
+_DECIDED = frozenset({"areaId", "ISPRIVATE", "keyword", *_MULTI, *_BOUNDS})
+"""Parameters an advert's attributes (or, for `keyword`, its words) may decide."""
+
+
+_AREA_ID = re.compile(r"[0-9]{1,9}")
+"""An `areaId` as willhaben writes one: a Bundesland's, a district's, a town's."""
+_SEGMENT = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+"""A place's path segment, as willhaben writes one: `graz`, `salzburg-stadt`."""
 
 
 @dataclass(frozen=True, slots=True)
 class _Area:
     """Where a search looks: Bundesländer by `STATE` name, or Vienna districts by
-    `LOCATION_ID` (never both); both empty: all of Austria."""
+    `LOCATION_ID` (never both), or places it learns (`learned`); all empty: all of Austria."""
 
     states: frozenset[str] = frozenset()
     districts: frozenset[str] = frozenset()
+    learned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,34 +174,81 @@ class EstateSearch:
     features: frozenset[str] = frozenset()
     """Every one of them, as `free_areas`."""
     private: bool | None = None
+    words: tuple[str, ...] = ()
+    """The keyword's words (`words.keyword_words`): each a word of the title or the snippet."""
+    learned: bool = False
+    """Whether its area is learned from its own reads (a town's or a Bezirk's `areaId`,
+    several of them, a Bundesland mixed with districts): then only a flat in one of
+    `locations` is a match (`scraper.places`)."""
+    locations: frozenset[str] = frozenset()
+    """The `LOCATION_ID`s learned so far, any of them (`learning`); empty: matches nothing."""
 
-    def matches(self, listing: Listing) -> bool:
+    def matches(self, listing: Listing, *, found: frozenset[str] | None = None) -> bool:
         """Whether willhaben's search lists `listing`, as far as habicht can be sure: never
-        for a placement, a building project, an advert of the other category or one that
-        does not say what a bound needs."""
+        for a placement, an advert of the other category, one that does not say what a bound
+        needs, nor a building project none of whose listed units fits (`_unit_fits`).
+        `found`: the advert's words (`words.advert_words`), when the caller read them
+        already."""
         estate = listing.estate
         if (
             estate is None
             or estate.placement
-            or estate.project
-            or estate.ad_type != self.ad_type
             or (self.states and estate.state not in self.states)
             or (self.districts and estate.location_id not in self.districts)
+            or (self.learned and estate.location_id not in self.locations)
+            or (self.private is not None and listing.is_private is not self.private)
+        ):
+            return False
+        if self.words:
+            if estate.project:  # found by its own text or by its units'? not known
+                return False
+            if found is None:
+                found = advert_words(listing.title, listing.body)
+            if not found.issuperset(self.words):
+                return False
+        if estate.project:
+            return any(self._unit_fits(unit) for unit in estate.units)
+        if (
+            estate.ad_type != self.ad_type
             or (self.rooms and estate.rooms not in self.rooms)
             or (self.property_types and estate.property_type not in self.property_types)
             or not estate.free_areas >= self.free_areas
             or not estate.features >= self.features
-            or (self.private is not None and listing.is_private is not self.private)
         ):
             return False
         return _within(listing.price, self.price_from, self.price_to) is True and (
             _within(estate.living_area, self.area_from, self.area_to) is True
         )
 
+    def _unit_fits(self, unit: EstateUnit) -> bool:
+        """Whether a building project's unit fits every parameter a flat's own attributes
+        would decide: its own category, price, living area and rooms. A unit never says its
+        type, free areas or features, so a search naming any of them lists no project
+        locally."""
+        if (
+            unit.ad_type != self.ad_type
+            or self.property_types
+            or self.free_areas
+            or self.features
+            or (self.rooms and unit.rooms not in self.rooms)
+        ):
+            return False
+        return _within(unit.price, self.price_from, self.price_to) is True and (
+            _within(unit.living_area, self.area_from, self.area_to) is True
+        )
+
+    def learning(self, locations: Iterable[str]) -> EstateSearch:
+        """The search with the `LOCATION_ID`s its own reads taught it (`scraper.places`); a
+        search whose area is known stays as it is."""
+        return replace(self, locations=frozenset(locations)) if self.learned else self
+
     @property
     def places(self) -> frozenset[str]:
-        """What `FeedMatcher` indexes the search by: its `STATE` names or district ids, or
-        "" for all of Austria (an advert is tried under "", its state and its district)."""
+        """What `FeedMatcher` indexes the search by: its `STATE` names, district ids or
+        learned `LOCATION_ID`s (none yet: no entry, it matches nothing), or "" for all of
+        Austria (an advert is tried under "", its state and its `LOCATION_ID`)."""
+        if self.learned:
+            return self.locations
         return self.states | self.districts or frozenset({""})
 
 
@@ -197,12 +288,13 @@ def _parameters(url: str) -> _Parameters | None:
     if places == [CATEGORY_ROOTS[category]]:
         places = []
     path_area = _path_area(places)
+    town = _town(places) if path_area is None else None
     values: dict[str, list[str]] = {}
-    undecidable = path_area is None
+    undecidable = path_area is None and town is None
     for name, value in parse_qsl(parts.query, keep_blank_values=True):
         if name in PAGE_STATE and (name != "sort" or value == "1"):
             continue
-        if name == "areaId" or name in _MULTI or name in _BOUNDS or name == "ISPRIVATE":
+        if name in _DECIDED:
             values.setdefault(name, []).append(value)
         else:
             undecidable = True
@@ -210,6 +302,8 @@ def _parameters(url: str) -> _Parameters | None:
     area = _area(given_areas or path_area or ()) if path_area is not None else None
     if path_area and given_areas and set(given_areas) != set(path_area):
         area = None  # a place in the path and another in the query: meaning not known
+    if town is not None:
+        area = None if given_areas else town
     decided: dict[str, tuple[str, ...]] = {}
     for name, given in values.items():
         if _decidable(name, given):
@@ -227,6 +321,8 @@ def _decidable(name: str, given: list[str]) -> bool:
         return set(given) <= allowed
     if len(given) != 1:
         return False
+    if name == "keyword":
+        return keyword_words(given[0]) is not None
     return given[0] in _SELLER if name == "ISPRIVATE" else bool(_AMOUNT.fullmatch(given[0]))
 
 
@@ -242,14 +338,32 @@ def _path_area(places: list[str]) -> list[str] | None:
     return None
 
 
+def _town(places: list[str]) -> _Area | None:
+    """A place below a Bundesland in the path that is no Vienna district — a town, as
+    subscribers paste them (`/steiermark/graz`, `/oberoesterreich/linz`): in that Bundesland
+    (its `STATE`), its places learned as a town's `areaId`'s are; None for any other path."""
+    if (
+        len(places) != 2
+        or places[0] not in STATE_SEGMENTS.keys() - {"wien"}  # Vienna's are its districts
+        or not _SEGMENT.fullmatch(places[1])
+        or places[1].endswith("-angebote")  # a category's root, not a place
+    ):
+        return None
+    return _Area(states=frozenset({STATES[STATE_SEGMENTS[places[0]]]}), learned=True)
+
+
 def _area(area_ids: Iterable[str]) -> _Area | None:
-    """Bundesländer or Vienna districts, any of them; None for a town's or another district's
-    id, or a Bundesland mixed with districts (REALESTATE.md trap 5)."""
+    """Bundesländer or Vienna districts, any of them; an area to learn (`_Area.learned`) for
+    any other `areaId`s — a town's, a Bezirk's, a Bundesland mixed with districts
+    (REALESTATE.md trap 5), several of them —, whatever willhaben makes of several: what a
+    search lists is in its area, however that is drawn; None for one that is no `areaId`."""
     ids = set(area_ids)
     if ids <= STATES.keys():
         return _Area(states=frozenset(STATES[area] for area in ids))
     if ids <= VIENNA_DISTRICTS.keys():
         return _Area(districts=frozenset(ids))
+    if all(_AREA_ID.fullmatch(area) for area in ids):
+        return _Area(learned=True)
     return None
 
 
@@ -275,7 +389,14 @@ def estate_search(url: str) -> EstateSearch | None:
         free_areas=frozenset(given.get("FREE_AREA/FREE_AREA_TYPE", ())),
         features=frozenset(given.get("ESTATE_PREFERENCE", ())),
         private=None if seller is None else _SELLER[seller[0]],
+        words=_words(given.get("keyword")),
+        learned=parameters.area.learned,
     )
+
+
+def _words(keyword: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The words of a decidable `keyword` (`_decidable` has read them once), none without."""
+    return () if keyword is None else keyword_words(keyword[0]) or ()
 
 
 def _bound(given: Mapping[str, tuple[str, ...]], name: str) -> Decimal | None:

@@ -31,6 +31,7 @@ __all__ = [
     "VIENNA",
     "VIENNA_DISTRICTS",
     "District",
+    "room_bucket",
     "segment",
 ]
 
@@ -130,6 +131,21 @@ DISTRICT_SEGMENTS: Mapping[str, str] = {
 
 ROOM_BUCKETS = frozenset({"1X1", "2X2", "3X3", "4X4", "5X5", "6X9", "10X", "0X0"})
 """`NO_OF_ROOMS_BUCKET` values, which an advert's `ROOMS` holds as they are."""
+
+
+def room_bucket(rooms: int) -> str | None:
+    """The `ROOMS` bucket of a flat of `rooms` rooms: 1 … 5 "1X1" … "5X5", 6 to 9 "6X9", 10
+    or more "10X" (the rooms navigator's "1" … "5", "6-9", "ab 10"); None for 0, whose bucket
+    ("0X0", "keine Angaben") is a flat that names no figure — not one that names 0. On the
+    saved page every advert's `NUMBER_OF_ROOMS` gives its `ROOMS` so (30 of 30): what a
+    building project's unit, which carries only the figure, is read by."""
+    if rooms < 1:
+        return None
+    if rooms <= 5:
+        return f"{rooms}X{rooms}"
+    return "6X9" if rooms <= 9 else "10X"
+
+
 FLAT_TYPES = frozenset({"3", "100", "101", "102", "105", "110", "111", "112", "113", "16", "27"})
 """`PROPERTY_TYPE` ids of flats (3 Wohnung, 100 Loft/Studio, … 27 Sonstige)."""
 FREE_AREAS = frozenset({"10", "20", "30", "40", "50", "60"})

@@ -22,17 +22,22 @@ an anchor, never remembered as shown.
 
 `scan_feed` reads a feed as deep as its anchors need: page after page until one holds an
 advert the feed showed before (not bumped, not reserved: it sits at its true date, so all that
-is new is above it), up to `MAX_PAGES`; the first read of a feed is page 1. A read that ends
-without reaching an anchor starts the feed's covered span anew (`feeds.covered_since`). Then
-the adverts it has not shown before as they are now (`_unjudged`: new, cheaper or dearer,
-active again) are matched to the searches the feed serves — outside the write transaction, in a
+is new is above it), up to `MAX_PAGES`; the first read of a feed is page 1. The date it
+reached down to (`feeds.shown_since`) and what it showed settle the coverage candidates own
+reads noted before it began (`coverage.settle`: a miss is proven by a read). Then the
+adverts it has not shown before as they are now (`_unjudged`: new, cheaper or dearer, active
+again) are matched to the searches the feed serves — outside the write transaction, in a
 worker thread — and in ONE transaction it judges the adverts each search matches for every
 baselined watch of that search exactly as the search's own scan would (`watches.judge`: new or
 seen, bumped, reserved, drops, the watch's filter, muting, quiet hours, the same dedupe keys),
-records them as seen by a feed for that watch and enqueues the alerts with source `feed`. So
-the search's own scan later finds nothing new in them, and what the feed did not match — a
-word further down the description than the snippet, a parameter habicht does not model — its
-own scan still sends (a *feed miss*, counted on the search). The feed keeps what it needs to
+records them as seen by a feed for that watch and enqueues the alerts with source `feed` —
+every search and watch of the read in one pass, a query per question for them all, not one
+per search (`_judged`, issue 36). An advert that may repost one the search showed since its
+latest own scan is left to that scan, requested at once (`reposts.feed_reposts`): only the
+search's pages tell whether the older advert has left. So the search's own scan later finds
+nothing new in them, and what the feed did not match — a word further down the description
+than the snippet, a parameter habicht does not model — its own scan still sends (a *feed
+miss*, counted on the search). The feed keeps what it needs to
 judge: every advert it showed, by id and price, for `FEED_MEMORY` (its anchors, and what
 tells a feed miss and a coverage miss apart), and the full adverts only of those some search
 matched. Baselines stay the search's own: a feed knows only the newest adverts. A failed feed
@@ -44,6 +49,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -51,22 +57,31 @@ import aiosqlite
 
 from habicht.clock import Clock
 from habicht.db import Database
-from habicht.market.listings import record_listings, record_shown
+from habicht.market.going import going_prices
+from habicht.market.listings import record_listings, record_shown_by
+from habicht.market.reposts import feed_reposts
 from habicht.model import ErrorKind, Listing, money
 from habicht.queue import Outgoing
-from habicht.scraper.coverage import FEED_MEMORY
+from habicht.scraper.coverage import FEED_MEMORY, FeedReach, settle
 from habicht.scraper.errors import Blocked, ScrapeError
 from habicht.scraper.estate import stray
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.health import DATABASE_ERRORS
 from habicht.scraper.local import FeedMatcher, local_search
 from habicht.scraper.pages import MAX_PAGES
+from habicht.scraper.places import with_learned
 from habicht.scraper.scan import Counts, Tally
 from habicht.scraper.urls import PAGE_ROWS
 from habicht.storage import log_database_error
 from habicht.watches.follow import Following, observe
-from habicht.watches.judge import ACTIVE_WATCHES, Renderer, enqueue_alerts, judge
-from habicht.watches.notes import search_facts
+from habicht.watches.judge import (
+    ACTIVE_WATCHES_OF,
+    Renderer,
+    WatchRead,
+    enqueue_alerts,
+    judge,
+)
+from habicht.watches.notes import SearchFacts
 
 __all__ = ["Feed", "assign_feeds", "scan_feed"]
 
@@ -109,12 +124,11 @@ async def assign_feeds(db: Database, *, now: float, prune: bool = False) -> None
 
 @dataclass(frozen=True, slots=True)
 class _Read:
-    """A feed read: its adverts, newest first, each once; and, when it did not reach an
-    advert the feed showed before, the date from which on it showed every advert (None when
-    it reached one: the covered span goes on)."""
+    """A feed read: its adverts, newest first, each once; and what it proves of the feed
+    (`coverage.FeedReach`: when it began, what it showed, how deep it reached)."""
 
     listings: list[Listing]
-    covered_from: float | None
+    reach: FeedReach
 
 
 FEED_BLOCK_BASE = 600.0
@@ -178,29 +192,31 @@ async def scan_feed(
 
 
 async def _read(db: Database, client: WillhabenClient, feed: Feed, *, now: float) -> _Read:
-    """The feed's adverts, newest first, each once: pages until one holds an anchor."""
+    """The feed's adverts, newest first, each once: pages until one holds an anchor. The read
+    reached down to the date of the last unbumped advert of its deepest page (the page is
+    sorted by date; a bumped advert may sit at its bump, and the paid placement on top,
+    dropped as `stray`, sits at none) — or the whole feed when its pages held every row
+    there is (`coverage.FeedReach`)."""
     known = await db.single_value(
         "SELECT EXISTS (SELECT 1 FROM feed_listings WHERE feed_id = ?)", (feed.id,)
     )
     found: dict[str, Listing] = {}
+    floor = math.inf  # no dated advert read: it proves no date reached
     for number in range(1, MAX_PAGES + 1):
         page = await client.search(feed.url, page=number, own_block=True)
         kept = [listing for listing in page.listings if not stray(feed.url, listing)]
         for listing in kept:
             found.setdefault(listing.id, listing)
-        if not page.listings or number * PAGE_ROWS >= page.rows_found:
-            return _Read(list(found.values()), None if known else 0.0)  # the whole feed
-        if not known:
+        if number * PAGE_ROWS >= page.rows_found:
+            return _Read(list(found.values()), FeedReach(now, frozenset(found), None))
+        dated = [listing.published_at for listing in kept if not listing.bumped]
+        floor = next((date for date in reversed(dated) if date is not None), floor)
+        if not page.listings or not known:
             break
         anchors = [listing.id for listing in kept if not listing.bumped]
         if await _anchored(db, feed, anchors):
-            return _Read(list(found.values()), None)
-    dates = [
-        listing.published_at
-        for listing in found.values()
-        if not listing.bumped and listing.published_at is not None
-    ]
-    return _Read(list(found.values()), min(dates, default=now))
+            break
+    return _Read(list(found.values()), FeedReach(now, frozenset(found), floor))
 
 
 async def _unjudged(db: Database, feed: Feed, read: _Read) -> list[Listing]:
@@ -233,21 +249,30 @@ async def _anchored(db: Database, feed: Feed, ad_ids: list[str]) -> bool:
 
 
 _SERVED = """
-SELECT s.id, s.url, s.last_success_at FROM searches s
+SELECT s.id, s.url, s.last_success_at,
+    (SELECT group_concat(p.location_id, ' ') FROM search_places p WHERE p.search_id = s.id)
+        AS places
+FROM searches s
 WHERE s.feed_id = :feed AND coalesce(s.polled_until, 0) <= :now AND EXISTS (
     SELECT 1 FROM watches w JOIN chats c ON c.chat_id = w.chat_id
     WHERE w.search_id = s.id AND w.status = 'active' AND c.status = 'active'
 )
 ORDER BY s.id
 """
-"""The searches a feed read serves: its own with an active watch, but for those a coverage
+"""The searches a feed read serves, with the places each learned (`scraper.places`; one
+query for all): its own with an active watch, but for those a coverage
 miss sent back to polling (`scraper.coverage`)."""
 
 
 def _match(searches: Sequence[aiosqlite.Row], listings: list[Listing]) -> dict[int, list[Listing]]:
     """The adverts each search of `searches` lists, of `listings`, by search id (searches that
-    list none left out): CPU work, run in a worker thread (`FeedMatcher`)."""
-    local = [(row["id"], search) for row in searches if (search := local_search(row["url"]))]
+    list none left out), a flat search whose area is learned in the places it learned: CPU
+    work, run in a worker thread (`FeedMatcher`)."""
+    local = [
+        (row["id"], with_learned(search, row["places"]))
+        for row in searches
+        if (search := local_search(row["url"]))
+    ]
     return FeedMatcher(local).match(listings)
 
 
@@ -267,22 +292,8 @@ async def _record(
     the ones it serves (`_SERVED`), `matched` the adverts each lists."""
     kept = {listing.id: listing for hits in matched.values() for listing in hits}
     await record_listings(conn, list(kept.values()), now=now)
-    outgoing: list[Outgoing] = []
-    for search in searches:
-        hits = matched.get(search["id"])
-        if not hits:
-            continue
-        await record_shown(conn, search["id"], hits, now=now)
-        # An advert the search's own scan showed at or after its latest is still on its pages,
-        # though this read of the newest adverts does not show it: nothing reposts it.
-        scanned_at = min(now, search["last_success_at"] or now)
-        facts = await search_facts(conn, search["id"], hits, now=now, gone_before=scanned_at)
-        async with conn.execute(ACTIVE_WATCHES, (search["id"],)) as cursor:
-            watches = [watch for watch in await cursor.fetchall() if watch["baseline_at"]]
-        for watch in watches:
-            outgoing += await judge(
-                conn, watch, hits, facts, renderer=renderer, now=now, source="feed"
-            )
+    showing = {listing.id for listing in read.listings if not listing.reserved}
+    outgoing = await _judged(conn, searches, matched, showing=showing, renderer=renderer, now=now)
     new, drops = await enqueue_alerts(
         conn, outgoing, now=now, max_attempts=max_attempts, following=following
     )
@@ -307,11 +318,74 @@ async def _record(
     )
     await conn.execute(
         "UPDATE feeds SET last_attempt_at = :now, last_success_at = :now,"
-        " consecutive_failures = 0, last_error = NULL,"
-        " covered_since = CASE WHEN :start IS NULL THEN coalesce(covered_since, :now)"
-        " ELSE :start END WHERE id = :feed",
-        {"now": now, "start": read.covered_from, "feed": feed.id},
+        " consecutive_failures = 0, last_error = NULL, shown_since = :floor WHERE id = :feed",
+        {"now": now, "floor": read.reach.floor, "feed": feed.id},
     )
+    await settle(conn, feed.id, read.reach)
+
+
+async def _judged(
+    conn: aiosqlite.Connection,
+    searches: Sequence[aiosqlite.Row],
+    matched: dict[int, list[Listing]],
+    *,
+    showing: set[str],
+    renderer: Renderer,
+    now: float,
+) -> list[Outgoing]:
+    """The alerts of one feed read: the adverts it matched to each search of `searches`
+    judged for every baselined watch of them, all in one pass — a statement for all the
+    searches, not one a search (issue 36) — and its possible reposts left to their searches'
+    own scans (`reposts.feed_reposts`; `showing`: the active adverts the read shows)."""
+    reads = {row["id"]: hits for row in searches if (hits := matched.get(row["id"]))}
+    if not reads:
+        return []
+    await record_shown_by(conn, reads, now=now)
+    scanned_at = {row["id"]: min(now, row["last_success_at"] or now) for row in searches}
+    reposts, possible = await feed_reposts(
+        conn, reads, showing=showing, scanned_at=scanned_at, now=now
+    )
+    if any(possible.values()):
+        await _leave_to_own_scans(conn, possible, now=now)
+        reads = {
+            search_id: [listing for listing in hits if listing.id not in possible[search_id]]
+            for search_id, hits in reads.items()
+        }
+    going = await going_prices(conn, reads, now=now)
+    facts = {search_id: SearchFacts(going[search_id], reposts[search_id]) for search_id in reads}
+    watches = await conn.execute_fetchall(ACTIVE_WATCHES_OF, (json.dumps(sorted(reads)),))
+    judged = [
+        WatchRead(watch, reads[watch["search_id"]], facts[watch["search_id"]])
+        for watch in watches
+        if watch["baseline_at"] and reads[watch["search_id"]]
+    ]
+    return await judge(conn, judged, renderer=renderer, now=now, source="feed")
+
+
+async def _leave_to_own_scans(
+    conn: aiosqlite.Connection, possible: dict[int, set[str]], *, now: float
+) -> None:
+    """Leave each search's `possible` reposts to its own scan: their sighting, which this read
+    just recorded (they are new to the search), is taken back — so the own scan shows them
+    for the first time and judges them as new for its watches, reposts or not — and the
+    search's own scan is requested at once (a request no chat made: `scraper.schedule`). The
+    feed itself never judges them again: it has shown them at their price (`_unjudged`)."""
+    await conn.executemany(
+        "DELETE FROM search_listings WHERE search_id = ? AND ad_id = ? AND first_seen_at >= ?",
+        [(search_id, ad_id, now) for search_id, ads in possible.items() for ad_id in ads],
+    )
+    await conn.execute(
+        "UPDATE searches SET scan_requested_at = coalesce(scan_requested_at, ?)"
+        " WHERE id IN (SELECT value FROM json_each(?))",
+        (now, json.dumps(sorted(search_id for search_id, ads in possible.items() if ads))),
+    )
+    for search_id, ads in possible.items():
+        for ad_id in sorted(ads):
+            log.info(
+                "feed: advert %s may repost one of search %d: its own scan judges it",
+                ad_id,
+                search_id,
+            )
 
 
 async def _failed(

@@ -34,11 +34,13 @@ What the saved pages prove (`../shared/fixtures/willhaben/`), and so what is mod
   does not say is no match.
 
 Real-estate searches are decided by `scraper.estate` (`EstateSearch`): flats to rent and to
-buy, by place, price, living area, rooms, type, free areas and features, as REALESTATE.md
-proves them. Anything else makes a search not local, and it is polled as before: any other
-parameter (`areaId`, attribute filters, ones habicht has never seen), a path segment it cannot
-map, houses, and the car section, whose paths name makes and models in words the pages do not
-tie to ids.
+buy, by place (towns and Bezirke by the places their own reads teach them, `scraper.places`),
+price, living area, rooms, type, free areas, features and search words (read by the same word
+rules as here), building projects by their units, as REALESTATE.md proves them. Anything else
+makes a search not local, and it is polled as before: any other parameter (`areaId` on the
+marketplace, attribute filters, ones habicht has never seen), a path segment it cannot map,
+houses, and the car section, whose paths name makes and models in words the pages do not tie
+to ids.
 """
 
 from __future__ import annotations
@@ -131,12 +133,14 @@ class FeedMatcher:
     CPU work a feed read can run off the event loop (`asyncio.to_thread`) and outside its
     write transaction.
 
-    Flat searches (`EstateSearch`) have no words: they are indexed by their category and each
-    of their places (a `STATE` name, a district's `LOCATION_ID`, or "" for all of Austria),
-    and a real-estate advert is tried against those of its category under "", its state and
-    its district — each search at most once, since a search names Bundesländer or districts,
-    never both. 2,000 random flat searches against a page of 200 flats take ≈ 0.016 s of
-    CPU (a loop over every pair 0.054 s; `tests/scraper/test_estate.py`).
+    Flat searches (`EstateSearch`) are indexed by their category and each of their places (a
+    `STATE` name, a district's or a learned `LOCATION_ID` — a search that has learned none is
+    not indexed at all —, or "" for all of Austria), and a real-estate advert is tried
+    against those of its category (a building project: of each category its units have)
+    under "", its state and its `LOCATION_ID` — each search at most once, since a search
+    names Bundesländer or places, never both; its words, read once for the advert, serve
+    every flat search with words too. 2,000 random flat searches against a page of 200 flats
+    take ≈ 0.016 s of CPU (a loop over every pair 0.054 s; `tests/scraper/test_estate.py`).
     """
 
     __slots__ = ("_by_word", "_estates", "_plain")
@@ -168,9 +172,9 @@ class FeedMatcher:
         that lists none of them is left out."""
         matched: dict[int, list[Listing]] = {}
         for listing in listings:
-            if listing.estate is not None and self._estates:
-                self._match_estate(listing, matched)
             found = advert_words(listing.title, listing.body)
+            if listing.estate is not None and self._estates:
+                self._match_estate(listing, found, matched)
             categories = {None, *listing.category_ids}
             candidates = [
                 entry for category in categories for entry in self._plain.get(category, ())
@@ -185,15 +189,24 @@ class FeedMatcher:
                     matched.setdefault(search_id, []).append(listing)
         return matched
 
-    def _match_estate(self, listing: Listing, matched: dict[int, list[Listing]]) -> None:
-        """Add the real-estate advert `listing` to the flat searches that list it."""
+    def _match_estate(
+        self, listing: Listing, found: frozenset[str], matched: dict[int, list[Listing]]
+    ) -> None:
+        """Add the real-estate advert `listing`, whose words are `found`, to the flat
+        searches that list it: a building project to those of each category its units have."""
         estate = listing.estate
-        if estate is None or estate.ad_type is None:
+        if estate is None:
             return
-        for place in {"", estate.state or "", estate.location_id or ""}:
-            for search_id, search in self._estates.get((estate.ad_type, place), ()):
-                if search.matches(listing):
-                    matched.setdefault(search_id, []).append(listing)
+        if estate.project:
+            categories = {unit.ad_type for unit in estate.units if unit.ad_type is not None}
+        else:
+            categories = {estate.ad_type} if estate.ad_type is not None else set()
+        places = {"", estate.state or "", estate.location_id or ""}
+        for category in categories:
+            for place in places:
+                for search_id, search in self._estates.get((category, place), ()):
+                    if search.matches(listing, found=found):
+                        matched.setdefault(search_id, []).append(listing)
 
 
 @functools.lru_cache(maxsize=16384)

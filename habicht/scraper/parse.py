@@ -29,8 +29,14 @@ a status without an id string) makes the whole page a `LayoutError`, whose messa
 where, rather than being skipped. Skipping would be unsafe: the skipped advert would be
 missing from what a watch records, and the day it parsed again it would be sent as "new".
 An entry without any id is not an advert (willhaben interleaves other items) and is left out.
-The `children` of a building project (other units of the same advert, without `PRICE` or
-`PUBLISHED`) are not adverts of the search either: only the project itself is a listing.
+The `children` of an entry (other units of the same building project, without `PRICE` or
+`PUBLISHED`) are not adverts of the search either: only the entry itself is a listing. A
+building project's (`adTypeId` 16) are read as its units (`Estate.units`, `_units`), which
+decide whether a flat search lists it (`scraper.estate`); a unit entry of an unknown shape is
+left out (one unit fewer can only make a local match rarer), and so is every unit after the
+first `MAX_UNITS`. The saved page's entries with `children` are flats of their own
+(`adTypeId` 2, with every attribute a flat has): their `children` are siblings, not what the
+entry is listed by, and are not read.
 
 A real-estate advert also carries what it says of itself (`Listing.estate`, `_estate`): the
 attributes a real-estate search's parameters are decided by
@@ -57,14 +63,16 @@ from urllib.parse import parse_qsl
 import msgspec
 
 from habicht.digits import ascii_digits, whole_number
-from habicht.model import Estate, Listing
+from habicht.model import ESTATE_PROJECT, Estate, EstateUnit, Listing
 from habicht.scraper.errors import Blocked, LayoutError
 from habicht.scraper.estate import placed
+from habicht.scraper.estate_terms import room_bucket
 from habicht.scraper.urls import PAGE_ROWS
 
 __all__ = [
     "MAX_ENTRIES",
     "MAX_TOKENS",
+    "MAX_UNITS",
     "RESERVED",
     "AdvertStatus",
     "Attributes",
@@ -111,6 +119,13 @@ _ROOMS = re.compile(r"[0-9]{1,2}X[0-9]{0,2}")
 """A rooms bucket as `ROOMS` writes it: "2X2", "6X9", "10X", "0X0"."""
 _PLACEMENT = "pp"
 """`REFERER` of a paid placement, and its `selfLink`'s `referer` in 2025."""
+_SHOWN_PRICE = re.compile(r"€ ([0-9]{1,3}(?:\.[0-9]{3}){0,3})(?:,([0-9]{2}))?")
+"""`PRICE_FOR_DISPLAY` of one price, German separators: "€ 1.149", "€ 1.038,82" — not
+"ab € 213.000" nor "Preis auf Anfrage"."""
+MAX_UNITS = 100
+"""A building project's units read at most: the matching of a feed read tries each against
+the searches that may list the project, so a page must not make that unbounded (the saved
+page's entries list 6 of up to 63)."""
 MAX_ID = 40
 """Characters an advert id may have (real ids have 9 or 10 digits)."""
 MAX_URL = 500
@@ -188,6 +203,15 @@ class _Summary(msgspec.Struct, frozen=True, gc=False, rename="camel"):
     vertical_id: msgspec.Raw = _NULL
     ad_type_id: msgspec.Raw = _NULL
     self_link: msgspec.Raw = _NULL
+    children: msgspec.Raw = _NULL
+    """Left undecoded: read only for a building project (`_units`)."""
+
+
+class _Unit(msgspec.Struct, frozen=True, gc=False, rename="camel"):
+    """A `children` entry: a building project's unit, read as `_units` says."""
+
+    ad_type_id: msgspec.Raw = _NULL
+    attributes: Attributes | None = None
 
 
 class _SummaryList(msgspec.Struct, frozen=True, gc=False, rename="camel"):
@@ -224,6 +248,8 @@ _VALUES = msgspec.json.Decoder(list[_Shallow])
 """An attribute's `values`: a list, each value one object, whatever it holds."""
 _TEXT = msgspec.json.Decoder(str)
 _WHOLE = msgspec.json.Decoder(int | str)
+_CHILDREN = msgspec.json.Decoder(list[msgspec.Raw] | None)
+_UNIT = msgspec.json.Decoder(_Unit)
 _V = TypeVar("_V")
 
 
@@ -440,8 +466,9 @@ def _estate(
     own = _whole(summary.vertical_id)
     if (own if own is not None else vertical) != _ESTATE_VERTICAL:
         return None
+    ad_type = _ad_type(_whole(summary.ad_type_id), _whole(_value(attributes, "ADTYPE_ID")))
     return Estate(
-        ad_type=_ad_type(_whole(summary.ad_type_id), _whole(_value(attributes, "ADTYPE_ID"))),
+        ad_type=ad_type,
         state=(_value(attributes, "STATE") or "").strip() or None,
         location_id=_digits(_value(attributes, "LOCATION_ID")),
         living_area=_whole(_value(attributes, "ESTATE_SIZE/LIVING_AREA")),
@@ -450,7 +477,46 @@ def _estate(
         free_areas=_ids(_value(attributes, "FREE_AREA_TYPE")),
         features=_ids(_value(attributes, "ESTATE_PREFERENCE")),
         placement=_placement(_value(attributes, "REFERER"), _text_of(summary.self_link)),
+        units=_units(summary.children) if ad_type == ESTATE_PROJECT else (),
     )
+
+
+def _units(children: msgspec.Raw) -> tuple[EstateUnit, ...]:
+    """A building project's `children` as its units, the first `MAX_UNITS`; an entry of an
+    unknown shape is left out (module docstring).
+
+    A unit says its category by its own `adTypeId`, its size by `ESTATE_SIZE/LIVING_AREA`,
+    its rooms only by `NUMBER_OF_ROOMS` (the bucket by `room_bucket`) and its price only by
+    `PRICE_FOR_DISPLAY` (`_shown_price`; a `PRICE`, which no saved unit carries, wins).
+    """
+    entries = _decoded(children, _CHILDREN) or ()
+    units = []
+    for entry in entries[:MAX_UNITS]:
+        unit = _decoded(entry, _UNIT)
+        if unit is None:
+            continue
+        attributes = attribute_map(unit.attributes)
+        rooms = _whole(_value(attributes, "NUMBER_OF_ROOMS"))
+        price = listing_price(attributes)
+        units.append(
+            EstateUnit(
+                ad_type=_whole(unit.ad_type_id),
+                price=_shown_price(price_display(attributes)) if price is None else price,
+                living_area=_whole(_value(attributes, "ESTATE_SIZE/LIVING_AREA")),
+                rooms=None if rooms is None else room_bucket(rooms),
+            )
+        )
+    return tuple(units)
+
+
+def _shown_price(text: str | None) -> Decimal | None:
+    """A price as `PRICE_FOR_DISPLAY` shows one ("€ 1.149" → 1149, "€ 1.038,82" → 1038.82);
+    None for anything else. The saved page shows every advert's `PRICE` so (30 of 30)."""
+    match = _SHOWN_PRICE.fullmatch((text or "").strip())
+    if match is None:
+        return None
+    euros, cents = match.groups()
+    return Decimal(euros.replace(".", "") + (f".{cents}" if cents else ""))
 
 
 def _whole(member: msgspec.Raw | str | None) -> int | None:

@@ -2,7 +2,8 @@
 
 `scan_search` is all the work of one search: it reads the search's pages as deep as its
 watches need (`scraper.pages`). Then, in ONE transaction, it stores the adverts read and what
-the search showed (`market.listings`), judges every watch on them into alerts
+the search showed (`market.listings`) — and the places a flat search whose area is learned
+learns from them (`scraper.places`) —, judges every watch on them into alerts
 (`watches.judge`: events, filter, rendered texts, dedupe keys of DESIGN.md), enqueues them,
 records what each watch has seen, and writes the search's health (`scraper.health`). A crash
 before the commit loses nothing; after it, the outbox holds the alerts and a re-run finds
@@ -39,7 +40,7 @@ from habicht.db import Database
 from habicht.market.listings import record_listings, record_shown
 from habicht.model import ErrorKind
 from habicht.queue import Outgoing
-from habicht.scraper.coverage import FeedOff, check_coverage
+from habicht.scraper.coverage import FeedOff, note_candidates
 from habicht.scraper.errors import ScrapeError
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.health import (
@@ -52,12 +53,13 @@ from habicht.scraper.health import (
     record_success,
 )
 from habicht.scraper.pages import PageRead, read_pages
+from habicht.scraper.places import learn_places
 from habicht.storage import log_database_error
 from habicht.watches.follow import Following, observe
 from habicht.watches.judge import (
     ACTIVE_WATCHES,
-    Lookups,
     Renderer,
+    WatchRead,
     baseline,
     enqueue_alerts,
     judge,
@@ -82,8 +84,9 @@ class ScanSummary:
     not tried because of it (or because a database error stopped the scan, which
     `database_error` then describes). `feeds` counts the feeds read (`scraper.feeds`),
     `feed_misses` the alerts a search's own scan sent for adverts its feed had shown, and
-    `coverage_misses` the adverts a search's own scan found that its feed never showed
-    (`scraper.coverage`); `feeds_off` are the feeds switched off for them (tell the owner).
+    `coverage_misses` the adverts a search's own scan found that a read of its feed reached
+    and did not show (`scraper.coverage`); `feeds_off` are the feeds switched off for them
+    (tell the owner).
     `page_checks` counts the alerted adverts looked up on their own page (`page_checks`).
     """
 
@@ -302,14 +305,15 @@ async def _record_page(
     """
     active = await record_listings(conn, read.listings, now=now)
     await record_shown(conn, search.id, active, now=now)
+    await learn_places(conn, search.id, search.url, read.listings, now=now)
     if following is not None:
         await observe(conn, read.listings, renderer, now=now, following=following)
-    uncovered, feed_off = await check_coverage(conn, search.id, active, now=now)
+    uncovered, feed_off = await note_candidates(conn, search.id, active, now=now)
     counts.uncovered += uncovered
     counts.feeds_off += [feed_off] if feed_off is not None else []
     facts = await search_facts(conn, search.id, active, now=now)
     watches = list(await conn.execute_fetchall(ACTIVE_WATCHES, (search.id,)))
-    lookups = Lookups(active, [watch["id"] for watch in watches])
+    judged: list[WatchRead] = []
     outgoing: list[Outgoing] = []
     starved = False  # a baselined watch went without: the cycle failed for the search
     for watch in watches:
@@ -324,9 +328,7 @@ async def _record_page(
                 )
                 continue
         if watch["baseline_at"] is not None:
-            outgoing += await judge(
-                conn, watch, active, facts, renderer=renderer, now=now, lookups=lookups
-            )
+            judged.append(WatchRead(watch, active, facts))
             continue
         counts.baselines += 1
         outgoing.append(
@@ -340,6 +342,7 @@ async def _record_page(
                 now=now,
             )
         )
+    outgoing += await judge(conn, judged, renderer=renderer, now=now)
     counts.misses += await _feed_misses(conn, search, outgoing)
     new, drops = await enqueue_alerts(
         conn, outgoing, now=now, max_attempts=max_attempts, following=following

@@ -7,8 +7,10 @@ so a failing search waits its turn like any other. A pass (`run_pass`) takes one
 time, choosing again after each scan:
 
 1. searches a command asked for (`scan_requested_at`: a new watch's baseline, a resumed
-   watch, a chat back from a block), oldest request first — the request is cleared as the
-   scan starts, so asking again while it is pending changes nothing;
+   watch, a chat back from a block) or a feed read did (a possible repost it leaves to the
+   search's own scan, `scraper.feeds`: no chat behind it, so it waits behind no other
+   request), oldest request first — the request is cleared as the scan starts, so asking
+   again while it is pending changes nothing;
 2. due searches, least recently scanned first (never scanned before all others).
 
 Requested scans get a fair share, not the whole budget (keep in sync with
@@ -447,7 +449,7 @@ class Capacity:
     request (None when even no gap would); `requests` that compete per interval; `round`:
     how long a polled search waits between two of its scans — the interval, or longer when
     the budget cannot fit them all (`math.inf` when nothing is left for them). A new advert of
-    a plain search (one no feed can serve: a flat searched with a keyword, say) waits that
+    a plain search (one no feed can serve: a flat searched "ab sofort", say) waits that
     long at worst, where a local one's comes with its feed's next read."""
 
     searches: int

@@ -3,24 +3,25 @@ rows of the outbox.
 
 `judge` is the one way a watch is judged, whoever read the adverts (the search's own scan,
 `habicht.scraper.scan`, or a feed, `habicht.scraper.feeds`), so an advert is alerted once,
-whichever reads it first. For one baselined watch it takes what the watch has seen
+whichever reads it first. For each baselined watch it takes what the watch has seen
 (`watch_listings`), the events of the read (`watches.diff`: new, bumped, dropped), each
 advert's notes (`watches.notes`: distance, going price, repost), and lets the watch's own
 filter (`watches.filters`) hold back what it does not want — counted as a hit of the rule
 that held it; what passes is rendered by the chat's `Renderer` into `Outgoing` rows with their
 dedupe keys (DESIGN.md). Everything the read showed is then recorded as seen by the watch
-(`_record_seen`), so loosening the filter later sends none of it; a muted watch sees, and says
-nothing. A watch's first successful read is its silent `baseline` instead: all seen, one
-`info` message. `enqueue_alerts` puts the rows into the outbox, one drop alert per cut of a
-price and chat.
+(`_SEEN`), so loosening the filter later sends none of it; a muted watch sees, and says
+nothing. Many watches — a search's, or a feed read's of many searches — are judged in one
+pass: a question to the database once for them all, not once a watch (issue 36). A watch's
+first successful read is its silent `baseline` instead: all seen, one `info` message.
+`enqueue_alerts` puts the rows into the outbox, one drop alert per cut of a price and chat.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Protocol
 
@@ -35,16 +36,17 @@ from habicht.market.history import (
 from habicht.market.reposts import repost_drop
 from habicht.model import Listing, Search, money
 from habicht.queue import Buttons, Kind, Outgoing, Source, enqueue_within
-from habicht.watches.diff import BumpedListing, NewListing, PriceDrop, diff
+from habicht.watches.diff import BumpedListing, Event, NewListing, PriceDrop, diff
 from habicht.watches.filters import WatchFilter
 from habicht.watches.follow import Following, FollowRenderer, note_alerted
 from habicht.watches.notes import NO_NOTES, AlertNotes, SearchFacts, watch_notes
 
 __all__ = [
     "ACTIVE_WATCHES",
+    "ACTIVE_WATCHES_OF",
     "Alert",
-    "Lookups",
     "Renderer",
+    "WatchRead",
     "baseline",
     "enqueue_alerts",
     "judge",
@@ -116,45 +118,95 @@ class Renderer(FollowRenderer, Protocol):
     def baseline(self, search: Search, count: int) -> str: ...
 
 
-ACTIVE_WATCHES = (
-    "SELECT w.id, w.chat_id, w.label, w.baseline_at, w.baseline_complete, w.filters,"
-    " w.thread_id, w.muted_until, w.baseline_failures"
+_WATCHES = (
+    "SELECT w.id, w.chat_id, w.search_id, w.label, w.baseline_at, w.baseline_complete,"
+    " w.filters, w.thread_id, w.muted_until, w.baseline_failures"
     " FROM watches w"
     " JOIN chats c ON c.chat_id = w.chat_id"
-    " WHERE w.search_id = ? AND w.status = 'active' AND c.status = 'active' ORDER BY w.id"
+    " WHERE w.search_id {} AND w.status = 'active' AND c.status = 'active'"
+    " ORDER BY w.search_id, w.id"
 )
+ACTIVE_WATCHES = _WATCHES.format("= ?")
+"""The active watches of active chats of search `?`, as `judge` reads them."""
+ACTIVE_WATCHES_OF = _WATCHES.format("IN (SELECT value FROM json_each(?))")
+"""`ACTIVE_WATCHES` of many searches at once (a JSON list of search ids), by search."""
+
+
+@dataclass(frozen=True, slots=True)
+class WatchRead:
+    """A baselined watch (a row of `ACTIVE_WATCHES`) and what one read of its search showed
+    it: the active adverts, and what the read told about the search (`SearchFacts`, the same
+    for all its watches)."""
+
+    watch: sqlite3.Row
+    active: list[Listing]
+    facts: SearchFacts
 
 
 async def judge(
     conn: aiosqlite.Connection,
-    watch: sqlite3.Row,
-    active: list[Listing],
-    facts: SearchFacts,
+    reads: Sequence[WatchRead],
     *,
     renderer: Renderer,
     now: float,
     source: Source = "search",
-    lookups: Lookups | None = None,
 ) -> list[Outgoing]:
-    """The alerts of one baselined watch (a row of `ACTIVE_WATCHES`) for adverts its search
-    shows, and everything it saw recorded as seen; a muted watch sees, and says nothing.
+    """The alerts of baselined watches for the adverts their searches showed, in the order of
+    `reads`, and everything each saw recorded as seen; a muted watch sees, and says nothing.
 
-    The search's own scan and a feed (for the adverts it matched to the search) judge the
-    same way, so an advert is alerted once, whichever reads it first; `facts` are what the
-    read told about the search (its going price, its reposts), the same for all its watches.
-    `lookups` are the database's answers about `active` shared by the watches judged after
-    each other on the same adverts (by default this watch's own).
+    The search's own scan judges the watches of its search, a feed read the watches of every
+    search it matched adverts to: the same way, so an advert is alerted once, whichever reads
+    it first. All of them are judged in one pass (issue 36): each question to the database —
+    what the watches have seen of the adverts, the adverts' price paths, their lowest prices,
+    when they were first seen — is asked once for them all, and what they saw is written in
+    one statement. Judging a watch changes no answer another watch gets: it writes only its
+    own rows (`watch_listings`, `filter_hits`), and the adverts' prices and first sightings
+    were recorded by the read before any watch is judged.
     """
-    chat_renderer = renderer.for_chat(watch["chat_id"])
-    if lookups is None:
-        lookups = Lookups(active, [watch["id"]])
-    events, told = await _events(
-        conn, watch, active, facts, lookups=lookups, renderer=chat_renderer, now=now, source=source
-    )
-    if (watch["muted_until"] or 0.0) > now:
-        events, told = [], set()
-    await _record_seen(conn, watch["id"], active, told=told, own=source == "search", now=now)
-    return events
+    if not reads:
+        return []
+    seen_of = await _seen(conn, reads)
+    wanted = {
+        ad_id for read in reads for ad_id in _maybe_news(read.active, seen_of[read.watch["id"]][0])
+    }
+    paths = await price_paths(conn, sorted(wanted)) if wanted else {}
+    filters: dict[str | None, WatchFilter] = {}
+    diffed: list[tuple[WatchRead, WatchFilter, list[Event]]] = []
+    for read in reads:
+        text = read.watch["filters"]
+        if text not in filters:
+            filters[text] = WatchFilter.from_json(text)
+        seen = seen_of[read.watch["id"]][0]
+        diffed.append((read, filters[text], _diffed(read, seen, paths)))
+    lowest = await _lowest(conn, diffed, now=now)
+    fresh = {event.listing.id for *_, events in diffed for event in events if _fresh(event)}
+    first_seen = await _first_seen(conn, sorted(fresh)) if fresh else {}
+    outgoing: list[Outgoing] = []
+    seen_rows: list[dict[str, object]] = []
+    for read, watch_filter, events in diffed:
+        watch = read.watch
+        muted = (watch["muted_until"] or 0.0) > now
+        items, hits = await _alerts(
+            conn,
+            read,
+            watch_filter,
+            events,
+            told_prices=seen_of[watch["id"]][1],
+            paths=paths,
+            lowest=lowest,
+            first_seen=first_seen,
+            renderer=None if muted else renderer.for_chat(watch["chat_id"]),
+            source=source,
+        )
+        if hits:
+            await record_hits(conn, watch["id"], hits, now=now)
+        outgoing += items
+        told = {item.ad_id for item in items}
+        seen_rows += _seen_rows(
+            watch["id"], read.active, told=told, own=source == "search", now=now
+        )
+    await conn.executemany(_SEEN, seen_rows)
+    return outgoing
 
 
 async def baseline(
@@ -178,41 +230,39 @@ async def baseline(
         " WHERE id = ?",
         (now, complete, watch["id"]),
     )
-    await _record_seen(conn, watch["id"], active, told=set(), own=True, now=now)
+    await conn.executemany(_SEEN, _seen_rows(watch["id"], active, told=set(), own=True, now=now))
     # One note per baseline: a resumed watch is baselined (and told) again.
     return Outgoing(watch["chat_id"], "info", text, f"baseline:{watch['id']}:{now:.3f}")
 
 
-async def _record_seen(
-    conn: aiosqlite.Connection,
-    watch_id: int,
-    active: list[Listing],
-    *,
-    told: set[str],
-    own: bool,
-    now: float,
-) -> None:
-    """`active` as seen by the watch, at their prices; `told` are the adverts its chat is now
-    told of, whose price becomes what the chat knows (`told_price`); `own`: the search's own
-    scan read them, so they are its anchors (`scraper.pages`) — a feed's sighting never is."""
-    await conn.executemany(
-        "INSERT INTO watch_listings (watch_id, ad_id, last_price, told_price, first_seen_at, own)"
-        " VALUES (:watch, :ad, :price, :price, :now, :own) ON CONFLICT (watch_id, ad_id)"
-        " DO UPDATE SET last_price = COALESCE(excluded.last_price, last_price),"
-        " told_price = CASE WHEN :told THEN excluded.told_price"
-        " ELSE COALESCE(told_price, excluded.told_price) END, own = max(own, excluded.own)",
-        [
-            {
-                "watch": watch_id,
-                "ad": listing.id,
-                "price": money(listing.price),
-                "told": listing.id in told,
-                "own": own,
-                "now": now,
-            }
-            for listing in active
-        ],
-    )
+_SEEN = (
+    "INSERT INTO watch_listings (watch_id, ad_id, last_price, told_price, first_seen_at, own)"
+    " VALUES (:watch, :ad, :price, :price, :now, :own) ON CONFLICT (watch_id, ad_id)"
+    " DO UPDATE SET last_price = COALESCE(excluded.last_price, last_price),"
+    " told_price = CASE WHEN :told THEN excluded.told_price"
+    " ELSE COALESCE(told_price, excluded.told_price) END, own = max(own, excluded.own)"
+)
+"""Record an advert as seen by a watch at its price (`_seen_rows`)."""
+
+
+def _seen_rows(
+    watch_id: int, active: list[Listing], *, told: set[str | None], own: bool, now: float
+) -> list[dict[str, object]]:
+    """The rows of `_SEEN` that record `active` as seen by the watch, at their prices;
+    `told` are the adverts its chat is now told of, whose price becomes what the chat knows
+    (`told_price`); `own`: the search's own scan read them, so they are its anchors
+    (`scraper.pages`) — a feed's sighting never is."""
+    return [
+        {
+            "watch": watch_id,
+            "ad": listing.id,
+            "price": money(listing.price),
+            "told": listing.id in told,
+            "own": own,
+            "now": now,
+        }
+        for listing in active
+    ]
 
 
 async def enqueue_alerts(
@@ -244,14 +294,23 @@ async def enqueue_alerts(
     return queued["new"], queued["drop"]
 
 
-_TOLD_CUT = """
-SELECT 1 FROM notifications
-WHERE chat_id = :chat AND ad_id = :ad AND kind = 'drop' AND dedupe_key LIKE :key
-  AND created_at >= (SELECT max(seen_at) FROM price_history WHERE ad_id = :ad)
-LIMIT 1
+_TOLD_CUTS = """
+SELECT j.key FROM json_each(:cuts) j
+WHERE EXISTS (
+    SELECT 1 FROM notifications n
+    WHERE n.dedupe_key >= json_extract(j.value, '$[0]')
+      AND n.dedupe_key < json_extract(j.value, '$[1]')
+      AND n.dedupe_key LIKE json_extract(j.value, '$[2]') AND n.kind = 'drop'
+      AND n.created_at >= (
+          SELECT max(h.seen_at) FROM price_history h WHERE h.ad_id = json_extract(j.value, '$[3]')
+      )
+)
 """
-"""Whether the chat already has a drop alert of the advert to its current price since the
-price became it (the cut's first sighting, the history's latest row)."""
+"""Which of `:cuts` — `[from, to, pattern, advert]`: the drop keys of a chat and an advert
+(`from` ≤ key < `to`, walked on the keys' unique index) that end in the cut's new price
+(`pattern`) — the chat already has a drop alert of since the advert's price became it (the
+cut's first sighting, the history's latest row); by their place in `:cuts`. One query for
+every drop of a read."""
 
 
 async def _once_a_cut(conn: aiosqlite.Connection, drops: list[Outgoing]) -> list[Outgoing]:
@@ -259,36 +318,111 @@ async def _once_a_cut(conn: aiosqlite.Connection, drops: list[Outgoing]) -> list
     that knew the advert at different prices (one was told of an earlier cut, the other not)
     each make a drop to the same price, "€ 49 → € 36" and "€ 42 → € 36", with keys of their
     own — one cut, told once. A later cut to the same price (after a rise) is another drop."""
-    kept: list[Outgoing] = []
-    cuts: set[tuple[int, str, str]] = set()
+    first: dict[tuple[int, str, str], Outgoing] = {}
     for item in drops:
         assert item.ad_id is not None  # every drop alert names its advert
-        new = item.dedupe_key.rsplit(":", 1)[1]
-        cut = (item.chat_id, item.ad_id, new)
-        if cut in cuts:
-            continue
-        cuts.add(cut)
-        key = f"drop:{item.ad_id}:{item.chat_id}:%:{new}"
-        params = {"chat": item.chat_id, "ad": item.ad_id, "key": key}
-        async with conn.execute(_TOLD_CUT, params) as cursor:
-            if await cursor.fetchone() is None:
-                kept.append(item)
-    return kept
+        first.setdefault((item.chat_id, item.ad_id, item.dedupe_key.rsplit(":", 1)[1]), item)
+    if not first:
+        return []
+    cuts = [
+        # A chat's drop keys of an advert: "drop:<ad>:<chat>:" up to the next character.
+        [f"drop:{ad}:{chat}:", f"drop:{ad}:{chat};", f"drop:{ad}:{chat}:%:{new}", ad]
+        for chat, ad, new in first
+    ]
+    told = await conn.execute_fetchall(_TOLD_CUTS, {"cuts": json.dumps(cuts)})
+    skip = {row[0] for row in told}
+    return [item for n, item in enumerate(first.values()) if n not in skip]
 
 
-async def _events(
+async def _seen(
+    conn: aiosqlite.Connection, reads: Sequence[WatchRead]
+) -> dict[int, tuple[dict[str, Decimal | None], dict[str, Decimal]]]:
+    """Of the adverts each watch's read showed, by watch: the ones it has seen with the last
+    price it saw, and the price its chat was last told of each (where one is known) — one
+    query for all the watches, looking up each (watch, advert) pair once (not every watch
+    with every advert of the others' reads: 10,000 watches of a feed read are many)."""
+    out: dict[int, tuple[dict[str, Decimal | None], dict[str, Decimal]]] = {
+        read.watch["id"]: ({}, {}) for read in reads
+    }
+    pairs = [[read.watch["id"], listing.id] for read in reads for listing in read.active]
+    rows = await conn.execute_fetchall(
+        "SELECT w.watch_id, w.ad_id, w.last_price, w.told_price FROM json_each(?) j"
+        " CROSS JOIN watch_listings w ON w.watch_id = json_extract(j.value, '$[0]')"
+        " AND w.ad_id = json_extract(j.value, '$[1]')",
+        (json.dumps(pairs),),
+    )
+    for row in rows:
+        seen, told = out[row["watch_id"]]
+        seen[row["ad_id"]] = _decimal(row["last_price"])
+        if row["told_price"]:
+            told[row["ad_id"]] = Decimal(row["told_price"])
+    return out
+
+
+def _diffed(
+    read: WatchRead, seen: Mapping[str, Decimal | None], paths: Mapping[str, list[PricePoint]]
+) -> list[Event]:
+    """The events of one watch's read (`diff`): reserved adverts left out; an unseen advert
+    knows the price habicht had for it before its current one (`paths`)."""
+    watch = read.watch
+    earlier = {
+        listing.id: price
+        for listing in read.active
+        if listing.id not in seen
+        and (price := _before(paths.get(listing.id, ()), listing.price)) is not None
+    }
+    return diff(
+        seen,
+        read.active,
+        baseline_at=watch["baseline_at"],
+        baseline_complete=bool(watch["baseline_complete"]),
+        earlier=earlier,
+    )
+
+
+async def _lowest(
     conn: aiosqlite.Connection,
-    watch: sqlite3.Row,
-    listings: list[Listing],
-    facts: SearchFacts,
+    diffed: Sequence[tuple[WatchRead, WatchFilter, list[Event]]],
     *,
-    lookups: Lookups,
-    renderer: Renderer,
     now: float,
+) -> dict[str, Decimal]:
+    """The lowest price before now of every dropped advert a watch with the `lowest` rule is
+    judging, in one query (`history.lowest_prices`)."""
+    drops = {
+        event.listing.id
+        for _, watch_filter, events in diffed
+        if watch_filter.lowest
+        for event in events
+        if isinstance(event, PriceDrop)
+    }
+    return await lowest_prices(conn, sorted(drops), before=now) if drops else {}
+
+
+async def _first_seen(conn: aiosqlite.Connection, ad_ids: list[str]) -> dict[str, float]:
+    """When habicht first read each advert on any page (`listings.first_seen_at`)."""
+    rows = await conn.execute_fetchall(
+        "SELECT ad_id, first_seen_at FROM listings WHERE ad_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(ad_ids),),
+    )
+    return {row[0]: row[1] for row in rows if row[1] is not None}
+
+
+async def _alerts(
+    conn: aiosqlite.Connection,
+    read: WatchRead,
+    watch_filter: WatchFilter,
+    events: list[Event],
+    *,
+    told_prices: Mapping[str, Decimal],
+    paths: Mapping[str, list[PricePoint]],
+    lowest: Mapping[str, Decimal],
+    first_seen: Mapping[str, float],
+    renderer: Renderer | None,
     source: Source,
-) -> tuple[list[Outgoing], set[str]]:
-    """The rendered alerts of one watch for the pages read (reserved adverts left out),
-    through the watch's own filter; and the adverts they tell the chat of.
+) -> tuple[list[Outgoing], list[tuple[str, str]]]:
+    """The rendered alerts of one watch for its events, through the watch's own filter; and
+    what the filter held back, as (advert, rule) — the hits of its rules (for /list). A muted
+    watch (`renderer` None) gets no alerts; its filter's hits are noted all the same.
 
     A drop's dedupe key holds both prices: each distinct (old, new) drop of an advert is one
     alert per chat, and the same pair is never sent twice. `drop N%` and `drop N€` measure
@@ -296,35 +430,13 @@ async def _events(
     shows it as the old price. A repost cheaper than its older advert's last price reads as that
     drop (`repost_drop`), but stays a new advert: kind "new", key `new:<ad>:<chat>`, so it is
     told once per chat whichever read finds it, counts where new adverts count (freshness,
-    feed misses), and no price rule holds it back. What the filter holds back is noted as a
-    hit of the rule that held it (for /list); the caller records it as seen like everything
-    else on the pages, so loosening the filter later sends none of it.
+    feed misses), and no price rule holds it back. What the filter holds back is recorded as
+    seen like everything else on the pages, so loosening the filter later sends none of it.
     """
+    watch = read.watch
     watch_id, chat_id = watch["id"], watch["chat_id"]
-    seen, told_prices = await lookups.seen(conn, watch_id)
-    wanted = _maybe_news(listings, seen)
-    paths = await lookups.price_paths(conn, wanted)
-    unseen = [listing for listing in listings if listing.id not in seen]
-    earlier = {
-        listing.id: price
-        for listing in unseen
-        if (price := _before(paths.get(listing.id, ()), listing.price)) is not None
-    }
-    events = diff(
-        seen,
-        listings,
-        baseline_at=watch["baseline_at"],
-        baseline_complete=bool(watch["baseline_complete"]),
-        earlier=earlier,
-    )
-    watch_filter = WatchFilter.from_json(watch["filters"])
-    drops = [event.listing.id for event in events if isinstance(event, PriceDrop)]
-    lowest = await lowest_prices(conn, drops, before=now) if watch_filter.lowest else {}
-    first_seen = await lookups.first_seen(
-        conn, [event.listing.id for event in events if _fresh(event)]
-    )
     notes_of = await watch_notes(
-        conn, watch_filter.centre, chat_id, [event.listing for event in events], facts
+        conn, watch_filter.centre, chat_id, [event.listing for event in events], read.facts
     )
     outgoing: list[Outgoing] = []
     hits: list[tuple[str, str]] = []
@@ -340,6 +452,8 @@ async def _events(
             )
         if held is not None:
             hits.append((ad_id, held))
+        elif renderer is None:
+            continue
         elif isinstance(event, NewListing | BumpedListing):
             bumped = isinstance(event, BumpedListing)
             entered = isinstance(event, NewListing) and event.entered
@@ -352,12 +466,21 @@ async def _events(
                 )
                 line = renderer.digest_line(listing, bumped=bumped, entered=entered, notes=notes)
             key = f"new:{ad_id}:{chat_id}"
-            item = _outgoing(watch, "new", alert, key, ad_id, line, source)
-            if ad_id in first_seen:
-                item = replace(
-                    item, first_seen_at=first_seen[ad_id], published_at=listing.published_at
+            # A new advert on willhaben measures freshness: first read → published.
+            fresh = _fresh(event) and ad_id in first_seen
+            outgoing.append(
+                _outgoing(
+                    watch,
+                    "new",
+                    alert,
+                    key,
+                    ad_id,
+                    line,
+                    source,
+                    first_seen_at=first_seen[ad_id] if fresh else None,
+                    published_at=listing.published_at if fresh else None,
                 )
-            outgoing.append(item)
+            )
         else:
             old = told if told is not None and told > event.new else event.old
             alert = renderer.price_drop(
@@ -374,75 +497,13 @@ async def _events(
                 listing, drop=(old, event.new), entered=event.entered, notes=notes
             )
             outgoing.append(_outgoing(watch, "drop", alert, key, ad_id, line, source))
-    if hits:
-        await record_hits(conn, watch_id, hits, now=now)
-    return outgoing, {item.ad_id for item in outgoing if item.ad_id is not None}
+    return outgoing, hits
 
 
 def _fresh(event: object) -> bool:
     """Whether an event is a new advert on willhaben — not bumped (its `PUBLISHED` is the
     bump), not one published before the watch started — whose alert measures freshness."""
     return isinstance(event, NewListing) and not event.entered and not event.listing.bumped
-
-
-class Lookups:
-    """What the watches judged on one read's adverts ask the database about them, asked once
-    for them all (issue 26): a search has several watches, and each question is a round trip
-    to the database's thread. Judging a watch changes no answer another watch gets: it writes
-    only its own `watch_listings` rows, and the prices and first sightings of the adverts were
-    recorded by the read before any watch is judged.
-    """
-
-    def __init__(self, listings: list[Listing], watch_ids: Iterable[int]) -> None:
-        """`listings`: the adverts judged (`judge`'s `active`); `watch_ids`: every watch that
-        may be judged on them (their seen adverts are read in one query, when the first is)."""
-        self._ad_ids = json.dumps([listing.id for listing in listings])
-        self._watch_ids = sorted(set(watch_ids))
-        self._seen: dict[int, tuple[dict[str, Decimal | None], dict[str, Decimal]]] | None = None
-        self._paths: dict[str, list[PricePoint]] = {}
-        self._first_seen: dict[str, float | None] = {}
-
-    async def seen(
-        self, conn: aiosqlite.Connection, watch_id: int
-    ) -> tuple[dict[str, Decimal | None], dict[str, Decimal]]:
-        """Of the adverts on the pages, the ones the watch has seen with the last price it saw,
-        and the price its chat was last told of each (where one is known)."""
-        if self._seen is None:
-            self._seen = {watch: ({}, {}) for watch in self._watch_ids}
-            rows = await conn.execute_fetchall(
-                "SELECT watch_id, ad_id, last_price, told_price FROM watch_listings"
-                " WHERE watch_id IN (SELECT value FROM json_each(?))"
-                " AND ad_id IN (SELECT value FROM json_each(?))",
-                (json.dumps(self._watch_ids), self._ad_ids),
-            )
-            for row in rows:
-                seen, told = self._seen[row["watch_id"]]
-                seen[row["ad_id"]] = _decimal(row["last_price"])
-                if row["told_price"]:
-                    told[row["ad_id"]] = Decimal(row["told_price"])
-        return self._seen[watch_id]
-
-    async def price_paths(
-        self, conn: aiosqlite.Connection, ad_ids: list[str]
-    ) -> dict[str, list[PricePoint]]:
-        """Each advert's known prices, oldest first (`history.price_paths`)."""
-        unknown = [ad_id for ad_id in ad_ids if ad_id not in self._paths]
-        if unknown:
-            self._paths.update(await price_paths(conn, unknown))
-        return {ad_id: self._paths[ad_id] for ad_id in ad_ids}
-
-    async def first_seen(self, conn: aiosqlite.Connection, ad_ids: list[str]) -> dict[str, float]:
-        """When habicht first read each advert on any page (`listings.first_seen_at`)."""
-        unknown = [ad_id for ad_id in ad_ids if ad_id not in self._first_seen]
-        if unknown:
-            self._first_seen.update(dict.fromkeys(unknown))
-            rows = await conn.execute_fetchall(
-                "SELECT ad_id, first_seen_at FROM listings"
-                " WHERE ad_id IN (SELECT value FROM json_each(?))",
-                (json.dumps(unknown),),
-            )
-            self._first_seen.update({row[0]: row[1] for row in rows})
-        return {ad_id: first for ad_id in ad_ids if (first := self._first_seen[ad_id]) is not None}
 
 
 def _maybe_news(listings: list[Listing], seen: Mapping[str, Decimal | None]) -> list[str]:
@@ -476,10 +537,14 @@ def _outgoing(
     ad_id: str,
     digest_line: str,
     source: Source,
+    *,
+    first_seen_at: float | None = None,
+    published_at: float | None = None,
 ) -> Outgoing:
     """An alert of `watch`, to its chat and to the forum topic it was created in; with its
     line for a digest, where it came from, and owed by the watch (removing, pausing or muting
-    it cancels it)."""
+    it cancels it); a new advert's alert with when habicht first read it and its `PUBLISHED`
+    (freshness)."""
     return Outgoing(
         watch["chat_id"],
         kind,
@@ -492,4 +557,6 @@ def _outgoing(
         digest_line=digest_line,
         watch_id=watch["id"],
         source=source,
+        first_seen_at=first_seen_at,
+        published_at=published_at,
     )

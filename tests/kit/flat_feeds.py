@@ -68,9 +68,7 @@ async def switch_off(db: Database, feed: str, *, urls: Iterable[str], until: flo
             await conn.execute(
                 "UPDATE feeds SET coverage_misses = coverage_misses + 1 WHERE url = ?", (feed,)
             )
-        await conn.execute(
-            "UPDATE feeds SET off_until = ?, covered_since = NULL WHERE url = ?", (until, feed)
-        )
+        await conn.execute("UPDATE feeds SET off_until = ? WHERE url = ?", (until, feed))
 
 
 CAROL = 4004

@@ -36,10 +36,18 @@ __all__ = ["SITE", "UNDECIDABLE", "FlatSearch", "random_flats", "random_searches
 SITE = "https://www.willhaben.at"
 START_MS = 1_787_400_000_000
 """The newest flat's `PUBLISHED` (2026-08-22, the saved page's day)."""
-UNDECIDABLE = ("keyword", "AVAILABLETODAY", "town", "county", "mixed", "PLOT/AREA_FROM")
+UNDECIDABLE = (
+    "keyword",
+    "AVAILABLETODAY",
+    "town",
+    "town path",
+    "county",
+    "mixed",
+    "PLOT/AREA_FROM",
+)
 """What `FlatSearch.undecidable` may name: a `keyword`, `AVAILABLETODAY`, the `areaId` of a
-town or of a Bezirk outside Vienna, a Bundesland's `areaId` mixed with a district's (trap 5),
-a plot area."""
+town, a town by its path below its Bundesland (`/steiermark/graz`), the `areaId` of a Bezirk
+outside Vienna, a Bundesland's `areaId` mixed with a district's (trap 5), a plot area."""
 _KEYWORDS = ("Altbau", "Erstbezug", "provisionsfrei", "Balkon", "Neubau", "Klima", "Garten")
 _DISTRICTS_BY_SIZE = sorted(range(23), key=lambda n: -place_weights()[n])
 """Vienna's districts (index into `PLACES`), the most flats first: the Zipf ranks."""
@@ -157,6 +165,9 @@ def _undecidable(
     path = PATHS[RENT if base == SEGMENTS[RENT] else BUY]
     if kind == "town":
         return kind, path, [("areaId", rand.choice(towns).location_id)]
+    if kind == "town path":
+        town = rand.choice(towns)
+        return kind, f"{path.rsplit('/', 1)[0]}/{slug(town.state)}/{town.segment}", []
     if kind == "county":
         return kind, path, [("areaId", str(rand.choice(towns).county))]
     return kind, path, [("areaId", "900"), ("areaId", PLACES[_district(rand)].location_id)]

@@ -305,7 +305,7 @@ def test_title_words_are_folded_sorted_and_without_filler() -> None:
 async def test_the_lookup_walks_indexes_never_a_whole_table(db: Database) -> None:
     """The scan's hot path: the read's adverts, their sellers' adverts, their rows of the
     search (EXPLAIN QUERY PLAN on the real schema)."""
-    params = {"search": 1, "ids": "[]", "read_at": 1.0, "gone_before": 1.0, "since": 0.0}
+    params = {"reads": "[]", "read_at": 1.0, "gone_before": 1.0, "since": 0.0}
     with sqlite3.connect(db.path) as conn:
         plan = [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {CANDIDATES}", params)]
     assert "SEARCH o USING INDEX listings_seller (seller_id=?)" in plan

@@ -127,7 +127,9 @@ async def test_a_dealers_second_unit_is_new_not_a_repost_of_the_first(
     """A dealer has unit A of a card on the search's pages (below the feed's newest) and puts
     up an identical unit B, cheaper. The search still shows A, so B is no repost: new for
     both chats, the one hiding reposts too (B arrived as a drop 9,900 → 9,500 of A, and the
-    `-reposts` watch never heard of it)."""
+    `-reposts` watch never heard of it). The feed cannot see whether A is still there, so B
+    is the search's own scan's to judge, requested at once: within the same minute (issue
+    36)."""
     unit_a = advert("RTX 3080 Gaming OC", clock() - 2 * 86400, price=Decimal(9900), seller="d7")
     world.publish(unit_a, *sofas(250, clock() - 86400))
     await started(subs, run, (1, RTX), (2, CARDS))
@@ -137,8 +139,8 @@ async def test_a_dealers_second_unit_is_new_not_a_repost_of_the_first(
     world.publish(unit_b)
     await run(60)
     assert sorted(await alerts(db)) == [
-        (f"new {unit_b.id}", f"new:{unit_b.id}:1", "feed"),
-        (f"new {unit_b.id}", f"new:{unit_b.id}:2", "feed"),
+        (f"new {unit_b.id}", f"new:{unit_b.id}:1", "search"),
+        (f"new {unit_b.id}", f"new:{unit_b.id}:2", "search"),
     ]
 
 

@@ -5,13 +5,15 @@ SQLite file, against the fake willhaben world."""
 from __future__ import annotations
 
 import logging
+import random
+from collections import Counter
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from kit.fakes import FakeClock
+from kit.fakes import FakeClock, TextRenderer
 from kit.feeds import (
     AREA,
     CADENCE,
@@ -20,6 +22,7 @@ from kit.feeds import (
     GAMING,
     INTERVAL,
     MARKET,
+    PASS_EVERY,
     RTX,
     alerts,
     client,
@@ -32,12 +35,22 @@ from kit.feeds import (
 )
 
 from habicht.db import Database
+from habicht.fakes import FakeAdvert
+from habicht.fakes.willhaben_estate import PLACES, Place
+from habicht.fakes.willhaben_flats import PLACEMENTS, flat
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.scraper.fetch import WillhabenClient
+from habicht.scraper.schedule import run_pass
 from habicht.scraper.urls import parse_watch_argument
+from habicht.watches.filters import WatchFilter
 from habicht.watches.subscriptions import Subscriptions
 
 __all__ = ["client", "make", "run", "world"]  # the kit's fixtures this file uses
+
+RENTALS = "https://www.willhaben.at/iad/immobilien/mietwohnungen"
+VIENNA = parse_watch_argument(f"{RENTALS}/wien")
+NEUBAU = parse_watch_argument(f"{RENTALS}/wien/wien-1070-neubau")
+"""Two flat searches to rent, served by the rent feed."""
 
 
 async def test_a_keyword_watch_and_a_url_watch_share_one_feed_request_a_minute(
@@ -306,3 +319,181 @@ async def test_a_block_of_the_feeds_own_request_pauses_the_feed_not_the_bot(
     world.hits.clear()
     await run(60)
     assert world.hits[FEED] >= 1, "read again after its backoff"
+
+
+async def test_a_town_search_is_fed_once_its_own_reads_taught_it_the_place(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, clock: FakeClock
+) -> None:
+    """Issue 36: a flat search for two towns (`areaId`s no advert attribute decides) shares
+    the rent feed with a Vienna district search. Its baseline listed a flat in Mödling, so
+    Mödling is its place: a new flat there comes from the feed within the minute (before,
+    the search was plain: its own scan, at the scrape interval). A new flat in
+    Perchtoldsdorf, where it listed none yet, is no feed match — it comes by the search's
+    own scan, which teaches the place — and the next one there comes from the feed."""
+    rent = "https://www.willhaben.at/iad/immobilien/mietwohnungen"
+    moedling, perchtoldsdorf = (
+        next(place for place in PLACES if place.name == name)
+        for name in ("Mödling", "Perchtoldsdorf")
+    )
+    towns = parse_watch_argument(
+        f"{rent}/mietwohnung-angebote?areaId={moedling.location_id}"
+        f"&areaId={perchtoldsdorf.location_id}&PRICE_TO=1200"
+    )
+    neubau = parse_watch_argument(f"{rent}/wien/wien-1070-neubau")
+
+    def published(ad_id: str, place: Place, age: float = 0.0) -> FakeAdvert:
+        at = int((clock() - age) * 1000)
+        return flat(ad_id, f"Wohnung in {place.name}", 990, place=place, published_ms=at)
+
+    world.publish(published("900000001", moedling, age=86400))
+    await started(subs, run, (1, towns), (2, neubau))
+    learned = await db.fetchall("SELECT location_id FROM search_places")
+    assert [row["location_id"] for row in learned] == [moedling.location_id]
+    world.publish(published("900000002", moedling), published("900000003", perchtoldsdorf))
+    await run(60)
+    assert [(text, source) for text, _, source in await alerts(db)] == [("new 900000002", "feed")]
+    await run(INTERVAL)
+    assert [(text, source) for text, _, source in await alerts(db)][1:] == [
+        ("new 900000003", "search")
+    ]
+    world.publish(published("900000004", perchtoldsdorf))
+    await run(60)
+    assert [(text, source) for text, _, source in await alerts(db)][2:] == [
+        ("new 900000004", "feed")
+    ]
+
+
+SOFA = parse_watch_argument("sofa")
+
+
+@pytest.mark.parametrize("feeds", [True, False], ids=["feeds on", "feeds off"])
+async def test_a_sofa_taken_down_and_put_up_again_is_a_repost_through_the_feed_too(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    client: WillhabenClient,
+    clock: FakeClock,
+    run: Any,
+    feeds: bool,
+) -> None:
+    """Issue 36: ten times, at random moments, a seller takes a sofa down and puts it up again
+    at once, € 300 → € 250; two chats watch `sofa`, chat 2 with `-reposts`. Each chat gets
+    what it gets with feeds off — chat 1 the drop 300 → 250 ten times, chat 2 nothing — and
+    with feeds on within the feed's latency (chat 2 was told 10 of 10, chat 1 a plain "new":
+    the feed took the old sofa, shown at the search's latest scan, for still there)."""
+
+    async def advance(seconds: float) -> None:
+        if feeds:
+            await run(seconds)
+            return
+        end = clock() + seconds
+        while clock() < end:
+            clock.advance(PASS_EVERY)
+            await run_pass(
+                db, client, TextRenderer(), clock=clock, max_attempts=5, interval=INTERVAL
+            )
+
+    def sofa(seller: int, price: int) -> FakeAdvert:
+        published = int(clock() * 1000)
+        return FakeAdvert(
+            str(rand.randrange(500_000_000, 2_200_000_000)),
+            f"Sofa Modell {seller}",
+            Decimal(price),
+            published_ms=published,
+            categories=("4800", "4863"),
+            seller=f"s{seller}",
+        )
+
+    rand = random.Random(36)
+    sofas = [sofa(n, 300) for n in range(10)]
+    world.publish(*sofas)
+    for chat, search in ((1, SOFA), (2, SOFA), (3, RTX)):
+        await subs.add_watch(chat, search, max_watches=5)
+    await advance(PASS_EVERY)
+    await subs.set_filter(2, 1, WatchFilter().with_rules(["-reposts"]))
+    await advance(INTERVAL)
+    reposted: dict[str, float] = {}
+    for old in sofas:
+        await advance(rand.uniform(30, 900))
+        world.take_down(old.id)
+        new = sofa(int(old.title.rsplit(" ", 1)[1]), 250)
+        world.publish(new)
+        reposted[new.id] = clock()
+    await advance(INTERVAL + 3 * PASS_EVERY)
+    rows = await db.fetchall(
+        "SELECT chat_id, ad_id, text, created_at FROM notifications WHERE kind IN ('new', 'drop')"
+    )
+    assert [row["chat_id"] for row in rows] == [1] * 10
+    assert {row["ad_id"]: row["text"] for row in rows} == {
+        ad_id: f"drop {ad_id} 300->250" for ad_id in reposted
+    }
+    if feeds:
+        waits = [row["created_at"] - reposted[row["ad_id"]] for row in rows]
+        assert max(waits) <= CADENCE.interval + 3 * PASS_EVERY
+
+
+async def test_a_feed_read_judges_all_its_searches_in_one_pass(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, make: Any
+) -> None:
+    """Issue 36: a card that three searches list, each with its watches, is judged for all of
+    them with one query per question — what the watches have seen, the price paths, the
+    first sightings, the reposts, the going prices, the watches — not one per search (a
+    whole read at 10,000 searches took 13 s of CPU)."""
+    await started(subs, run, (1, RTX), (2, CARDS), (3, GAMING), (4, RTX), (5, CARDS))
+    card = make(1, "RTX 3080 Gaming")[0]
+    world.publish(card)
+    statements: list[str] = []
+    async with db.transaction() as conn:  # the writer connection, which the feed read uses
+        await conn.set_trace_callback(statements.append)
+    summaries = await run(60)
+    async with db.transaction() as conn:
+        await conn.set_trace_callback(None)
+    assert (sum(s.feeds for s in summaries), sum(s.scanned for s in summaries)) == (1, 0)
+    assert sorted(key for _, key, _ in await alerts(db)) == sorted(
+        f"new:{card.id}:{chat}" for chat in (1, 2, 3, 4, 5)
+    )
+    asked = Counter(
+        what
+        for statement in statements
+        for what, sql in (
+            ("seen", "CROSS JOIN watch_listings w"),
+            ("paths", "SELECT ad_id, seen_at, price FROM price_history"),
+            ("first seen", "SELECT ad_id, first_seen_at FROM listings"),
+            ("reposts", "WITH fresh"),
+            ("going", "FROM search_listings s JOIN listings l"),
+            ("watches", "FROM watches w JOIN chats c ON c.chat_id = w.chat_id WHERE w.search_id"),
+        )
+        if sql in statement
+    )
+    assert asked == Counter(
+        dict.fromkeys(["seen", "paths", "first seen", "reposts", "going", "watches"], 1)
+    )
+
+
+@pytest.mark.parametrize(("stock", "bottom"), [(300, 198), (150, None)])
+async def test_a_feed_read_reaches_the_bottom_of_its_page_not_the_placement(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    run: Any,
+    clock: FakeClock,
+    stock: int,
+    bottom: int | None,
+) -> None:
+    """Issue 36: a read of the rent feed reaches down to the date of the last flat of its
+    page — 200 rows: the paid placement on top, dated a year back, and the 199 newest flats —
+    the date a coverage miss is proven against (`feeds.shown_since`); the placement is no part
+    of the page's order and does not take it down to its own date. A feed whose page holds
+    every flat is read whole: no date bounds what it showed."""
+    world.placements = [replace(PLACEMENTS[0], published_ms=int((clock() - 365 * 86400) * 1000))]
+    flats = [
+        flat(
+            str(1_000_000_000 + n), f"Wohnung {n}", 900, published_ms=int((clock() - 60 * n) * 1000)
+        )
+        for n in range(1, stock + 1)
+    ]
+    world.publish(*flats)
+    await started(subs, run, (1, VIENNA), (2, NEUBAU))
+    await run(60)
+    reached = None if bottom is None else (flats[bottom].published_ms or 0) / 1000
+    assert await db.single_value("SELECT shown_since FROM feeds") == reached

@@ -16,6 +16,7 @@ from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.fakes.willhaben_world import listed
 from habicht.model import Listing
+from habicht.scraper.estate import EstateSearch
 from habicht.scraper.local import FeedMatcher, LocalSearch, local_search
 from habicht.scraper.parse import parse_search_page
 from habicht.scraper.urls import normalise_search_url, parse_watch_argument
@@ -262,3 +263,30 @@ def test_the_feed_matcher_takes_each_search_once() -> None:
     with pytest.raises(ValueError, match="search 7 is given twice"):
         FeedMatcher([(7, search), (8, search), (7, search)])
     assert FeedMatcher([]).match(REAL_PAGE.listings) == {}
+
+
+def test_the_feed_matcher_serves_flat_searches_with_words_and_learned_places() -> None:
+    """Issue 36, on the saved Vienna page: a flat search with search words gets the flats
+    whose title or snippet has them; a town search that has learned no place yet gets
+    nothing (not even indexed), and once it learned a place (here Landstraße's, which a mix
+    of areas teaches as any `LOCATION_ID`) every flat there that fits its other parameters —
+    as `EstateSearch.matches` answers for each."""
+    rent = "https://www.willhaben.at/iad/immobilien/mietwohnungen"
+    words = local_search(normalise_search_url(f"{rent}/wien?keyword=palais&PRICE_TO=1200"))
+    mixed = local_search(
+        normalise_search_url(f"{rent}/mietwohnung-angebote?areaId=31703&areaId=117225")
+    )
+    assert isinstance(words, EstateSearch)
+    assert isinstance(mixed, EstateSearch)
+    assert FeedMatcher([(1, mixed)]).match(FLATS_PAGE.listings) == {}
+    taught = mixed.learning({"117225"})
+    matched = FeedMatcher([(1, words), (2, taught)]).match(FLATS_PAGE.listings)
+    in_landstrasse = [
+        listing
+        for listing in FLATS_PAGE.listings
+        if listing.estate is not None and listing.estate.location_id == "117225"
+    ]
+    assert matched[2] == in_landstrasse
+    assert len(in_landstrasse) >= 9
+    assert matched[1] == [listing for listing in FLATS_PAGE.listings if words.matches(listing)]
+    assert {listing.id for listing in matched[1]} == {"1339479305", "1613379810"}

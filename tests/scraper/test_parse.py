@@ -14,10 +14,11 @@ from kit.outsized import FLATS_PAGE as GROWN_FLATS
 from kit.outsized import MIB, grown_page, page_without_data, traced
 
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
-from habicht.model import Estate, Listing
+from habicht.model import Estate, EstateUnit, Listing
 from habicht.scraper.errors import Blocked, LayoutError
 from habicht.scraper.fetch import MAX_PAGE_BYTES
 from habicht.scraper.parse import (
+    MAX_UNITS,
     next_data_script,
     next_data_span,  # to prove which path a page takes
     parse_search_page,
@@ -713,3 +714,44 @@ def test_the_paid_placement_is_marked_and_its_own_entry_wins(marker: dict[str, o
         ("7", False),
     ]
     assert page.placements == 1
+
+
+def test_a_building_projects_children_are_its_units_as_far_as_each_says() -> None:
+    """Issue 36: a project's (`adTypeId` 16) `children` are read as its units, in the saved
+    page's shape — category by the unit's own `adTypeId`, price by `PRICE_FOR_DISPLAY` with
+    German separators, rooms bucket by `NUMBER_OF_ROOMS`; what a unit writes otherwise is not
+    said, a unit of an unknown shape is left out, and no more than `MAX_UNITS` are read.
+    Another advert's `children` are not its units."""
+
+    def unit(ad_type: object, **attributes: str) -> dict[str, object]:
+        entries = [{"name": name, "values": [value]} for name, value in attributes.items()]
+        return {"id": "9", "adTypeId": ad_type, "attributes": {"attribute": entries}}
+
+    children: list[object] = [
+        unit(2, PRICE_FOR_DISPLAY="€ 2.329", NUMBER_OF_ROOMS="4",
+             **{"ESTATE_SIZE/LIVING_AREA": "94"}),
+        unit(1, PRICE_FOR_DISPLAY="€ 1.038,82", NUMBER_OF_ROOMS="7"),
+        unit(2, PRICE_FOR_DISPLAY="ab € 213.000", NUMBER_OF_ROOMS="2.5"),
+        unit(2, PRICE_FOR_DISPLAY="€ 1.149", PRICE="1150", NUMBER_OF_ROOMS="0"),
+        unit("x", PRICE_FOR_DISPLAY="Preis auf Anfrage", NUMBER_OF_ROOMS="12"),
+        {"id": "9", "attributes": "PRICE=5"},
+        "a unit",
+    ]  # fmt: skip
+    project = {**flat_json("1"), "adTypeId": 16, "children": children}
+    (listing,) = parse_search_page(one_advert_page(project)).listings
+    assert listing.estate is not None
+    assert listing.estate.units == (
+        EstateUnit(2, Decimal(2329), 94, "4X4"),
+        EstateUnit(1, Decimal("1038.82"), None, "6X9"),
+        EstateUnit(2, None, None, None),
+        EstateUnit(2, Decimal(1150), None, None),
+        EstateUnit(None, None, None, "10X"),
+    )
+    many = {**project, "children": [unit(2, NUMBER_OF_ROOMS="1")] * (MAX_UNITS + 5)}
+    (listing,) = parse_search_page(one_advert_page(many)).listings
+    assert listing.estate is not None
+    assert len(listing.estate.units) == MAX_UNITS
+    flat = {**flat_json("2"), "children": children}
+    (listing,) = parse_search_page(one_advert_page(flat)).listings
+    assert listing.estate is not None
+    assert listing.estate.units == ()

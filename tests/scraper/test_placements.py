@@ -180,26 +180,26 @@ async def test_a_building_project_is_never_local_but_its_search_still_alerts_it(
     assert await db.single_value("SELECT local FROM searches WHERE url = ?", (NEUBAU.url,)) == 1
 
 
-async def test_a_keyword_flat_search_stays_plain(
+async def test_a_flat_search_with_a_keyword_only_the_marketplace_decides_is_fed(
     subs: Subscriptions, db: Database, clock: FakeClock
 ) -> None:
-    """The same district search is served by the rental feed, and with a keyword polled on
-    its own: no attribute decides a keyword."""
+    """The same district search is served by the rental feed, with a keyword too (issue 36:
+    its words, by the marketplace's rules), and with a keyword the marketplace cannot decide
+    (an exclusion) polled on its own."""
     worded = parse_watch_argument(f"https://www.willhaben.at{NEUBAU_PATH}?keyword=altbau")
-    await subs.add_watch(1, NEUBAU, max_watches=5)
-    await subs.add_watch(1, worded, max_watches=5)
+    excluded = parse_watch_argument(f"https://www.willhaben.at{NEUBAU_PATH}?keyword=-altbau")
+    for search in (NEUBAU, worded, excluded):
+        await subs.add_watch(1, search, max_watches=5)
     await assign_feeds(db, now=clock())
     rows = await db.fetchall(
         "SELECT s.url, s.local, f.url AS feed FROM searches s LEFT JOIN feeds f"
         " ON f.id = s.feed_id ORDER BY s.id"
     )
+    feed = "https://www.willhaben.at/iad/immobilien/mietwohnungen/mietwohnung-angebote?sort=1"
     assert [(row["url"], row["local"], row["feed"]) for row in rows] == [
-        (
-            NEUBAU.url,
-            1,
-            "https://www.willhaben.at/iad/immobilien/mietwohnungen/mietwohnung-angebote?sort=1",
-        ),
-        (worded.url, 0, None),
+        (NEUBAU.url, 1, feed),
+        (worded.url, 1, feed),
+        (excluded.url, 0, None),
     ]
 
 

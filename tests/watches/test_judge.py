@@ -185,7 +185,7 @@ async def test_the_watches_of_a_search_ask_about_its_adverts_once(
         what
         for statement in statements
         for what, sql in (
-            ("seen", "FROM watch_listings WHERE"),
+            ("seen", "CROSS JOIN watch_listings w"),
             ("paths", "SELECT ad_id, seen_at, price FROM price_history"),
             ("first seen", "SELECT ad_id, first_seen_at FROM listings"),
         )

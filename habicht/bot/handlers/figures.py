@@ -206,7 +206,6 @@ def _feeds(texts: Texts, load: Workload, fits: Capacity) -> list[Html]:
 def _feed(texts: Texts, feed: FeedLoad) -> Html:
     """One feed: its name in words (a path habicht does not know as it is), the searches it
     serves of its own, its feed and coverage misses, and how long it stays switched off."""
-    name = feed.name
     off = (
         Html("")
         if feed.off_for is None
@@ -214,7 +213,7 @@ def _feed(texts: Texts, feed: FeedLoad) -> Html:
     )
     return texts.fill(
         "stats_feed",
-        name=name.path if name.kind is None else texts.catalog.feed_names[name.kind],
+        name=texts.feed(feed.name),
         served=feed.served,
         searches=feed.searches,
         misses=feed.feed_misses,

@@ -48,6 +48,7 @@ from habicht.market.going import MIN_PRICES, PriceStats
 from habicht.market.places import Located, Place
 from habicht.model import Estate, Search
 from habicht.queue import QuietHours
+from habicht.scraper.budget import FeedName
 from habicht.scraper.describe import Description, describe_search
 from habicht.watches.figures import WatchFigures
 from habicht.watches.filters import NO_PLACE
@@ -431,6 +432,11 @@ class Texts:
         (`Mietwohnung · Wien 1070 · bis € 1.200`), any other by its label."""
         described = describe_search(search.url)
         return self.label(search.label) if described is None else self.search_words(described)
+
+    def feed(self, name: FeedName) -> str:
+        """A feed in words (`scraper.budget.feed_name`): the marketplace, flats to rent, flats
+        to buy — one of a path this code does not know by that path."""
+        return name.path if name.kind is None else self.catalog.feed_names[name.kind]
 
     def echo(self, given: str) -> str:
         """A subscriber's own words repeated back, shortened (escaping is `fill`'s job)."""

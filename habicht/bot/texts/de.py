@@ -475,7 +475,7 @@ GERMAN = Catalog(
     alert_blocked="⛔ willhaben blockiert uns; Pause für {wait}.",
     alert_unblocked="✅ willhaben antwortet wieder.",
     alert_feed_off=(
-        "📡 Der Marktplatz-Feed listet nicht, was {searches} Suchen finden; sie werden wieder"
+        "📡 Der Feed „{feed}“ listet nicht, was {searches} Suchen finden; sie werden wieder"
         " einzeln abgefragt."
     ),
     alert_stopped="🛑 Zustellung gestoppt: {reason}",

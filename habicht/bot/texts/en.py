@@ -448,8 +448,8 @@ ENGLISH = Catalog(
     alert_blocked="⛔ willhaben blocks us; pausing for {wait}.",
     alert_unblocked="✅ willhaben answers again.",
     alert_feed_off=(
-        "📡 The marketplace feed does not list what {searches} searches find; they are polled"
-        " on their own again."
+        "📡 The feed of {feed} does not list what {searches} searches find; they are polled on"
+        " their own again."
     ),
     alert_stopped="🛑 Delivery stopped: {reason}",
     alert_error="🐞 Error: <code>{error}</code>",
