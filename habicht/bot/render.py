@@ -8,12 +8,13 @@ renderer runs synchronously inside that transaction.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from decimal import Decimal
 
 from habicht.bot.preferences import AlertStyle, Preferences
 from habicht.bot.signing import Signer, alert_buttons
-from habicht.bot.texts import MAX_CAPTION, Html, Texts, visible_len
+from habicht.bot.texts import MAX_CAPTION, Html, Lang, Texts, visible_len
 from habicht.market.history import PricePoint
 from habicht.model import Listing, Search
 from habicht.watches.follow import AdvertNews
@@ -90,21 +91,7 @@ class MessageRenderer:
     def _new_text(
         self, listing: Listing, *, bumped: bool, entered: bool, compact: bool, notes: AlertNotes
     ) -> Html:
-        return self.texts.new_listing(
-            title=listing.title,
-            url=listing.url,
-            price=listing.price,
-            price_display=listing.price_display,
-            location=listing.location,
-            bumped=bumped,
-            entered=entered,
-            # A bumped advert's date is its bump, not its listing.
-            listed_at=None if listing.bumped else listing.published_at,
-            compact=compact,
-            notes=notes,
-            postcode=listing.postcode,
-            estate=listing.estate,
-        )
+        return _listing_text(self.texts.lang, listing, bumped, entered, compact, notes)
 
     def price_drop(
         self,
@@ -191,3 +178,27 @@ class MessageRenderer:
     def baseline(self, search: Search, count: int) -> str:
         """A new watch's first scan: how many listings it now watches, silently."""
         return self.texts.baseline(search, count)
+
+
+@functools.lru_cache(maxsize=8192)
+def _listing_text(
+    lang: Lang, listing: Listing, bumped: bool, entered: bool, compact: bool, notes: AlertNotes
+) -> Html:
+    """A new listing's text (`Texts.new_listing`), a pure function of what it is given.
+    Remembered: one read that tells many chats of one advert — every watch of a search shares
+    its notes — renders it once a language, style and notes, not once a chat."""
+    return Texts(lang).new_listing(
+        title=listing.title,
+        url=listing.url,
+        price=listing.price,
+        price_display=listing.price_display,
+        location=listing.location,
+        bumped=bumped,
+        entered=entered,
+        # A bumped advert's date is its bump, not its listing.
+        listed_at=None if listing.bumped else listing.published_at,
+        compact=compact,
+        notes=notes,
+        postcode=listing.postcode,
+        estate=listing.estate,
+    )
