@@ -36,8 +36,8 @@ from kit.feeds import (
 
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
-from habicht.fakes.willhaben_estate import PLACES, Place
-from habicht.fakes.willhaben_flats import PLACEMENTS, flat
+from habicht.fakes.willhaben_estate import PLACES, FakeUnit, Place
+from habicht.fakes.willhaben_flats import PLACEMENTS, flat, project
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.schedule import run_pass
@@ -360,6 +360,50 @@ async def test_a_town_search_is_fed_once_its_own_reads_taught_it_the_place(
     await run(60)
     assert [(text, source) for text, _, source in await alerts(db)][2:] == [
         ("new 900000004", "feed")
+    ]
+
+
+async def test_a_building_project_comes_from_the_feed_when_a_listed_unit_fits(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any
+) -> None:
+    """Issue 36's fifth row: a new building project in Donaustadt, one of whose units fits two
+    fed flat searches to buy (price, rooms): it comes from the buy feed within the minute
+    (before, only by each search's own scan: 5 to 30 minutes). A search naming a type of flat,
+    which no unit says, still gets it — by its own scan, as with feeds off."""
+    buy = "https://www.willhaben.at/iad/immobilien/eigentumswohnung/eigentumswohnung-angebote"
+    rooms = parse_watch_argument(f"{buy}?areaId=117244&PRICE_TO=400000&NO_OF_ROOMS_BUCKET=3X3")
+    cheap = parse_watch_argument(f"{buy}?areaId=117244&PRICE_TO=450000")
+    typed = parse_watch_argument(f"{buy}?areaId=117244&PRICE_TO=450000&PROPERTY_TYPE=3")
+    await started(subs, run, (1, rooms), (2, cheap), (3, typed))
+    units = (FakeUnit("7001", Decimal(390000), 72, rooms=3), FakeUnit("7002", Decimal(520000), 95))
+    world.publish(project("900000010", "Wohnprojekt an der Alten Donau", units, place=22))
+    await run(60)
+    assert sorted((text, key.split(":")[2], source) for text, key, source in await alerts(db)) == [
+        ("new 900000010", "1", "feed"),
+        ("new 900000010", "2", "feed"),
+    ]
+    await run(INTERVAL)
+    assert ("new 900000010", "search") in {
+        (text, source) for text, key, source in await alerts(db) if key.endswith(":3")
+    }
+
+
+async def test_a_flat_search_with_a_word_is_fed_for_what_the_title_and_snippet_say(
+    db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, clock: FakeClock
+) -> None:
+    """Issue 36's sixth row, search words: two Neubau searches with `keyword=altbau` share
+    the rent feed. A new Altbau flat (the word in its title) comes from the feed within the
+    minute (before, a flat search with a word was plain: its own scan, at the scrape
+    interval)."""
+    altbau = parse_watch_argument(f"{RENTALS}/wien/wien-1070-neubau?keyword=altbau")
+    cheap = parse_watch_argument(f"{RENTALS}/wien/wien-1070-neubau?keyword=altbau&PRICE_TO=1500")
+    await started(subs, run, (1, altbau), (2, cheap))
+    at = int(clock() * 1000)
+    world.publish(flat("900000020", "Altbau mit Flügeltüren", 990, place=7, published_ms=at))
+    await run(60)
+    assert sorted((text, source) for text, _, source in await alerts(db)) == [
+        ("new 900000020", "feed"),
+        ("new 900000020", "feed"),
     ]
 
 
