@@ -1,7 +1,7 @@
 """Reposts: a new advert of a search that its seller had up before, in the same search.
 
 A new advert (one the search shows for the first time on this read) reposts an older one when
-all of these hold (keep in sync with docs/using.md, "Alerts"):
+all of these hold (keep in sync with docs/using/alerts.md, "Reposts"):
 
 - the same seller (`ORGID`, which private sellers have too; an advert without one is never a
   repost, nor reposted);

@@ -12,7 +12,7 @@ The quiet buttons end the quiet hours or switch their mode, keeping the chat's w
 
 The alert style applies to alerts queued after the change (an alert is final once queued):
 a "photo" alert is the listing's picture with the text as caption, a "compact" one a single
-line of text without a preview (docs/using.md, "Alerts").
+line of text without a preview (docs/using/alerts.md).
 """
 
 from __future__ import annotations
