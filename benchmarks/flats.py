@@ -13,13 +13,16 @@ stands a flat world on the same fake site and the same politeness budget
   the new flats show minutes after their `PUBLISHED`; 2 % building projects; reservations and
   flats that leave), begun once every watch has its baseline (`FlatWorld.begin`). Every
   real-estate page starts with the site's rotating paid placement (REALESTATE.md, trap 1);
-- **the flat searches** (`flat_searches`): rent (three in five) and buy, Zipf over Vienna's
-  districts (the biggest first) and over the Bundesländer, in the forms subscribers paste
-  (`areaId`s, a district's or a Bundesland's path), price caps, living areas, room buckets, a
-  type, one free area, one feature; 15 % with one parameter REALESTATE.md cannot decide (a
-  `keyword`, `AVAILABLETODAY`, a town's `areaId`, a plot area). At most one free area and one
-  feature: whether several mean "all" or "any" is not known, and a world that chose would
-  measure that choice, not habicht. Watches Zipf over them, five a chat, chats of their own.
+- **the flat searches** (`flat_searches`): rent (three in five) and buy, of seven kinds in
+  the shares of `MIX` (the kinds are the shapes of flat search URLs in public repositories,
+  the shares an assumption): Vienna's districts Zipf (the biggest first; by `areaId`, one to
+  three, or by the path), Vienna whole, a Bundesland Zipf, all of Austria, a town or a Bezirk
+  outside Vienna (by `areaId`, or a town by its path: learned place by place), a search word
+  beside a place, and "plain" — a parameter no attribute decides (`AVAILABLETODAY`, a plot
+  area); each with price caps, living areas, room buckets, a type, one free area, one
+  feature. At most one free area and one feature: whether several mean "all" or "any" is not
+  known, and a world that chose would measure that choice, not habicht. Watches Zipf over
+  them, five a chat, chats of their own.
 
 What is owed comes from the world's truth (`habicht.fakes.willhaben_world.listed` through
 `freshness.Truth`): a chat is owed one alert per new flat any of its searches lists. The
@@ -33,6 +36,11 @@ duplicates, "old" (new-listing alerts of flats from before the baselines: bumped
 baseline did not reach) and "pp": alerts of a paid placement — false, counted in "false" too,
 where none of the chat's searches lists the placement as a flat; the feed misses; the deepest
 feed read in pages; and the marketplace's p95 and its missing / false / duplicates beside it.
+Then each kind of flat search (`report_kinds`): how many a feed serves at the end of the run
+(local, fed, and where its area is learned with a place learned), and the p95 of the alerts of
+the new flats its chats are owed where all the chat's searches that list a flat are of that
+kind, feeds on and off; building projects apart, where a search may decide them from their
+units and where none may (`kind_latencies`).
 
 **The cost question** (`feed_costs`): one Austria-wide feed per category against one per
 Bundesland and category, from the flat world's script at the same volumes: the feeds a read
@@ -93,6 +101,7 @@ from freshness import (
     zipf,
 )
 
+from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_estate import (
     BUY,
@@ -105,6 +114,8 @@ from habicht.fakes.willhaben_estate import (
 )
 from habicht.fakes.willhaben_flats import PLACEMENTS, EstateVolumes, FlatWorld, place_weights
 from habicht.fakes.willhaben_site import FakeWillhabenSite
+from habicht.scraper.estate import EstateSearch
+from habicht.scraper.local import local_search
 from habicht.scraper.urls import parse_watch_argument
 
 SITE = "https://www.willhaben.at"
@@ -131,32 +142,57 @@ def _state_share(area: str) -> float:
 BUNDESLAENDER = sorted((area for area in STATES if area != "900"), key=_state_share, reverse=True)
 """The Bundesländer but Vienna, the most flats first."""
 TOWNS = PLACES[23:]
+COUNTIES = sorted({place.county for place in TOWNS if place.county is not None})
+"""The Bezirke outside Vienna the fake world has towns in (`areaId` 601: Graz and around)."""
 FREE_AREAS = ("20", "10", "60", "30")
 """Balkon, Terrasse, Garten, Loggia: the free areas flat hunters tick, the commonest first."""
 FEATURES = ("4", "27", "250", "25", "23")
 """Fahrstuhl, Einbauküche, Keller, barrierefrei, Garage."""
-KEYWORDS = ("altbau", "provisionsfrei", "erstbezug", "klima", "hofseitig")
-UNDECIDABLE = 0.15
-"""The share of flat searches with one parameter REALESTATE.md cannot decide."""
+KEYWORDS = ("altbau", "provisionsfrei", "erstbezug", "klima", "hofseitig", "balkon")
+MIX = {
+    "district": 0.30,
+    "Vienna": 0.15,
+    "Bundesland": 0.10,
+    "Austria": 0.05,
+    "town": 0.25,
+    "words": 0.10,
+    "plain": 0.05,
+}
+"""The kinds of flat search and their shares. The kinds are the shapes of the flat search URLs
+in public repositories (bots' configurations, scrapers' examples): Vienna whole (`areaId=900`,
+`/wien`), several of its districts by `areaId`, a town by its path (`/steiermark/graz`,
+`/oberoesterreich/linz`) or a Bezirk by its `areaId` (601), all of Austria, a search word
+(`keyword=Privatverkauf`), features. The shares are an assumption, weighted to Vienna where
+most flats are; "plain" is a parameter no advert attribute decides (`AVAILABLETODAY`, a plot
+area), which keeps a search plain for good."""
 
 
-def _place(rand: random.Random, category: int) -> tuple[str, list[tuple[str, str]]]:
-    """A search's path and `areaId`s: Vienna's districts Zipf (by `areaId` or by the path),
-    the whole of Vienna, a Bundesland Zipf (by `areaId` or the path), or all of Austria."""
-    root, vienna = PATHS[category], f"/iad/immobilien/{SEGMENTS[category]}/wien"
-    form = rand.random()
-    if form < 0.45:
+def _place(rand: random.Random, category: int, kind: str) -> tuple[str, list[tuple[str, str]]]:
+    """A search's path and `areaId`s for its `kind` of place: Vienna's districts Zipf (one to
+    three, by `areaId`, or one by the path), the whole of Vienna, a Bundesland Zipf, all of
+    Austria, or a town or a Bezirk outside Vienna (by `areaId`, or a town by its path)."""
+    root, segment = PATHS[category], SEGMENTS[category]
+    vienna = f"/iad/immobilien/{segment}/wien"
+    if kind == "district":
+        if rand.random() < 0.25:
+            return f"{vienna}/{PLACES[zipf(rand, DISTRICTS)].segment}", []
         chosen = {zipf(rand, DISTRICTS) for _ in range(rand.choice((1, 1, 2, 3)))}
         return root, [("areaId", PLACES[n].location_id) for n in sorted(chosen)]
-    if form < 0.6:
-        return f"{vienna}/{PLACES[zipf(rand, DISTRICTS)].segment}", []
-    if form < 0.75:
+    if kind == "Vienna":
         return (vienna, []) if rand.random() < 0.5 else (root, [("areaId", "900")])
-    if form < 0.9:
+    if kind == "Bundesland":
         state = zipf(rand, BUNDESLAENDER)
         if rand.random() < 0.5:
-            return f"/iad/immobilien/{SEGMENTS[category]}/{slug(STATES[state])}", []
+            return f"/iad/immobilien/{segment}/{slug(STATES[state])}", []
         return root, [("areaId", state)]
+    if kind == "town":
+        form = rand.random()
+        if form < 0.4:
+            town = rand.choice(TOWNS)
+            return f"/iad/immobilien/{segment}/{slug(town.state)}/{town.segment}", []
+        if form < 0.7:
+            return root, [("areaId", rand.choice(TOWNS).location_id)]
+        return root, [("areaId", rand.choice(COUNTIES))]
     return root, []
 
 
@@ -181,34 +217,32 @@ def _filters(rand: random.Random, category: int) -> list[tuple[str, str]]:
     return found
 
 
-def _not_decidable(rand: random.Random, category: int) -> tuple[str, list[tuple[str, str]]]:
-    """A path and the one parameter that keeps a search plain (REALESTATE.md: no attribute
-    decides it), with the place's `areaId`s it goes with."""
-    kind = rand.randrange(4)
-    if kind == 0:
-        return PATHS[category], [("areaId", rand.choice(TOWNS).location_id)]
-    path, areas = _place(rand, category)
-    if kind == 1:
-        return path, [*areas, ("keyword", zipf(rand, KEYWORDS))]
-    if kind == 2:
-        return path, [*areas, ("AVAILABLETODAY", "true")]
-    return path, [*areas, ("PLOT/AREA_FROM", "100")]
+def _search(rand: random.Random, category: int, kind: str) -> tuple[str, list[tuple[str, str]]]:
+    """A flat search of `kind` (`MIX`): its path and its parameters."""
+    if kind == "words":
+        path, areas = _place(rand, category, rand.choice(("district", "Vienna", "Bundesland")))
+        return path, [*areas, ("keyword", zipf(rand, KEYWORDS)), *_filters(rand, category)]
+    if kind == "plain":
+        path, areas = _place(rand, category, rand.choice(("district", "Vienna", "town")))
+        odd = rand.choice((("AVAILABLETODAY", "true"), ("PLOT/AREA_FROM", "100")))
+        return path, [*areas, odd, *_filters(rand, category)]
+    path, areas = _place(rand, category, kind)
+    return path, areas + _filters(rand, category)
 
 
-def flat_searches(count: int, seed: int) -> list[str]:
-    """`count` distinct flat search URLs, normalised as `/watch` stores them (module
-    docstring); every `1 / UNDECIDABLE`-th or so keeps one undecidable parameter."""
+def flat_searches(count: int, seed: int) -> dict[str, str]:
+    """`count` distinct flat search URLs, normalised as `/watch` stores them, each with its
+    kind (`MIX`), in the order drawn."""
     rand = random.Random(seed)
-    found: dict[str, None] = {}
+    kinds, shares = list(MIX), list(MIX.values())
+    found: dict[str, str] = {}
     while len(found) < count:
         category = RENT if rand.random() < 0.6 else BUY
-        if rand.random() < UNDECIDABLE:
-            path, params = _not_decidable(rand, category)
-        else:
-            path, params = _place(rand, category)
-        url = str(httpx.URL(SITE + path, params=params + _filters(rand, category)))
-        found[parse_watch_argument(url).url] = None
-    return list(found)
+        kind = rand.choices(kinds, shares)[0]
+        path, params = _search(rand, category, kind)
+        url = str(httpx.URL(SITE + path, params=params))
+        found.setdefault(parse_watch_argument(url).url, kind)
+    return found
 
 
 # ----------------------------------------------------------------- the two worlds
@@ -260,12 +294,19 @@ class FlatResult:
     flats: Result
     placements: int
     deepest: int
+    by_kind: dict[str, list[float]]
+    """The latencies of the flats' alerts by the kind of search (`MIX`) of the chat that
+    lists the flat; building projects apart (`kind_latencies`)."""
+    served: dict[str, tuple[int, int]]
+    """Of each kind of flat search: how many a feed served at the run's end, of how many."""
 
 
 @dataclass(frozen=True)
 class Shape:
     market: tuple[list[str], list[tuple[int, int]]]
     flats: tuple[list[str], list[tuple[int, int]]]
+    kinds: list[str]
+    """The kind (`MIX`) of each flat search, in the order of `flats`."""
 
     @property
     def urls(self) -> list[str]:
@@ -284,9 +325,10 @@ def shape(market: int, flats: int, seed: int) -> Shape:
     return Shape(
         (searches(market, seed), watches(market * WATCHES_PER_CHAT, market, seed)),
         (
-            flat_urls,
+            list(flat_urls),
             watches(flats * WATCHES_PER_CHAT, flats, seed, first_chat=FLAT_CHATS),
         ),
+        list(flat_urls.values()),
     )
 
 
@@ -315,7 +357,7 @@ async def simulate(
     market_rows = [row for row in rows if row["ad_id"] in both.market.adverts]
     told = count_new(market, both.market, truth, market_rows)
     count_drops(market, both.market, truth, market_rows, told)
-    count_new(
+    first = count_new(
         flats,
         both,
         truth,
@@ -325,7 +367,70 @@ async def simulate(
     flats.false += unfit_placements(shown, truth, pairs)
     flats.wall = market.wall = time.perf_counter() - wall
     deepest = max((pages for _, pages in clock.observer.reads), default=0)
-    return FlatResult(market, flats, len(shown), deepest)
+    kinds = ["market"] * len(world_shape.market[0]) + world_shape.kinds
+    by_kind = kind_latencies(both, truth, kinds, urls, first)
+    async with Database(path) as db:
+        served = await served_by_kind(db, dict(zip(urls, kinds, strict=True)))
+    return FlatResult(market, flats, len(shown), deepest, by_kind, served)
+
+
+def kind_latencies(
+    world: Beside,
+    truth: Truth,
+    kinds: list[str],
+    urls: list[str],
+    first: dict[tuple[int, str], float],
+) -> dict[str, list[float]]:
+    """The latency of each chat's first alert of each new flat (`first`, by chat and advert),
+    under the kind of the chat's searches that list the flat — only where they are all of one
+    kind, "several" where not (the fastest of them tells the chat). A building project is
+    counted apart: "project" where one of those searches may decide it from its units (a local
+    flat search naming no type, free area, feature or word, which units never say), "project,
+    plain" where none may — its own scan's, as a plain search's."""
+    found: dict[str, list[float]] = {}
+    for (chat, ad_id), at in first.items():
+        advert = world.new.get(ad_id)
+        if advert is None or advert.estate is None:
+            continue
+        latency = at - world.published[ad_id]
+        listing = [n for n in truth.searches_of(advert) if chat in truth.chats.get(n, ())]
+        if advert.estate.project:
+            decidable = any(_decides_projects(urls[n]) for n in listing)
+            found.setdefault("project" if decidable else "project, plain", []).append(latency)
+            continue
+        of = {kinds[n] for n in listing}
+        found.setdefault(of.pop() if len(of) == 1 else "several", []).append(latency)
+    return found
+
+
+def _decides_projects(url: str) -> bool:
+    """Whether the flat search `url` may match a building project locally (`EstateSearch`)."""
+    search = local_search(url)
+    return isinstance(search, EstateSearch) and not (
+        search.property_types or search.free_areas or search.features or search.words
+    )
+
+
+async def served_by_kind(db: Database, kinds: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """Of each kind of flat search (`kinds`, by URL): how many a feed serves — local, fed
+    (not sent back to polling) and, where its area is learned, with a place learned — of how
+    many."""
+    served: dict[str, tuple[int, int]] = {}
+    rows = await db.fetchall(
+        "SELECT url, local, fed_since,"
+        " EXISTS (SELECT 1 FROM search_places p WHERE p.search_id = s.id) AS placed"
+        " FROM searches s"
+    )
+    for row in rows:
+        kind = kinds.get(row["url"], "market")
+        search = local_search(row["url"])
+        learning = isinstance(search, EstateSearch) and search.learned
+        fed = bool(
+            row["local"] and row["fed_since"] is not None and (row["placed"] or not learning)
+        )
+        count, total = served.get(kind, (0, 0))
+        served[kind] = (count + fed, total + 1)
+    return served
 
 
 def unfit_placements(rows: Iterable[Row], truth: Truth, pairs: list[tuple[int, int]]) -> int:
@@ -450,6 +555,33 @@ def goals(results: list[FlatResult], local: int) -> None:
         )
 
 
+def report_kinds(results: list[FlatResult]) -> None:
+    """Each kind of flat search (`MIX`) and building projects: the share a feed serves at the
+    end, and the p95 of the new flats' alerts with feeds on and off (issue 36's goal: p95 ≤
+    `GOAL_P95` for every kind but "plain", whose parameter no attribute decides)."""
+    on, off = results
+    print(f"\n{'kind':14} {'searches':>8} {'fed':>5} {'alerts':>7} {'p95 on':>6} {'p95 off':>7}")
+    for kind in [*MIX, "several", "project", "project, plain"]:
+        fed, total = on.served.get(kind, (0, 0))
+        share = f"{fed / total:.0%}" if total else "—"
+        latencies = on.by_kind.get(kind, [])
+        print(
+            f"{kind:14} {total if total else '—':>8} {share:>5} {len(latencies):7,}"
+            f" {seconds(percentile(latencies, 0.95)):>6}"
+            f" {seconds(percentile(off.by_kind.get(kind, []), 0.95)):>7}"
+        )
+    slow = [
+        kind
+        for kind, latencies in on.by_kind.items()
+        if kind not in ("plain", "project, plain", "market")
+        and (percentile(latencies, 0.95) or 0) > GOAL_P95
+    ]
+    print(
+        f"goal: every kind of flat search but the plain ones p95 ≤ {GOAL_P95:g} s with feeds:"
+        f" {', '.join(slow) + ' above' if slow else 'all within'} — {verdict(not slow)}"
+    )
+
+
 def report_costs(costs: list[FeedCost], volumes: EstateVolumes, hours: float) -> None:
     print(
         f"\nthe cost question: {volumes.rent_per_hour:g} + {volumes.buy_per_hour:g} entries an"
@@ -490,6 +622,7 @@ async def main(args: argparse.Namespace) -> None:
         results,
     )
     goals(results, local)
+    report_kinds(results)
     flats = FlatWorld(FakeWillhabenSite(), start=START, hours=3.0, seed=args.seed + FLAT_SEED)
     costs = feed_costs(flats)
     report_costs(costs, volumes, 3.0)
