@@ -114,9 +114,9 @@ from habicht.fakes.willhaben_estate import (
 )
 from habicht.fakes.willhaben_flats import PLACEMENTS, EstateVolumes, FlatWorld, place_weights
 from habicht.fakes.willhaben_site import FakeWillhabenSite
-from habicht.scraper.estate import EstateSearch
-from habicht.scraper.local import local_search
-from habicht.scraper.urls import parse_watch_argument
+from habicht.willhaben.estate import EstateSearch
+from habicht.willhaben.local import local_search
+from habicht.willhaben.urls import parse_watch_argument
 
 SITE = "https://www.willhaben.at"
 FLAT_CHATS = 1_000_000
@@ -125,7 +125,7 @@ FLAT_SEED = 1000
 """Added to the seed for the flat world: with the marketplace's own seed both would draw the
 same advert ids, and the site keeps one advert an id."""
 PAGE = 200
-"""Rows of one feed page (`habicht.scraper.urls.PAGE_ROWS`)."""
+"""Rows of one feed page (`habicht.willhaben.urls.PAGE_ROWS`)."""
 
 # ----------------------------------------------------------------- the flat searches
 

@@ -129,9 +129,9 @@ from habicht.fakes.telegram import FakeBotAPI
 from habicht.fakes.willhaben_estate import SEGMENTS
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.fakes.willhaben_world import lister
-from habicht.scraper.local import local_search
 from habicht.scraper.schedule import FeedCadence, run_pass
-from habicht.scraper.urls import parse_watch_argument
+from habicht.willhaben.local import local_search
+from habicht.willhaben.urls import parse_watch_argument
 
 SITE = "http://willhaben.test"
 MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"

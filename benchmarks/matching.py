@@ -47,9 +47,9 @@ from urllib.parse import urlencode
 
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.model import Listing
-from habicht.scraper.local import FeedMatcher, LocalSearch, local_search
-from habicht.scraper.parse import parse_search_page
-from habicht.scraper.urls import PAGE_ROWS
+from habicht.willhaben.local import FeedMatcher, LocalSearch, local_search
+from habicht.willhaben.parse import parse_search_page
+from habicht.willhaben.urls import PAGE_ROWS
 
 T = TypeVar("T")
 

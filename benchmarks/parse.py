@@ -32,8 +32,8 @@ from typing import Any
 
 from bs4 import BeautifulSoup
 
-from habicht.scraper.parse import parse_search_page
-from habicht.scraper.urls import PAGE_ROWS
+from habicht.willhaben.parse import parse_search_page
+from habicht.willhaben.urls import PAGE_ROWS
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests/fixtures/willhaben"
 MARKETPLACE = FIXTURES / "search-marketplace-grafikkarten.html"

@@ -49,10 +49,10 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 from parse import FLATS, MARKETPLACE, full_page
 
-from habicht.scraper.errors import ScrapeError
-from habicht.scraper.fetch import MAX_PAGE_BYTES, WillhabenClient
-from habicht.scraper.parse import MAX_TOKENS, parse_search_page
-from habicht.scraper.urls import normalise_search_url, request_url
+from habicht.willhaben.errors import ScrapeError
+from habicht.willhaben.fetch import MAX_PAGE_BYTES, WillhabenClient
+from habicht.willhaben.parse import MAX_TOKENS, parse_search_page
+from habicht.willhaben.urls import normalise_search_url, request_url
 
 TICK = 0.010
 MIB = 1 << 20

@@ -263,9 +263,9 @@ async def _queue(args: argparse.Namespace, settings: Settings) -> int:
 
 async def _scrape(args: argparse.Namespace, settings: Settings) -> int:
     """Fetch one search from HABICHT_WILLHABEN_URL and print its listings: a debugging aid."""
-    from habicht.scraper.errors import InvalidSearch, ScrapeError
-    from habicht.scraper.fetch import WillhabenClient
-    from habicht.scraper.urls import parse_watch_argument
+    from habicht.willhaben.errors import InvalidSearch, ScrapeError
+    from habicht.willhaben.fetch import WillhabenClient
+    from habicht.willhaben.urls import parse_watch_argument
 
     try:
         search = parse_watch_argument(args.url)

@@ -2,9 +2,9 @@
 advert says of itself (`Estate`), a watchable search (`Search`), what a failed scan records
 (`ErrorKind`), and an amount as text (`money`).
 
-It sits below scraper, watches and market (the import contracts in pyproject.toml), so that
-each of them can speak of adverts and searches without importing another: willhaben's page
-parser makes `Listing`s, the watches judge them and the market remembers them.
+It sits below willhaben, scraper, watches and market (the import contracts in pyproject.toml),
+so that each of them can speak of adverts and searches without importing another: willhaben's
+page parser makes `Listing`s, the watches judge them and the market remembers them.
 """
 
 from __future__ import annotations

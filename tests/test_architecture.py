@@ -19,7 +19,7 @@ import habicht
 PACKAGE = Path(habicht.__file__).parent
 BENCHMARKS = PACKAGE.parent / "benchmarks"
 TESTS = Path(__file__).parent
-PARTS = ("queue", "bot")  # scraper, watches and market have no front door (issue 28)
+PARTS = ("queue", "bot")  # willhaben, scraper, watches and market have no front door (issue 28)
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -101,7 +101,7 @@ UNTESTED_BY_NAME = {
     "clock.py": "type aliases and the system's clock only",
     "model.py": "the shared vocabulary (Listing, Search, money) every part's tests use",
     "digits.py": "tested where numbers come in (test_config, queue/test_report, bot/test_buttons)",
-    "scraper/errors.py": "exception classes only",
+    "willhaben/errors.py": "exception classes only",
     "watches/errors.py": "exception classes only",
     "watches/watch.py": "one dataclass only",
     "watches/figures.py": "read by /stats <n>: tests/bot/test_figures.py",

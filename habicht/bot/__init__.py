@@ -1,8 +1,8 @@
 """The Telegram side: subscriber and owner commands, message texts, and the app wiring.
 
-Depends on `habicht.scraper` and `habicht.queue`; neither depends on it. Other code imports
-only the names listed here. Inside, wiring above and leaves below (each layer imports only
-those under it; the import contracts in pyproject.toml check it):
+Depends on `habicht.scraper`, `habicht.willhaben` and `habicht.queue`; none depends on it.
+Other code imports only the names listed here. Inside, wiring above and leaves below (each
+layer imports only those under it; the import contracts in pyproject.toml check it):
 
 - `app.py` builds the Application and registers every handler and job in one block.
 - `handlers/`: what answers an update, one module per topic; only `app` imports them, and

@@ -32,11 +32,11 @@ from habicht.config import Settings
 from habicht.db import Database
 from habicht.metrics import Metrics
 from habicht.queue import Delivered, DirectLine, Message, NotificationStore, Pacer, TakenOver
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.schedule import FreshnessWatch, RequestShare
 from habicht.storage import StatusFile, StorageWatch, WatchedDatabase, fault_kind
 from habicht.watchdog import Watchdog
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
 
 __all__ = ["BotServices", "Context", "NotReady"]
 

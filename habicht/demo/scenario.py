@@ -39,7 +39,7 @@ from habicht.fakes.telegram import FakeBotAPI, Fault
 from habicht.fakes.willhaben_estate import euros
 from habicht.fakes.willhaben_flats import PLACEMENTS, flat
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
-from habicht.scraper.urls import parse_watch_argument
+from habicht.willhaben.urls import parse_watch_argument
 
 __all__ = [
     "ANNA",

@@ -1,5 +1,5 @@
 """What willhaben's own search lists, as the fake site's world answers it: the truth that
-habicht's local matching (`habicht.scraper.local`) is held against.
+habicht's local matching (`habicht.willhaben.local`) is held against.
 
 Written apart from the scraper on purpose — a fake that shared habicht's matching code would
 agree with every mistake in it. A search path and its query select adverts of one catalogue:
@@ -12,7 +12,7 @@ agree with every mistake in it. A search path and its query select adverts of on
   accents and umlauts aside. Words are read as a generous search would: the text unescaped
   (`&nbsp;` is a space, as on the real pages), split at everything but letters and digits
   ("1.6" is 1 and 6), "ä" folded to "ae". habicht's local matching reads them more strictly
-  (`habicht.scraper.words`), so that it never says "yes" where some plausible reading says
+  (`habicht.willhaben.words`), so that it never says "yes" where some plausible reading says
   "no" — held against this world, it must find a subset of what the world lists;
 - `PRICE_FROM`, `PRICE_TO`: the price, inclusive; a price-less advert is not listed then;
 - `ISPRIVATE`: the seller type;

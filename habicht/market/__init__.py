@@ -6,5 +6,6 @@
 - `places` — where postcodes and chats are.
 - `reposts` — a new advert that is an older one put up again.
 
-Of habicht's parts it imports only `habicht.model`: never the watches, the scraper or the bot.
+Of habicht's parts it imports only `habicht.model`: never the site, the watches, the scraper or
+the bot.
 """

@@ -1,17 +1,15 @@
-"""willhaben and when to read it.
+"""When to read willhaben, and what a read does.
 
-- `urls` — what may be watched: search URLs and keyword searches, normalised.
-- `fetch` — polite fetching (one client, a gap between requests, retries, block backoff).
-- `parse` — a result page → its `Listing`s.
-- `words`, `local` — whether a search lists an advert, decided here (for the feeds).
-- `pages` — how deep one scan of a search reads.
+- `schedule` — what is read next; `budget`, `alert_times` — the request budget, freshness.
 - `scan` — one search's scan, start to commit; `health` — its failures and streaks.
+- `pages` — how deep one scan of a search reads.
 - `feeds`, `coverage` — shared category feeds, and whether they keep up with the searches.
-- `schedule`, `budget`, `alert_times` — what is read next, the request budget, freshness.
-- `errors` — what goes wrong on willhaben's side.
+- `places` — the places a flat search learns from its own reads.
+- `page_checks` — an alerted advert no read shows any more, looked up on its own page.
 
-Knows nothing of Telegram: it writes rendered texts into the outbox through a `Renderer` it
-is given (`habicht.watches.judge`). It imports the watches, the market and the shared
-`habicht.model`, never the bot (the import contracts in pyproject.toml). Import from the
-module that defines a name; this package has no front door.
+What willhaben says and means — its URLs, fetching, parsing, local matching — is
+`habicht.willhaben`. Knows nothing of Telegram: it writes rendered texts into the outbox
+through a `Renderer` it is given (`habicht.watches.judge`). It imports the site, the watches,
+the market and the shared `habicht.model`, never the bot (the import contracts in
+pyproject.toml). Import from the module that defines a name; this package has no front door.
 """

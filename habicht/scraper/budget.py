@@ -27,8 +27,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from habicht.db import Database
-from habicht.scraper.estate_terms import BUY, ESTATE_FEEDS, IMMOBILIEN, RENT
 from habicht.scraper.schedule import ACTIVE, FED, LIVE_FEEDS, FeedCadence
+from habicht.willhaben.estate_terms import BUY, ESTATE_FEEDS, IMMOBILIEN, RENT
 
 __all__ = [
     "FEED_WORDS",

@@ -2,7 +2,7 @@
 search of that category, matched here.
 
 A search is *local* when habicht can decide for itself whether it lists an advert
-(`habicht.scraper.local`); its feed is its category's newest-first page (the marketplace root
+(`habicht.willhaben.local`); its feed is its category's newest-first page (the marketplace root
 for keyword watches). `assign_feeds` gives every search its kind and creates or drops the
 feeds; the scheduler calls it before every choice, so a new watch's search is served from the
 feed's first read after its baseline. A feed is *live* while two or more searches with an active
@@ -17,7 +17,7 @@ at the latest (`scraper.schedule`) — and what a feed read records never shorte
 (`pages._bounded` anchors only on what the search's own scans showed).
 
 A real-estate feed's page may hold the paid placement on top (and nothing else that is not
-the category's, `estate.stray`): it is dropped before anything else — never matched, never
+the category's, `willhaben.estate.stray`): it is dropped before anything else — never matched, never
 an anchor, never remembered as shown.
 
 `scan_feed` reads a feed as deep as its anchors need: page after page until one holds an
@@ -63,15 +63,10 @@ from habicht.market.reposts import feed_reposts
 from habicht.model import ErrorKind, Listing, money
 from habicht.queue import Outgoing
 from habicht.scraper.coverage import FEED_MEMORY, FeedReach, settle
-from habicht.scraper.errors import Blocked, ScrapeError
-from habicht.scraper.estate import stray
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.health import DATABASE_ERRORS
-from habicht.scraper.local import FeedMatcher, local_search
 from habicht.scraper.pages import MAX_PAGES
 from habicht.scraper.places import with_learned
 from habicht.scraper.scan import Counts, Tally
-from habicht.scraper.urls import PAGE_ROWS
 from habicht.storage import log_database_error
 from habicht.watches.follow import Following, observe
 from habicht.watches.judge import (
@@ -82,6 +77,11 @@ from habicht.watches.judge import (
     judge,
 )
 from habicht.watches.notes import SearchFacts
+from habicht.willhaben.errors import Blocked, ScrapeError
+from habicht.willhaben.estate import stray
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.local import FeedMatcher, local_search
+from habicht.willhaben.urls import PAGE_ROWS
 
 __all__ = ["Feed", "assign_feeds", "scan_feed"]
 

@@ -14,11 +14,11 @@ import logging
 from habicht.clock import Clock
 from habicht.db import Database
 from habicht.model import money
-from habicht.scraper.advert import Missing
-from habicht.scraper.errors import ScrapeError
-from habicht.scraper.fetch import WillhabenClient
 from habicht.watches.checks import Check, Found, next_check, record_check
 from habicht.watches.follow import Following, FollowRenderer
+from habicht.willhaben.advert import Missing
+from habicht.willhaben.errors import ScrapeError
+from habicht.willhaben.fetch import WillhabenClient
 
 __all__ = ["check_next_page"]
 

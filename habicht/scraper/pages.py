@@ -19,7 +19,7 @@ A missing page is never "those adverts are gone". A baseline whose deeper page f
 page cannot keep a watch from starting. The search's health counts the cycle as failed only
 when a baselined watch went without (page 1, or a page it needed).
 
-A real-estate page holds entries that are no adverts of the search (`estate.stray`): the
+A real-estate page holds entries that are no adverts of the search (`willhaben.estate.stray`): the
 paid placement on top, and whatever the search's parameters rule out. They are dropped before
 anything else: never recorded, judged or used as an anchor. They still count towards what
 `rowsFound` promised, which counts them too: the placement by its paid entry
@@ -39,13 +39,13 @@ from dataclasses import dataclass
 
 from habicht.db import Database
 from habicht.model import Listing
-from habicht.scraper.errors import ScrapeError
-from habicht.scraper.estate import placed, stray
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.health import DueSearch
-from habicht.scraper.parse import SearchPage
-from habicht.scraper.urls import PAGE_ROWS
 from habicht.watches.judge import ACTIVE_WATCHES
+from habicht.willhaben.errors import ScrapeError
+from habicht.willhaben.estate import placed, stray
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.parse import SearchPage
+from habicht.willhaben.urls import PAGE_ROWS
 
 __all__ = ["MAX_PAGES", "PageRead", "read_pages"]
 

@@ -4,7 +4,7 @@ A flat search for a town, a Bezirk outside Vienna or a mix of areas (`estate.Est
 .learned`) names a place by an `areaId`, or a town by its path, that no saved page ties to an
 advert attribute. What the
 search itself listed is certain, though: a flat its own read shows lies in its area, and so
-does every flat with the same `LOCATION_ID` (the one assumption, `scraper.estate`'s module
+does every flat with the same `LOCATION_ID` (the one assumption, `willhaben.estate`'s module
 docstring). So each own read (`scraper.scan`) records the `LOCATION_ID`s of the flats it
 listed (`learn_places`), for good; a feed read hands them to the matcher (`with_learned`), and
 a new flat in a learned place that fits every other parameter is alerted from the feed. A
@@ -26,8 +26,8 @@ from dataclasses import replace
 import aiosqlite
 
 from habicht.model import Listing
-from habicht.scraper.estate import EstateSearch
-from habicht.scraper.local import AnyLocal, local_search
+from habicht.willhaben.estate import EstateSearch
+from habicht.willhaben.local import AnyLocal, local_search
 
 __all__ = ["learn_places", "teaches", "with_learned"]
 

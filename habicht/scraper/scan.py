@@ -41,8 +41,6 @@ from habicht.market.listings import record_listings, record_shown
 from habicht.model import ErrorKind
 from habicht.queue import Outgoing
 from habicht.scraper.coverage import FeedOff, note_candidates
-from habicht.scraper.errors import ScrapeError
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.health import (
     DATABASE_ERRORS,
     FAILING_AFTER,
@@ -65,6 +63,8 @@ from habicht.watches.judge import (
     judge,
 )
 from habicht.watches.notes import search_facts
+from habicht.willhaben.errors import ScrapeError
+from habicht.willhaben.fetch import WillhabenClient
 
 __all__ = ["Counts", "ScanSummary", "Tally", "scan", "scan_search"]
 

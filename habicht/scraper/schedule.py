@@ -66,12 +66,12 @@ from habicht.clock import Clock
 from habicht.db import Database
 from habicht.model import ErrorKind
 from habicht.scraper.feeds import Feed, assign_feeds, scan_feed
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.health import DATABASE_ERRORS, DueSearch
 from habicht.scraper.page_checks import check_next_page
 from habicht.scraper.scan import ScanSummary, Tally, scan_search
 from habicht.watches.follow import Following
 from habicht.watches.judge import Renderer
+from habicht.willhaben.fetch import WillhabenClient
 
 __all__ = [
     "ACTIVE",

@@ -8,5 +8,6 @@
 - `judge` — a watch's events through its filter into outbox rows.
 - `preview`, `figures` — what a filter would do, and a watch's numbers.
 
-It imports the market and `habicht.model`, never the scraper or the bot.
+It imports the market and `habicht.model`, never the site (`habicht.willhaben`), the scraper or
+the bot.
 """

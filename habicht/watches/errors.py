@@ -5,7 +5,7 @@
   - `TooManyWatches` — the chat already has `limit` watches.
 
 A `/filter` rule habicht cannot take is an `InvalidFilter` (`habicht.watches.filters`), and a
-`/watch` argument it may not fetch an `InvalidSearch` (`habicht.scraper.errors`).
+`/watch` argument it may not fetch an `InvalidSearch` (`habicht.willhaben.errors`).
 """
 
 from __future__ import annotations

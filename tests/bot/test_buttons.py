@@ -15,8 +15,8 @@ from kit.buttons import button_data, buttons, legacy_button
 from habicht.bot import deliver
 from habicht.bot.handlers.buttons import MUTE_SECONDS
 from habicht.fakes import FakeAdvert
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.watch import WatchInfo
+from habicht.willhaben.urls import parse_watch_argument
 
 GROUP = -1005001
 

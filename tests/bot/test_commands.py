@@ -20,7 +20,7 @@ from habicht.bot.handlers.commands import OFFERS_KEPT
 from habicht.bot.texts import MAX_MESSAGE, utf16_len
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import Fault
-from habicht.scraper.urls import normalise_search_url
+from habicht.willhaben.urls import normalise_search_url
 
 
 async def test_start_watch_baseline_then_a_new_listing(bot: Bot) -> None:

@@ -23,8 +23,8 @@ from habicht.bot import DRAIN, SCRAPE, BotApplication, build_application, delive
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.health import check_health
 from habicht.queue import Outgoing
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watchdog import Watchdog, stall_thresholds
+from habicht.willhaben.urls import parse_watch_argument
 
 BACKLOG = 20
 CYCLES = 6

@@ -17,7 +17,7 @@ from habicht.bot.texts import (
     Texts,
     utf16_len,
 )
-from habicht.scraper.errors import InvalidReason
+from habicht.willhaben.errors import InvalidReason
 
 
 @pytest.mark.parametrize("lang", ["de", "en"])

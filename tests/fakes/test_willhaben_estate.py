@@ -14,7 +14,7 @@ import pytest
 from habicht.fakes import render_search_page
 from habicht.fakes.willhaben_estate import BUY, FakeUnit, district, euros, rooms_bucket
 from habicht.fakes.willhaben_flats import flat, project
-from habicht.scraper.parse import parse_search_page
+from habicht.willhaben.parse import parse_search_page
 
 SAVED = Path(__file__).parents[1] / "fixtures/willhaben/search-immobilien-mietwohnungen-wien.html"
 _NEXT_DATA = re.compile(r'<script id="__NEXT_DATA__" type="application/json">(.*?)</script>', re.S)

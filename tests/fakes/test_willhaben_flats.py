@@ -13,7 +13,7 @@ from habicht.fakes.willhaben_estate import BUY, PLACES, RENT, SEGMENTS, slug
 from habicht.fakes.willhaben_flats import EstateVolumes, FlatWorld, Happening, flat
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.fakes.willhaben_world import lister
-from habicht.scraper.parse import parse_search_page
+from habicht.willhaben.parse import parse_search_page
 
 START = 1_787_400_000.0
 VIENNA_RENTALS = "https://www.willhaben.at/iad/immobilien/mietwohnungen/wien?rows=200"

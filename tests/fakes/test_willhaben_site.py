@@ -17,10 +17,10 @@ from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_estate import BUY, PLACES, FakeUnit
 from habicht.fakes.willhaben_flats import PLACEMENTS, flat, project
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite, SiteFault
-from habicht.scraper.advert import AdvertPage, Missing
-from habicht.scraper.errors import Blocked, FetchError, LayoutError
-from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.parse import parse_search_page
+from habicht.willhaben.advert import AdvertPage, Missing
+from habicht.willhaben.errors import Blocked, FetchError, LayoutError
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.parse import parse_search_page
 
 SEARCH = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=grafikkarte"
 OTHER = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz?keyword=sofa"

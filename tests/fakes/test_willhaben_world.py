@@ -15,7 +15,7 @@ from habicht.fakes.willhaben_estate import BUY, PLACES, FakeUnit
 from habicht.fakes.willhaben_flats import flat, project
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.fakes.willhaben_world import EstateQuery, listed
-from habicht.scraper.parse import parse_search_page
+from habicht.willhaben.parse import parse_search_page
 
 MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"
 GRAPHICS = f"{MARKET}/pc-komponenten/grafikkarten-5882"

@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from habicht.scraper.fetch import WillhabenClient
+from habicht.willhaben.fetch import WillhabenClient
 from kit.fakes import FakeClock
 
 WILLHABEN = "https://www.willhaben.at"

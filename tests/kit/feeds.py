@@ -14,11 +14,11 @@ import pytest
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import ScanSummary
 from habicht.scraper.schedule import FeedCadence, run_pass
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.urls import parse_watch_argument
 from kit.clients import willhaben_client
 from kit.fakes import FakeClock, TextRenderer
 

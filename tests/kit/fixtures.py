@@ -14,8 +14,8 @@ import pytest
 from habicht.db import Database
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
 from habicht.queue import NotificationStore
-from habicht.scraper.fetch import WillhabenClient
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
 from kit.clients import willhaben_client
 from kit.fakes import FakeClock
 

@@ -1,7 +1,7 @@
 """Several feeds in the database, recorded as the scraper records them (issue 29): a search
 classified local with its category's feed, or plain (`scraper.feeds.assign_feeds`), and a feed
 switched off as `scraper.coverage` switches it off. Which real-estate searches are local is
-decided by `scraper.local`; here a test says it, so that the owner's view of several feeds is
+decided by `willhaben.local`; here a test says it, so that the owner's view of several feeds is
 tested whatever that decision is."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from habicht.db import Database
-from habicht.scraper.urls import parse_watch_argument
+from habicht.willhaben.urls import parse_watch_argument
 from kit.bot import ALICE, BOB, Bot
 
 WILLHABEN = "https://www.willhaben.at"
@@ -30,7 +30,7 @@ AREA_CARDS = f"{MARKET}/pc-komponenten/grafikkarten-5882?areaId=900"
 
 
 def feed_of(section: str) -> str:
-    """The feed of a section's searches, as `scraper.local` writes it: its newest-first page."""
+    """The feed of a section's searches, as `willhaben.local` writes it: its newest-first page."""
     return f"{section}?sort=1"
 
 

@@ -16,10 +16,10 @@ from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite as Site  # short for the signatures
 from habicht.fakes.willhaben_site import SiteFault
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import ScanSummary, scan
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.urls import parse_watch_argument
 from kit.clients import willhaben_client
 from kit.fakes import FakeClock, TextRenderer
 

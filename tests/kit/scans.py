@@ -14,9 +14,9 @@ import pytest
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import ScanSummary, scan
-from habicht.scraper.urls import parse_watch_argument
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.urls import parse_watch_argument
 from kit.clients import willhaben_client
 from kit.fakes import FakeClock, TextRenderer
 

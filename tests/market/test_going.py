@@ -22,13 +22,13 @@ from habicht.market.going import MIN_PRICES, PriceStats, going_price, summarize
 from habicht.market.listings import record_listings, record_shown
 from habicht.market.trend import going_by_day
 from habicht.model import Estate, Listing
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import ScanSummary, scan
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.figures import WatchFigures, watch_figures
 from habicht.watches.filters import WatchFilter
 from habicht.watches.notes import SearchFacts
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.urls import parse_watch_argument
 
 SOFA = parse_watch_argument("sofa")
 DAY = 86400.0

@@ -12,10 +12,10 @@ from kit.fakes import FakeClock, TextRenderer
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import scan
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.urls import parse_watch_argument
 
 SOFA = parse_watch_argument("sofa")
 

@@ -31,13 +31,13 @@ from habicht.market.places import (
     refresh_places,
 )
 from habicht.model import Listing
-from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.parse import parse_search_page
 from habicht.scraper.scan import scan
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.filters import NO_PLACE, WatchFilter
 from habicht.watches.notes import AlertNotes
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.parse import parse_search_page
+from habicht.willhaben.urls import parse_watch_argument
 
 SOFA = parse_watch_argument("sofa")
 NEUBAU = (48.2019, 16.3494)  # 1070

@@ -20,12 +20,12 @@ from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
 from habicht.market.reposts import CANDIDATES, WINDOW, same_item, title_words
 from habicht.model import Listing
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import scan
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.filters import WatchFilter
 from habicht.watches.notes import AlertNotes, Repost
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.urls import parse_watch_argument
 
 SOFA = parse_watch_argument("sofa")
 DAY = 86400.0

@@ -10,8 +10,8 @@ from kit.migrations import before_migration
 
 from habicht.db import Database
 from habicht.fakes.willhaben_site import FakeWillhabenSite
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.schedule import run_pass
+from habicht.willhaben.fetch import WillhabenClient
 
 
 async def test_an_old_files_pending_request_is_served_first(tmp_path: Path) -> None:

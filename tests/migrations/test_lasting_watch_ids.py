@@ -12,8 +12,8 @@ from kit.fakes import FakeClock
 from kit.migrations import before_migration, migration_version, seed_sofa_watch
 
 from habicht.db import Database
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.urls import parse_watch_argument
 
 _TABLES = ("watches", "watch_listings", "filter_hits", "notification_watches")
 _NAMES = (

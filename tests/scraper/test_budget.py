@@ -35,8 +35,8 @@ from habicht.scraper.alert_times import latency
 from habicht.scraper.budget import FeedName, feed_name, is_real_estate, workload
 from habicht.scraper.feeds import assign_feeds
 from habicht.scraper.schedule import FeedCadence
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.urls import parse_watch_argument
 
 
 async def test_a_feed_miss_shows_in_stats_health_and_the_metrics(tmp_path: Path) -> None:

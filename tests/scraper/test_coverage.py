@@ -27,10 +27,10 @@ from habicht.fakes.willhaben_pages import render_search_page
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.fakes.willhaben_world import lister
 from habicht.metrics import Metrics
-from habicht.scraper.estate_terms import ESTATE_FEEDS, RENT
 from habicht.scraper.scan import ScanSummary
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.estate_terms import ESTATE_FEEDS, RENT
+from habicht.willhaben.urls import parse_watch_argument
 
 __all__ = ["client", "run", "world"]  # the kit's fixtures this file uses
 

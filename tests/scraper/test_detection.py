@@ -27,12 +27,12 @@ from kit.paging import (
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite as Site  # short for the signatures
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.pages import MAX_PAGES
 from habicht.scraper.scan import scan
-from habicht.scraper.urls import PAGE_ROWS, parse_watch_argument
 from habicht.watches.filters import WatchFilter
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.urls import PAGE_ROWS, parse_watch_argument
 
 __all__ = ["client", "make", "run", "site"]  # the kit's fixtures this file uses
 

@@ -31,11 +31,11 @@ from kit.feeds import (
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import ScanSummary, scan
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.filters import WatchFilter
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.urls import parse_watch_argument
 
 __all__ = ["client", "make", "run", "world"]  # the kit's fixtures this file uses
 

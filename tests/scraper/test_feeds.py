@@ -39,11 +39,11 @@ from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_estate import PLACES, FakeUnit, Place
 from habicht.fakes.willhaben_flats import PLACEMENTS, flat, project
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.schedule import run_pass
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.filters import WatchFilter
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.urls import parse_watch_argument
 
 __all__ = ["client", "make", "run", "world"]  # the kit's fixtures this file uses
 

@@ -22,10 +22,10 @@ from habicht.fakes.willhaben_flats import PLACEMENTS, flat, random_flat, random_
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.fakes.willhaben_world import lister
 from habicht.model import Search
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import ScanSummary
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.urls import parse_watch_argument
 
 __all__ = ["client", "world"]  # the kit's fixtures this file uses
 

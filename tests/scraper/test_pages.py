@@ -15,8 +15,8 @@ from habicht.fakes.willhaben_site import FakeWillhabenSite as Site  # short for 
 from habicht.fakes.willhaben_site import SiteFault
 from habicht.scraper.health import FAILING_AFTER
 from habicht.scraper.pages import MAX_PAGES
-from habicht.scraper.urls import PAGE_ROWS
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.urls import PAGE_ROWS
 
 __all__ = ["client", "make", "run", "site"]  # the kit's fixtures this file uses
 

@@ -21,12 +21,12 @@ from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.market.going import going_price
 from habicht.model import Listing, Search
 from habicht.scraper.feeds import Feed, assign_feeds, scan_feed
-from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.local import local_search
-from habicht.scraper.parse import parse_search_page
 from habicht.scraper.scan import ScanSummary, Tally, scan
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.local import local_search
+from habicht.willhaben.parse import parse_search_page
+from habicht.willhaben.urls import parse_watch_argument
 
 TIROL_PATH = "/iad/immobilien/mietwohnungen/tirol"
 TIROL = parse_watch_argument(f"https://www.willhaben.at{TIROL_PATH}?PRICE_TO=1150")

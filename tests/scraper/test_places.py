@@ -8,10 +8,10 @@ from decimal import Decimal
 
 from habicht.db import Database
 from habicht.model import Estate, EstateUnit, Listing
-from habicht.scraper.estate import EstateSearch
-from habicht.scraper.local import local_search
 from habicht.scraper.places import learn_places, teaches, with_learned
-from habicht.scraper.urls import normalise_search_url
+from habicht.willhaben.estate import EstateSearch
+from habicht.willhaben.local import local_search
+from habicht.willhaben.urls import normalise_search_url
 
 RENT = "https://www.willhaben.at/iad/immobilien/mietwohnungen"
 TOWNS = normalise_search_url(f"{RENT}/mietwohnung-angebote?areaId=31703&areaId=317&PRICE_TO=1000")

@@ -17,10 +17,10 @@ from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.model import Listing
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.scan import scan
 from habicht.watches.judge import Alert
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
 
 __all__ = ["client", "run", "site"]  # the kit's fixtures this file uses
 

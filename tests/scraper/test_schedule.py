@@ -18,7 +18,6 @@ from kit.fakes import FakeClock, TextRenderer
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite, SiteFault
-from habicht.scraper.fetch import WillhabenClient
 from habicht.scraper.pages import MAX_PAGES
 from habicht.scraper.scan import ScanSummary, scan
 from habicht.scraper.schedule import (
@@ -30,8 +29,9 @@ from habicht.scraper.schedule import (
     freshness,
     run_pass,
 )
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.urls import parse_watch_argument
 
 BASE = "http://willhaben.test"
 INTERVAL = 100.0

@@ -15,13 +15,13 @@ from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_site import MARKETPLACE
 from habicht.fakes.willhaben_site import FakeWillhabenSite as Site  # short for the signatures
 from habicht.market.listings import record_shown
-from habicht.scraper.fetch import WillhabenClient
-from habicht.scraper.parse import parse_search_page
 from habicht.scraper.scan import scan
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.filters import WatchFilter
 from habicht.watches.preview import EXAMPLES
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.fetch import WillhabenClient
+from habicht.willhaben.parse import parse_search_page
+from habicht.willhaben.urls import parse_watch_argument
 
 SOFA = parse_watch_argument("sofa")
 CHAT = 4242

@@ -7,9 +7,9 @@ from kit.fakes import FakeClock
 
 from habicht.db import Database
 from habicht.model import Search
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.errors import DuplicateWatch, TooManyWatches, WatchError
 from habicht.watches.subscriptions import Subscriptions
+from habicht.willhaben.urls import parse_watch_argument
 
 RTX = parse_watch_argument("rtx 3070 max 400")
 SOFA = parse_watch_argument("sofa")

@@ -31,10 +31,10 @@ from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts
 from habicht.digits import row_id, whole_number
 from habicht.model import Search
-from habicht.scraper.errors import InvalidSearch
-from habicht.scraper.urls import parse_watch_argument
 from habicht.watches.errors import DuplicateWatch, TooManyWatches
 from habicht.watches.watch import WatchInfo
+from habicht.willhaben.errors import InvalidSearch
+from habicht.willhaben.urls import parse_watch_argument
 
 __all__ = [
     "OFFERS_KEPT",

@@ -49,11 +49,11 @@ from habicht.market.places import Located, Place
 from habicht.model import Estate, Search
 from habicht.queue import QuietHours
 from habicht.scraper.budget import FeedName
-from habicht.scraper.describe import Description, describe_search
 from habicht.watches.figures import WatchFigures
 from habicht.watches.filters import NO_PLACE
 from habicht.watches.follow import AdvertNews
 from habicht.watches.notes import NO_NOTES, AlertNotes, Repost
+from habicht.willhaben.describe import Description, describe_search
 
 __all__ = [
     "CATALOGS",

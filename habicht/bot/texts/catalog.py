@@ -87,7 +87,7 @@ class Catalog:
     quiet_bad_time: str
     quiet_empty: str
     search_kinds: Mapping[str, str]
-    """A real-estate search's category in /list (`habicht.scraper.describe.Category`)."""
+    """A real-estate search's category in /list (`habicht.willhaben.describe.Category`)."""
     search_from: str
     search_to: str
     search_between: str
@@ -99,7 +99,7 @@ class Catalog:
     """Said when a search has filters its words in /list do not name."""
     estate_types: Mapping[str, str]
     estate_features: Mapping[str, str]
-    """`PROPERTY_TYPE` and `ESTATE_PREFERENCE` ids in words (`habicht.scraper.describe`)."""
+    """`PROPERTY_TYPE` and `ESTATE_PREFERENCE` ids in words (`habicht.willhaben.describe`)."""
     # filters and price history
     filter_usage: str
     filter_show: str

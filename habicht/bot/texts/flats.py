@@ -2,7 +2,7 @@
 
 A flat's alert says rent or price, living area, rooms, € per m², the free areas (`facts`) and
 its district as people say it (`district`: `1070 Neubau`); `/list` names a real-estate search
-from the data `habicht.scraper.describe` reads out of its URL (`search_words`). Everything
+from the data `habicht.willhaben.describe` reads out of its URL (`search_words`). Everything
 here is plain text in one catalogue's language: `Texts` escapes it into the templates, so the
 site's words (an advert's LOCATION) arrive as text.
 """
@@ -17,8 +17,8 @@ from habicht.bot.texts.markup import LOCATION_BUDGET, format_price, shorten
 from habicht.digits import whole_number
 from habicht.market.going import per_m2
 from habicht.model import Estate
-from habicht.scraper.describe import Description, rooms_span
-from habicht.scraper.estate_terms import VIENNA_DISTRICTS
+from habicht.willhaben.describe import Description, rooms_span
+from habicht.willhaben.estate_terms import VIENNA_DISTRICTS
 
 __all__ = ["district", "facts", "per_m2_amount", "rooms", "search_words"]
 

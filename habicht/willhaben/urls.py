@@ -34,7 +34,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from habicht.digits import ascii_digits
 from habicht.model import Search
-from habicht.scraper.errors import InvalidReason, InvalidSearch
+from habicht.willhaben.errors import InvalidReason, InvalidSearch
 
 __all__ = [
     "PAGE_ROWS",

@@ -14,10 +14,10 @@ from conftest import FIXTURES
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.model import Listing
-from habicht.scraper.local import local_search
-from habicht.scraper.parse import parse_search_page
-from habicht.scraper.urls import parse_watch_argument
-from habicht.scraper.words import advert_words, keyword_words, words
+from habicht.willhaben.local import local_search
+from habicht.willhaben.parse import parse_search_page
+from habicht.willhaben.urls import parse_watch_argument
+from habicht.willhaben.words import advert_words, keyword_words, words
 
 MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"
 REAL_PAGE = parse_search_page((FIXTURES / "search-marketplace-grafikkarten.html").read_bytes())

@@ -1,6 +1,6 @@
 """Words as local matching reads them: an advert's title and snippet, a search's keyword.
 
-Local matching (`habicht.scraper.local`) may only say an advert is in a keyword search where
+Local matching (`habicht.willhaben.local`) may only say an advert is in a keyword search where
 willhaben's own search surely lists it, and how willhaben cuts text into words is not
 published. So words are read the way that finds a word only where every plausible reader
 finds it: a search engine's Unicode word splitting (UAX #29, as Lucene and Elasticsearch

@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 
 from habicht.model import Search
-from habicht.scraper.errors import InvalidReason, InvalidSearch
-from habicht.scraper.urls import (
+from habicht.willhaben.errors import InvalidReason, InvalidSearch
+from habicht.willhaben.urls import (
     advert_request_url,
     keyword_search,
     normalise_search_url,

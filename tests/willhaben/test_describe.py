@@ -8,8 +8,8 @@ from decimal import Decimal
 
 import pytest
 
-from habicht.scraper.describe import Description, describe_search, rooms_span
-from habicht.scraper.urls import normalise_search_url
+from habicht.willhaben.describe import Description, describe_search, rooms_span
+from habicht.willhaben.urls import normalise_search_url
 
 RENT = "https://www.willhaben.at/iad/immobilien/mietwohnungen/mietwohnung-angebote"
 BUY = "https://www.willhaben.at/iad/immobilien/eigentumswohnung/eigentumswohnung-angebote"

@@ -9,7 +9,7 @@ the page's script tags finds it as an HTML parser would (`_span_by_tags`); there
 HTML parse, which cost a 6.25 MB page without the data 14.5 s and 433 MB (issue 35).
 
 Nothing a page says can make reading it slow or large (issue 35; the client caps the page's
-size, `habicht.scraper.fetch`): finding the script is linear in the page, whatever it holds,
+size, `habicht.willhaben.fetch`): finding the script is linear in the page, whatever it holds,
 and the decoder builds at most about one object per `{`, `[` or `,` of the script — members
 it does not read are skipped unbuilt, and members read as a scalar (a title, a vertical) stay
 undecoded (`Raw`) until read, so a value nested a thousand deep where a title belongs costs
@@ -32,7 +32,7 @@ An entry without any id is not an advert (willhaben interleaves other items) and
 The `children` of an entry (other units of the same building project, without `PRICE` or
 `PUBLISHED`) are not adverts of the search either: only the entry itself is a listing. A
 building project's (`adTypeId` 16) are read as its units (`Estate.units`, `_units`), which
-decide whether a flat search lists it (`scraper.estate`); a unit entry of an unknown shape is
+decide whether a flat search lists it (`willhaben.estate`); a unit entry of an unknown shape is
 left out (one unit fewer can only make a local match rarer), and so is every unit after the
 first `MAX_UNITS`. The saved page's entries with `children` are flats of their own
 (`adTypeId` 2, with every attribute a flat has): their `children` are siblings, not what the
@@ -64,10 +64,10 @@ import msgspec
 
 from habicht.digits import ascii_digits, whole_number
 from habicht.model import ESTATE_PROJECT, Estate, EstateUnit, Listing
-from habicht.scraper.errors import Blocked, LayoutError
-from habicht.scraper.estate import placed
-from habicht.scraper.estate_terms import room_bucket
-from habicht.scraper.urls import PAGE_ROWS
+from habicht.willhaben.errors import Blocked, LayoutError
+from habicht.willhaben.estate import placed
+from habicht.willhaben.estate_terms import room_bucket
+from habicht.willhaben.urls import PAGE_ROWS
 
 __all__ = [
     "MAX_ENTRIES",
@@ -178,7 +178,7 @@ class _Attribute(msgspec.Struct, frozen=True, gc=False):
 
 
 class Attributes(msgspec.Struct, frozen=True, gc=False):
-    """`attributes`, as search pages and an advert's own page (`habicht.scraper.advert`) carry
+    """`attributes`, as search pages and an advert's own page (`habicht.willhaben.advert`) carry
     them; read through `attribute_map`."""
 
     attribute: list[_Attribute | _NotAnObject] | None = None
@@ -237,7 +237,7 @@ class _Props(msgspec.Struct, Generic[_P], frozen=True, gc=False, rename="camel")
 
 class NextData(msgspec.Struct, Generic[_P], frozen=True, gc=False):
     """`__NEXT_DATA__` down to `props.pageProps`, of the schema `_P`: a search page's here,
-    an advert page's in `habicht.scraper.advert` (read by `decode_next_data`)."""
+    an advert page's in `habicht.willhaben.advert` (read by `decode_next_data`)."""
 
     props: _Props[_P]
 
@@ -461,7 +461,7 @@ def _estate(
     whose names (`STATE`, `ADTYPE_ID`, `ISPRIVATE`) marketplace adverts carry too, nor the
     path, which a parser does not see. Every value the page writes otherwise than the saved
     page does reads as not said (None, or no ids): a search bound on it then never matches
-    locally (`scraper.estate`), and nothing is ruled out by it.
+    locally (`willhaben.estate`), and nothing is ruled out by it.
     """
     own = _whole(summary.vertical_id)
     if (own if own is not None else vertical) != _ESTATE_VERTICAL:

@@ -5,7 +5,7 @@ Built on exactly what real pages prove (`../shared/fixtures/willhaben/REALESTATE
 parameter, the advert attribute that decides it, and how sure that is). A flat search is
 *local* (`estate_search`) when every parameter is decidable there; then its category's feed —
 every flat of the category, newest first — shows every advert it may list, and `EstateSearch
-.matches` says which. As for the marketplace (`scraper.local`) the answer must never be "yes"
+.matches` says which. As for the marketplace (`willhaben.local`) the answer must never be "yes"
 where willhaben would say "no", so wherever habicht cannot be sure it says "no", and the
 search's own scan, which still runs, finds the rest:
 
@@ -35,8 +35,8 @@ search's own scan, which still runs, finds the rest:
   is verified; whether several mean all or any is not known, so a local match needs all of
   them (never wrong either way).
 - **Seller** (`ISPRIVATE`): the advert's `ISPRIVATE`.
-- **Search words** (`keyword`): read as the marketplace reads them (`scraper.words`, the rules
-  in `scraper.local`): every word a whole word of the title or the snippet (`BODY_DYN`, the
+- **Search words** (`keyword`): read as the marketplace reads them (`willhaben.words`, the rules
+  in `willhaben.local`): every word a whole word of the title or the snippet (`BODY_DYN`, the
   start of the description, which every advert of the saved page carries, cut with "...");
   a keyword the marketplace cannot decide (quotes, a minus, an operator) keeps the search
   plain. willhaben may find more (words further down the description, perhaps the address):
@@ -85,7 +85,7 @@ from decimal import Decimal
 from urllib.parse import parse_qsl, urlsplit
 
 from habicht.model import Estate, EstateUnit, Listing
-from habicht.scraper.estate_terms import (
+from habicht.willhaben.estate_terms import (
     BUY,
     CATEGORY_ROOTS,
     DISTRICT_SEGMENTS,
@@ -102,7 +102,7 @@ from habicht.scraper.estate_terms import (
     STATES,
     VIENNA_DISTRICTS,
 )
-from habicht.scraper.words import advert_words, keyword_words
+from habicht.willhaben.words import advert_words, keyword_words
 
 __all__ = [
     "EstateSearch",

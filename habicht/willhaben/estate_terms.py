@@ -4,8 +4,8 @@ names, postcodes), the ids a room bucket, a flat type, a free area or a feature 
 the parameters that are page state rather than a filter
 (`../shared/fixtures/willhaben/REALESTATE.md`).
 
-Two readers share it: `scraper.estate`, which decides whether a search lists an advert, and
-`scraper.describe`, which says a search in words — so that what one knows the other knows too.
+Two readers share it: `willhaben.estate`, which decides whether a search lists an advert, and
+`willhaben.describe`, which says a search in words — so that what one knows the other knows too.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Searches habicht can decide itself: a marketplace category (or the whole marketplace),
-words, a price range and a seller type; and flats (`scraper.estate`).
+words, a price range and a seller type; and flats (`willhaben.estate`).
 
 A search is *local* when habicht can tell, for every advert of its category's newest adverts
 (the category's *feed*, one request that serves every local search of the category), whether
@@ -17,7 +17,7 @@ What the saved pages prove (`../shared/fixtures/willhaben/`), and so what is mod
   root `/iad/kaufen-und-verkaufen/marktplatz` (where `/watch <keywords>` searches) holds every
   advert of the marketplace.
 - **Words** (`keyword`): every word must be a whole word of the title or the description
-  snippet (`BODY_DYN`), read as `habicht.scraper.words` reads them: HTML-unescaped, a number
+  snippet (`BODY_DYN`), read as `habicht.willhaben.words` reads them: HTML-unescaped, a number
   written with dots or commas one word ("1.6", "6,1", "23.11.2021": `golf 6` does not find
   "Golf 7 1.6 TDI"), a cut snippet's last word left out, case ignored, and umlauts, accents
   and ß compared exactly ("käse" finds "Käse" but neither "kaese" nor "kase"), since
@@ -33,7 +33,7 @@ What the saved pages prove (`../shared/fixtures/willhaben/`), and so what is mod
 - **Seller** (`ISPRIVATE`: "1" private, "0" a company): the advert's `ISPRIVATE`; an advert that
   does not say is no match.
 
-Real-estate searches are decided by `scraper.estate` (`EstateSearch`): flats to rent and to
+Real-estate searches are decided by `willhaben.estate` (`EstateSearch`): flats to rent and to
 buy, by place (towns and Bezirke by the places their own reads teach them, `scraper.places`),
 price, living area, rooms, type, free areas, features and search words (read by the same word
 rules as here), building projects by their units, as REALESTATE.md proves them. Anything else
@@ -53,8 +53,8 @@ from decimal import Decimal
 from urllib.parse import parse_qsl, urlsplit
 
 from habicht.model import Listing
-from habicht.scraper.estate import EstateSearch, estate_search
-from habicht.scraper.words import advert_words, keyword_words
+from habicht.willhaben.estate import EstateSearch, estate_search
+from habicht.willhaben.words import advert_words, keyword_words
 
 __all__ = ["AnyLocal", "FeedMatcher", "LocalSearch", "local_search"]
 
@@ -129,7 +129,7 @@ class FeedMatcher:
     their words, likely the rarest — the advert holds; a search without words by its category
     alone. A search lists an advert only if the advert holds all its words, so the index
     leaves out no match: the answer is exactly `matches`' for every pair
-    (`tests/scraper/test_local.py` holds the two together). Pure and synchronous, no I/O:
+    (`tests/willhaben/test_local.py` holds the two together). Pure and synchronous, no I/O:
     CPU work a feed read can run off the event loop (`asyncio.to_thread`) and outside its
     write transaction.
 
@@ -140,7 +140,7 @@ class FeedMatcher:
     under "", its state and its `LOCATION_ID` — each search at most once, since a search
     names Bundesländer or places, never both; its words, read once for the advert, serve
     every flat search with words too. 2,000 random flat searches against a page of 200 flats
-    take ≈ 0.016 s of CPU (a loop over every pair 0.054 s; `tests/scraper/test_estate.py`).
+    take ≈ 0.016 s of CPU (a loop over every pair 0.054 s; `tests/willhaben/test_estate.py`).
     """
 
     __slots__ = ("_by_word", "_estates", "_plain")

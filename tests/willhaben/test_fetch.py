@@ -28,10 +28,10 @@ from kit.outsized import (
 
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
-from habicht.scraper.advert import AdvertPage, Missing
-from habicht.scraper.errors import Blocked, FetchError, LayoutError, ScrapeError
-from habicht.scraper.fetch import MAX_PAGE_BYTES, WillhabenClient
-from habicht.scraper.urls import normalise_search_url
+from habicht.willhaben.advert import AdvertPage, Missing
+from habicht.willhaben.errors import Blocked, FetchError, LayoutError, ScrapeError
+from habicht.willhaben.fetch import MAX_PAGE_BYTES, WillhabenClient
+from habicht.willhaben.urls import normalise_search_url
 
 BASE = "http://127.0.0.1:8099"
 SEARCH = normalise_search_url(
@@ -557,7 +557,7 @@ async def test_a_gzip_bomb_fails_the_page_at_the_cap_holding_no_more(
     )
     assert (failed.value.retryable, calls(site), client.paused_until) == (False, 1, None)
     assert memory.peak < MAX_PAGE_BYTES + 2 * MIB
-    (record,) = [r for r in caplog.records if r.name == "habicht.scraper.fetch"]
+    (record,) = [r for r in caplog.records if r.name == "habicht.willhaben.fetch"]
     assert record.levelname == "WARNING"
     assert record.getMessage() == (
         f"willhaben's answer to {FETCHED} is larger than 8 MiB once decoded "

@@ -16,10 +16,10 @@ from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
 from habicht.fakes.willhaben_world import listed
 from habicht.model import Listing
-from habicht.scraper.estate import EstateSearch
-from habicht.scraper.local import FeedMatcher, LocalSearch, local_search
-from habicht.scraper.parse import parse_search_page
-from habicht.scraper.urls import normalise_search_url, parse_watch_argument
+from habicht.willhaben.estate import EstateSearch
+from habicht.willhaben.local import FeedMatcher, LocalSearch, local_search
+from habicht.willhaben.parse import parse_search_page
+from habicht.willhaben.urls import normalise_search_url, parse_watch_argument
 
 MARKET = "https://www.willhaben.at/iad/kaufen-und-verkaufen/marktplatz"
 GRAPHICS = normalise_search_url(
@@ -84,7 +84,7 @@ def test_every_word_must_be_a_whole_word_of_the_title_or_the_snippet() -> None:
     """`rtx 3080`: both words, anywhere in the title or `BODY_DYN`, in any case; a word that
     is only part of another ("rtx3080", "3080ti") is no match, as is a word missing from both
     (it may be further down the description: the safety net). Umlauts are matched as written
-    (`tests/scraper/test_words.py` has the rest of how words are read)."""
+    (`tests/willhaben/test_words.py` has the rest of how words are read)."""
     search = local(parse_watch_argument("RTX 3080").url)
     assert search.words == ("rtx", "3080")
     assert search.matches(listing("Gigabyte RTX 3080 Gaming OC"))

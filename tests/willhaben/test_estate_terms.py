@@ -1,4 +1,4 @@
-"""willhaben's real-estate vocabulary (`habicht.scraper.estate_terms`), held against the saved
+"""willhaben's real-estate vocabulary (`habicht.willhaben.estate_terms`), held against the saved
 real page and REALESTATE.md: path segments, area ids, postcodes."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 
 from conftest import FIXTURES
 
-from habicht.scraper.estate_terms import (
+from habicht.willhaben.estate_terms import (
     DISTRICT_SEGMENTS,
     STATE_SEGMENTS,
     STATES,

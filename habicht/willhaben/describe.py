@@ -1,7 +1,7 @@
 """A real-estate search in words, for `/list`: "Mietwohnung · Wien 1070, 1080 · 2-3 Zimmer ·
 bis € 1.200 · ab 50 m²" rather than its URL.
 
-`describe_search` reads a normalised search URL (`habicht.scraper.urls`) as willhaben does —
+`describe_search` reads a normalised search URL (`habicht.willhaben.urls`) as willhaben does —
 the category from the path, places from the path or `areaId`, and the parameters
 `../shared/fixtures/willhaben/REALESTATE.md` lists — into a `Description`: language-neutral
 data (ids, postcodes, ranges) that `habicht.bot.texts` words in the chat's language. What it
@@ -21,7 +21,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Literal, TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
-from habicht.scraper.estate_terms import (
+from habicht.willhaben.estate_terms import (
     FEATURES,
     FLAT_TYPES,
     FREE_AREAS,

@@ -12,9 +12,9 @@ from conftest import FIXTURES
 from kit.outsized import MIB, traced
 
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
-from habicht.scraper.advert import AdvertPage, parse_advert_page
-from habicht.scraper.errors import Blocked, LayoutError
-from habicht.scraper.parse import next_data_span
+from habicht.willhaben.advert import AdvertPage, parse_advert_page
+from habicht.willhaben.errors import Blocked, LayoutError
+from habicht.willhaben.parse import next_data_span
 
 REAL_ADVERT = (FIXTURES / "advert-immobilien-haus-kaufen-wien-1140.html").read_bytes()
 TITLE = "Gepflegte Immobilie mit überzeugender Rendite in bewährter Lage"

@@ -17,11 +17,11 @@ from kit.flats import random_flats, random_searches
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_world import lister
 from habicht.model import Estate, EstateUnit, Listing
-from habicht.scraper.estate import EstateSearch, placed, ruled_out
-from habicht.scraper.local import FeedMatcher, local_search
-from habicht.scraper.parse import parse_search_page
 from habicht.scraper.places import teaches
-from habicht.scraper.urls import PAGE_ROWS, normalise_search_url
+from habicht.willhaben.estate import EstateSearch, placed, ruled_out
+from habicht.willhaben.local import FeedMatcher, local_search
+from habicht.willhaben.parse import parse_search_page
+from habicht.willhaben.urls import PAGE_ROWS, normalise_search_url
 
 RENT = "https://www.willhaben.at/iad/immobilien/mietwohnungen"
 BUY = "https://www.willhaben.at/iad/immobilien/eigentumswohnung"

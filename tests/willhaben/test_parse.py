@@ -15,9 +15,9 @@ from kit.outsized import MIB, grown_page, page_without_data, traced
 
 from habicht.fakes import FakeAdvert, render_block_page, render_search_page
 from habicht.model import Estate, EstateUnit, Listing
-from habicht.scraper.errors import Blocked, LayoutError
-from habicht.scraper.fetch import MAX_PAGE_BYTES
-from habicht.scraper.parse import (
+from habicht.willhaben.errors import Blocked, LayoutError
+from habicht.willhaben.fetch import MAX_PAGE_BYTES
+from habicht.willhaben.parse import (
     MAX_UNITS,
     next_data_script,
     next_data_span,  # to prove which path a page takes

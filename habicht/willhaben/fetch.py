@@ -46,10 +46,10 @@ import httpx
 
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.digits import ascii_digits, whole_number
-from habicht.scraper.advert import AdvertAnswer, Missing, parse_advert_page
-from habicht.scraper.errors import Blocked, FetchError
-from habicht.scraper.parse import SearchPage, parse_search_page
-from habicht.scraper.urls import advert_request_url, request_url
+from habicht.willhaben.advert import AdvertAnswer, Missing, parse_advert_page
+from habicht.willhaben.errors import Blocked, FetchError
+from habicht.willhaben.parse import SearchPage, parse_search_page
+from habicht.willhaben.urls import advert_request_url, request_url
 
 __all__ = ["DEFAULT_TIMEOUT", "MAX_PAGE_BYTES", "USER_AGENT", "WillhabenClient"]
 
@@ -72,7 +72,7 @@ is undone. Real pages at `rows=200` are 1.1 MB (marketplace) to 2 MB (flats; 3.7
 willhaben's pages to grow before one is refused, and it keeps above the 6.25 MB of issue 35's
 page without data, which must read as a layout error. What it costs: the body held while it
 is read (8 MiB), joined once (8 MiB more for a moment), then parsed — bounded by
-`habicht.scraper.parse.MAX_TOKENS`."""
+`habicht.willhaben.parse.MAX_TOKENS`."""
 _PIECE = 64 * 1024
 """Decoded bytes one step of decompression may produce: the most held beside the body."""
 _MAX_REDIRECTS = 3

@@ -4,7 +4,7 @@ habicht reads an alerted advert's page (`Listing.url`, `https://www.willhaben.at
 no search has shown the advert for a while, to learn whether it is still there. The data sits
 in the page's `__NEXT_DATA__` script under `props.pageProps.advertDetails` (the saved
 `advert-immobilien-haus-kaufen-wien-1140.html`), read by the search parser's tools
-(`habicht.scraper.parse`): the same script finder, decoding, id bound, title and price rules.
+(`habicht.willhaben.parse`): the same script finder, decoding, id bound, title and price rules.
 
 This module only reports what one answer said, never more. A page without `advertDetails` —
 an error page, a search page willhaben redirected to, a redesign — is a `LayoutError` and the
@@ -22,8 +22,8 @@ from typing import Literal, TypeAlias
 
 import msgspec
 
-from habicht.scraper.errors import LayoutError
-from habicht.scraper.parse import (
+from habicht.willhaben.errors import LayoutError
+from habicht.willhaben.parse import (
     RESERVED,
     AdvertStatus,
     Attributes,
@@ -69,7 +69,7 @@ AdvertAnswer: TypeAlias = AdvertPage | Missing
 """What one read of an advert's page answers (`WillhabenClient.advert`)."""
 
 
-# The decoder's schema, as in `habicht.scraper.parse`: only what is read, `advertDetails` and
+# The decoder's schema, as in `habicht.willhaben.parse`: only what is read, `advertDetails` and
 # its `id` and `advertStatus` required (without them the page is no advert page we know), the
 # title left undecoded until read (`listing_title`), so no shape of it costs anything.
 class _Details(msgspec.Struct, frozen=True, gc=False, rename="camel"):
