@@ -66,8 +66,9 @@ from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.retention import retain
+from habicht.scraper.figures import capacity
 from habicht.scraper.scan import ScanSummary, scan
-from habicht.scraper.schedule import capacity, run_pass
+from habicht.scraper.schedule import run_pass
 
 DAY = 86400.0
 WATCHES_PER_CHAT = 5

@@ -12,13 +12,13 @@ start or latest recorded progress — is at most 3 * its interval old
 (`HABICHT_SCRAPE_INTERVAL`, `HABICHT_QUEUE_INTERVAL`). A running job records progress (a
 scrape after each search, a drain as it sends) at most every `PROGRESS_EVERY` seconds, so a
 long run that is getting somewhere is not taken for a stalled one. A cycle that ended with an
-error still counts as alive (`ok` is reported); failing searches, the queue, freshness
-(how long the active searches have waited since their last scan: the stalest and the 95th
-percentile), the feeds — together and each on its own, with the plain searches
-(`scraper.budget`) — and the last hour's alert freshness
-(`scraper.alert_times`) are reported but never make the verdict, because a blocked willhaben or a
-backlog is not something a restart cures. A scheduler that stalls — a pass that neither
-scans a search nor ends, or no pass at all — is: its heartbeat grows old.
+error still counts as alive (`ok` is reported); failing searches, the queue and the
+pipeline's figures (`scraper.figures`) — freshness (how long the active searches have waited
+since their last scan: the stalest and the 95th percentile), the feeds together and each on
+its own, with the plain searches, and the last hour's alert freshness — are reported but
+never make the verdict, because a blocked willhaben or a backlog is not something a restart
+cures. A scheduler that stalls — a pass that neither scans a search nor ends, or no pass at
+all — is: its heartbeat grows old.
 
 Reads only: it opens the database read-only (it never creates, converts or migrates a file,
 nor rewrites a byte of it: another application's file is reported, not touched) and needs
@@ -60,9 +60,8 @@ from habicht.clock import Clock
 from habicht.config import Settings
 from habicht.db import Database, DatabaseError, latest_version
 from habicht.replica import ReplicaError, last_written, shown
-from habicht.scraper.alert_times import Latency, latency
-from habicht.scraper.budget import Workload, workload
-from habicht.scraper.schedule import FeedCadence, Freshness, freshness
+from habicht.scraper.figures import Freshness, Latency, Workload, freshness, latency, workload
+from habicht.scraper.schedule import FeedCadence
 from habicht.storage import StorageFault, read_fault
 from habicht.watchdog import Watchdog
 from habicht.watches.follow import Following
@@ -308,7 +307,7 @@ class HealthReport:
             "jobs": {job: beat.as_dict(self.checked_at) for job, beat in self.jobs.items()},
             "queue": self.queue,
             "failing_searches": self.failing_searches,
-            "freshness": None if self.freshness is None else _freshness(self.freshness),
+            "freshness": None if self.freshness is None else self.freshness.as_dict(),
             "feeds": None if self.workload is None else self.workload.as_dict(),
             "alert_freshness": None if self.alerts is None else self.alerts.as_dict(),
             "storage_fault": None if self.storage is None else _fault(self.storage),
@@ -371,19 +370,6 @@ def _fault(fault: StorageFault) -> dict[str, Any]:
         "error": fault.error,
         "since": _iso(fault.since),
         "message": fault.summary(),
-    }
-
-
-def _freshness(fresh: Freshness) -> dict[str, Any]:
-    def rounded(seconds: float | None) -> float | None:
-        return None if seconds is None else round(seconds, 1)
-
-    return {
-        "searches": fresh.searches,
-        "stalest_seconds": rounded(fresh.stalest),
-        "p95_seconds": rounded(fresh.p95),
-        "interval_seconds": fresh.interval,
-        "behind": fresh.behind,
     }
 
 

@@ -15,7 +15,7 @@ Every number comes from outside the outbox's internals (keep in sync with docs/o
 - `habicht_delivery_seconds` (histogram) — detection to delivery: from a sent row's
   `created_at` to its `sent_at`, read from the database for rows sent since the last refresh;
 - `habicht_alert_freshness_seconds{since}` (histogram) — for each new-listing alert of an
-  advert new on willhaben (`scraper.alert_times`), seconds to its enqueue from habicht's first
+  advert new on willhaben (`scraper.figures`), seconds to its enqueue from habicht's first
   read of the advert (`first_seen`) and from its `PUBLISHED` time (`published`), read from
   the database for alerts queued since the last refresh;
 - `habicht_following{figure}` (gauge) — keeping sent alerts true (`watches.follow_figures`):
@@ -30,7 +30,7 @@ Every number comes from outside the outbox's internals (keep in sync with docs/o
   feed never showed (`ScanSummary.coverage_misses`, `scraper.coverage`), counted the same way;
 - `habicht_feed_searches{feed}`, `habicht_feed_coverage_misses{feed}`, `habicht_feed_off{feed}`
   (gauges, with feeds on) — per feed, named in words (`marketplace`, `flats to rent`,
-  `flats to buy`, or the path of a feed this code does not know: `scraper.budget.feed_name`):
+  `flats to buy`, or the path of a feed this code does not know: `scraper.figures.feed_name`):
   the searches it serves now, the coverage misses counted on it, and whether it is switched
   off (1) or not (0). Feeds of one name are added up (`habicht_feed_off` then counts the ones
   switched off); a feed that is gone loses its series.
@@ -65,10 +65,9 @@ from habicht.queue import (
     Send,
     classify,
 )
-from habicht.scraper.alert_times import samples
-from habicht.scraper.budget import feed_loads
+from habicht.scraper.figures import feed_loads, freshness, samples
 from habicht.scraper.scan import ScanSummary
-from habicht.scraper.schedule import FeedCadence, freshness
+from habicht.scraper.schedule import FeedCadence
 from habicht.watches.follow import Following
 from habicht.watches.follow_figures import follow_figures
 

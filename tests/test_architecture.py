@@ -2,13 +2,15 @@
 
 Which part may import which, and that no part's modules import one another in a circle, are
 import-linter contracts (pyproject.toml, `[tool.importlinter]`; `make lint`). Here: the front
-doors of queue and bot, private names staying home, numbers read by one parser, and each
-module's tests found by its name."""
+doors of queue and bot, private names staying home, numbers read by one parser, each
+module's tests found by its name, and each table named in SQL by its owner only."""
 
 from __future__ import annotations
 
 import ast
 import importlib
+import re
+from collections.abc import Iterator
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -144,3 +146,134 @@ def test_every_module_has_its_test_file() -> None:
         if not any(fnmatch(module, pattern) for module in modules)
     ]
     assert stale == []
+
+
+OWNERS = {
+    "chats": "watches",
+    "watches": "watches",
+    "watch_listings": "watches",
+    "filter_hits": "watches",
+    "advert_states": "watches",
+    "page_checks": "watches",
+    "searches": "scraper",
+    "search_places": "scraper",
+    "feeds": "scraper",
+    "feed_listings": "scraper",
+    "coverage_candidates": "scraper",
+    "listings": "market",
+    "search_listings": "market",
+    "price_history": "market",
+    "postcode_places": "market",
+    "notifications": "queue",
+    "notification_watches": "queue",
+    "notification_tombstones": "queue",
+    "heartbeats": "health.py",
+    "origin": "db.py",
+    "restores": "restore.py",
+}
+"""Each table's owner: a part (a folder of habicht/) or a top-level module, the only code
+whose SQL names the table (docs/internals/database.md, "Who owns which table")."""
+
+_STILL = "(issue 37: still to route through {})"
+
+CROSSINGS = {
+    ("retention.py", "*"): "deletes the old rows of every table by design, in one place",
+    ("restore.py", "*"): "puts a backup's database in place whole, and checks what it holds",
+    ("demo/*", "*"): "the demo reads what it shows of every part",
+    ("health.py", "*"): "reads every part's figures in one read-only pass "
+    + _STILL.format("each owner, behind scraper/figures.py"),
+    ("metrics.py", "notifications"): "the outbox's figures for /metrics " + _STILL.format("queue"),
+    ("bot/preferences.py", "chats"): "a chat's settings " + _STILL.format("watches"),
+    ("market/places.py", "chats"): "a chat's location for /near " + _STILL.format("watches"),
+    ("scraper/*", "watches"): "which searches have an active watch of an active chat "
+    + _STILL.format("watches"),
+    ("scraper/*", "chats"): "which searches have an active watch of an active chat "
+    + _STILL.format("watches"),
+    ("scraper/feeds.py", "search_listings"): "a feed takes back the sightings it leaves to "
+    "the search's own scan " + _STILL.format("market"),
+    ("scraper/scan.py", "listings"): "feed misses compare the feed's price with the "
+    "advert's " + _STILL.format("market"),
+    ("scraper/*", "notifications"): "the owners' figures read alert times from the outbox "
+    + _STILL.format("queue"),
+    ("watches/subscriptions.py", "searches"): "a watch's search is made, found and dropped "
+    "with the watch, and the watches sit below the scraper and cannot ask it",
+    ("watches/*", "listings"): "an advert's facts for alerts, previews and checks "
+    + _STILL.format("market"),
+    ("watches/*", "price_history"): "an advert's price path for alerts and /history "
+    + _STILL.format("market"),
+    ("watches/*", "search_listings"): "what a search showed, for previews and figures "
+    + _STILL.format("market"),
+    ("watches/*", "notifications"): "which alerts a watch sent, for following, cuts told "
+    "once and figures " + _STILL.format("queue"),
+    ("watches/follow.py", "notification_watches"): "the watches an alert is owed by "
+    + _STILL.format("queue"),
+}
+"""(module under habicht/ or a pattern, table or "*") → why that module names a table it does
+not own. A module named here beyond what it names fails the test, so the list stays short."""
+
+_TABLE_WORDS = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+(\w+)", re.IGNORECASE)
+
+
+def _tables() -> set[str]:
+    """Every table the migrations create (not the ones a rebuild moves aside)."""
+    made = {
+        name
+        for path in (PACKAGE / "migrations").glob("*.sql")
+        for name in re.findall(r"CREATE TABLE (\w+)", path.read_text(encoding="utf-8"))
+    }
+    return {name for name in made if not name.endswith(("_moved", "_rebuilt"))}
+
+
+def named_tables(path: Path, tables: set[str]) -> Iterator[tuple[int, str]]:
+    """(line, table) for each table a string literal of the module names after FROM, JOIN,
+    INTO, UPDATE or TABLE (DELETE FROM and INSERT OR … INTO included)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            for match in _TABLE_WORDS.finditer(node.value):
+                if match.group(1) in tables:
+                    yield node.lineno, match.group(1)
+
+
+def _owns(owner: str, module: str) -> bool:
+    return module == owner or module.startswith(f"{owner}/")
+
+
+def _excused(module: str, table: str) -> tuple[str, str] | None:
+    return next(
+        (
+            (pattern, name)
+            for pattern, name in CROSSINGS
+            if fnmatch(module, pattern) and name in (table, "*")
+        ),
+        None,
+    )
+
+
+def test_every_table_has_one_owner() -> None:
+    """The owners cover every table the migrations make, and name parts or modules that
+    exist."""
+    assert set(OWNERS) == _tables()
+    assert all(
+        (PACKAGE / owner).is_dir() or (PACKAGE / owner).is_file() for owner in OWNERS.values()
+    )
+
+
+def test_only_a_tables_owner_names_it_in_sql() -> None:
+    """Issue 37: a module's SQL names only the tables its part owns; every other part asks the
+    owner through typed functions. The crossings left are listed above, each with its reason,
+    and an excuse nothing uses any more fails too."""
+    tables = _tables()
+    used: set[tuple[str, str]] = set()
+    offences = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = path.relative_to(PACKAGE).as_posix()
+        for line, table in named_tables(path, tables):
+            if _owns(OWNERS[table], module):
+                continue
+            excuse = _excused(module, table)
+            if excuse is None:
+                offences.append(f"{module}:{line} names {table} (owner: {OWNERS[table]})")
+            else:
+                used.add(excuse)
+    assert offences == []
+    assert [key for key in CROSSINGS if key not in used] == []

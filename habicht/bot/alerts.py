@@ -32,9 +32,9 @@ from habicht.health import feed_cadence
 from habicht.model import Search
 from habicht.queue import Message, Outgoing
 from habicht.restore import Restore, mark_announced, unannounced
-from habicht.scraper.budget import Workload, feed_name, workload
+from habicht.scraper.figures import Capacity, Workload, capacity, feed_name, freshness, workload
 from habicht.scraper.scan import ScanSummary
-from habicht.scraper.schedule import Capacity, FeedCadence, capacity, freshness
+from habicht.scraper.schedule import FeedCadence
 from habicht.storage import StorageFault, fault_kind
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "alert_scan",
     "alert_stopped",
     "alert_storage",
+    "budget_now",
     "describe_load",
     "report_error",
     "tell_owners",
@@ -170,6 +171,25 @@ async def alert_scan(
     services.database_failing = database  # only once told: a failed enqueue tries again
 
 
+async def budget_now(
+    services: BotServices, *, now: float, cadence: FeedCadence | None
+) -> tuple[Workload, Capacity]:
+    """What the budget serves now and what it fits at the measured time per scan (the fetch
+    gap before the first pass): for `/stats` and the "behind" alert."""
+    settings = services.settings
+    load = await workload(services.db, now=now, cadence=cadence)
+    fits = capacity(
+        load.polled,
+        interval=settings.scrape_interval,
+        fetch_gap=settings.fetch_gap,
+        seconds_per_search=services.seconds_per_search or settings.fetch_gap,
+        fed=load.fed,
+        feeds=load.feeds,
+        cadence=cadence,
+    )
+    return load, fits
+
+
 def describe_load(texts: Texts, load: Workload, cadence: FeedCadence | None) -> Html:
     """What the budget serves, searches and feeds apart: the searches polled on their own
     (and the stalest), and the live feeds — how many searches they serve, their stalest read
@@ -221,16 +241,7 @@ async def alert_freshness(services: BotServices) -> None:
     if change is None:
         return
     cadence = feed_cadence(settings)
-    load = await workload(services.db, now=now, cadence=cadence)
-    fits = capacity(
-        load.polled,
-        interval=settings.scrape_interval,
-        fetch_gap=settings.fetch_gap,
-        seconds_per_search=services.seconds_per_search or settings.fetch_gap,
-        fed=load.fed,
-        feeds=load.feeds,
-        cadence=cadence,
-    )
+    load, fits = await budget_now(services, now=now, cadence=cadence)
 
     def render(texts: Texts) -> Html:
         if change == "recovered":

@@ -83,7 +83,8 @@ async def history_chart(
     if not advert.points:
         return None
     now = services.clock()
-    searches = await advert_searches(services.db, chat_id, advert.ad_id)
+    mine = await services.subscriptions.search_ids(chat_id)
+    searches = await advert_searches(services.db, advert.ad_id, among=mine)
     last = advert.points[-1]
     key = ("history", advert.ad_id, tuple(searches), texts.lang, _today(now), last.seen_at)
     cached = services.charts.cached(key)

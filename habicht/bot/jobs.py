@@ -307,7 +307,7 @@ async def _drain(services: BotServices, send: Send) -> None:
             on_chat_migrated=services.subscriptions.migrate_chat,
             on_topic_gone=_topic_gone(services),
             stop=services.stopping,
-            digest_after=settings.digest_after,
+            digest_after=services.preferences.digest_after,
             render_digest=services.render_digest,
             on_pause=partial(_alive, services, "drain"),
         )

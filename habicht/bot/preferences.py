@@ -13,9 +13,10 @@ and until then `HABICHT_LANG` applies — so a changed default reaches every cha
 said otherwise. A group that became a supergroup takes its row, every setting included, to
 the new id, and `moved` reads it back into the mirror.
 
-Quiet hours are read by the outbox itself when it queues an alert (in the scan's transaction,
-from `chats`); a change re-times the chat's held alerts in the same transaction, so `/quiet
-off` releases them at once and a new window holds them until its own end.
+Quiet hours are read from `chats` in the scan's transaction (`watches.judge`) and handed to
+the outbox with the alerts; a change re-times the chat's held alerts in the same transaction,
+so `/quiet off` releases them at once and a new window holds them until its own end. A chat's
+digest threshold is handed to the drain from this mirror (`digest_after`).
 """
 
 from __future__ import annotations

@@ -32,7 +32,8 @@ from habicht.config import Settings
 from habicht.db import Database
 from habicht.metrics import Metrics
 from habicht.queue import Delivered, DirectLine, Message, NotificationStore, Pacer, TakenOver
-from habicht.scraper.schedule import FreshnessWatch, RequestShare
+from habicht.scraper.figures import FreshnessWatch
+from habicht.scraper.schedule import RequestShare
 from habicht.storage import StatusFile, StorageWatch, WatchedDatabase, fault_kind
 from habicht.watchdog import Watchdog
 from habicht.watches.subscriptions import Subscriptions

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
 from habicht.db import Database
-from habicht.scraper.budget import FeedKind
-from habicht.scraper.budget import feed_name as feed_kind
+from habicht.scraper.figures import FeedKind
+from habicht.scraper.figures import feed_name as feed_kind
 
 __all__ = ["FeedServed", "feed_name", "feeds_served"]
 

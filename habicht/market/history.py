@@ -1,5 +1,4 @@
-"""Every price an advert was seen at, what a watch's filter kept from its chat, and which
-adverts each search showed when.
+"""Every price an advert was seen at, and which adverts each search showed when.
 
 All are written inside a scan's transaction (the caller's connection) and read by drop
 alerts, `/list`, `/history`, the going price and `/preview`. The price history holds one row
@@ -17,16 +16,11 @@ from decimal import Decimal
 import aiosqlite
 
 __all__ = [
-    "HIT_WINDOW",
     "PricePoint",
     "lowest_prices",
     "price_paths",
-    "record_hits",
     "record_prices",
 ]
-
-HIT_WINDOW = 86400.0
-"""How far back `/list` counts what a filter hid (and how long a hit is kept)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,19 +80,3 @@ async def price_paths(
     for row in rows:
         paths[row["ad_id"]].append(PricePoint(row["seen_at"], Decimal(row["price"])))
     return paths
-
-
-async def record_hits(
-    conn: aiosqlite.Connection, watch_id: int, hits: Iterable[tuple[str, str]], *, now: float
-) -> None:
-    """Note `(ad_id, rule)` pairs the watch's filter hid now; forget hits past the window."""
-    await conn.execute(
-        "DELETE FROM filter_hits WHERE watch_id = ? AND hit_at < ?",
-        (watch_id, now - HIT_WINDOW),
-    )
-    await conn.executemany(
-        "INSERT INTO filter_hits (watch_id, ad_id, rule, hit_at) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (watch_id, ad_id) DO UPDATE SET rule = excluded.rule,"
-        " hit_at = excluded.hit_at",
-        [(watch_id, ad_id, rule, now) for ad_id, rule in hits],
-    )

@@ -120,14 +120,13 @@ async def going_by_day(
     return out
 
 
-async def advert_searches(db: Database, chat_id: int, ad_id: str) -> list[int]:
-    """The searches of the chat's watches that showed advert `ad_id` (their going price is
-    the band its /history chart draws)."""
+async def advert_searches(db: Database, ad_id: str, *, among: Sequence[int]) -> list[int]:
+    """The searches of `among` (a chat's: `Subscriptions.search_ids`) that showed advert
+    `ad_id`, in order (their going price is the band its /history chart draws)."""
     rows = await db.fetchall(
-        "SELECT DISTINCT sl.search_id FROM search_listings sl"
-        " JOIN watches w ON w.search_id = sl.search_id"
-        " WHERE sl.ad_id = ? AND w.chat_id = ? ORDER BY sl.search_id",
-        (ad_id, chat_id),
+        "SELECT DISTINCT search_id FROM search_listings"
+        " WHERE ad_id = ? AND search_id IN (SELECT value FROM json_each(?)) ORDER BY search_id",
+        (ad_id, json.dumps(list(among))),
     )
     return [row["search_id"] for row in rows]
 

@@ -85,8 +85,6 @@ WHERE chat_id = :chat_id AND id NOT IN (SELECT value FROM json_each(:ids))
 ORDER BY next_attempt_at, id LIMIT :most
 """
 
-_DIGEST_AFTER = "SELECT digest_after FROM chats WHERE chat_id = ?"
-
 _CLAIM_MORE = f"""
 UPDATE notifications
 SET status = 'sending', lease_until = :lease_until, claims = claims + 1, started_at = NULL,
@@ -153,7 +151,7 @@ class Claims(OutboxTable):
 
     async def claim_digest(self, row: Notification, *, digest_after: int) -> list[Notification]:
         """`row`, just claimed, and — when its chat has more than `digest_after` alerts
-        (the chat's own threshold if it set one) waiting at once — the others, up to
+        (the chat's threshold, handed in by the caller) waiting at once — the others, up to
         `DIGEST_MOST` in all, claimed with the same lease: the first rows of a digest, in
         turn order. Just `[row]` otherwise, or if `row` never goes in a digest.
 
@@ -161,11 +159,9 @@ class Claims(OutboxTable):
         if row.digest_line is None or row.lease_until is None:
             return [row]
         async with self.db.transaction() as conn:
-            own = await conn.execute_fetchall(_DIGEST_AFTER, (row.chat_id,))
-            threshold = next((found[0] for found in own if found[0] is not None), digest_after)
-            most = max(threshold, DIGEST_MOST - 1)
+            most = max(digest_after, DIGEST_MOST - 1)
             waiting = await self._waiting(conn, row.chat_id, [row.id], most=most)
-            if 1 + len(waiting) <= threshold:
+            if 1 + len(waiting) <= digest_after:
                 return [row]
             more = await self._claim_ids(conn, waiting[: DIGEST_MOST - 1], row.lease_until)
         return [row, *more]

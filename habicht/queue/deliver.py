@@ -19,6 +19,8 @@ own, and a settle, once its send has started, runs to its end even when the drai
 cancelled. What each outcome does to the rows is `outcome`'s.
 
 Digests: when a claimed row's chat has more than its threshold of alerts waiting at once
+(`digest_after`: one for all chats, or the caller's function of a chat — the queue reads no
+chat's settings)
 (a burst, released quiet hours, the backlog after an outage), the drain claims them together
 (`store.claim_digest`) and sends them as digest messages — one forum topic at a time, each
 as few as Telegram's 4,096-character limit allows, `render_digest` writing one from the
@@ -68,6 +70,10 @@ from habicht.queue.policy import Outcome, Retry, classify
 from habicht.queue.rows import Delivered, Message, Notification
 from habicht.queue.store import NotificationStore
 from habicht.queue.table import LEASE_MARGIN
+
+DigestAfter = int | Callable[[int], int]
+"""How many alerts waiting at once make a chat's digest: one number for every chat, or the
+caller's function of a chat id (the bot's: each chat's own setting, else the default)."""
 
 __all__ = ["DeliveryStopped", "DrainSummary", "Send", "drain"]
 
@@ -124,7 +130,7 @@ async def drain(
     on_chat_migrated: ChatMigratedHook | None = None,
     on_topic_gone: TopicGoneHook | None = None,
     stop: asyncio.Event | None = None,
-    digest_after: int | None = None,
+    digest_after: DigestAfter | None = None,
     render_digest: DigestRenderer | None = None,
     on_pause: Callable[[], object] | None = None,
 ) -> DrainSummary:
@@ -149,8 +155,9 @@ async def drain(
     and is claimable at once (at-least-once). A send that finished is always settled, even
     if the cancel arrives while it is being recorded.
 
-    With `render_digest`, a chat with more than `digest_after` alerts waiting at once (or its
-    own threshold) gets them as digests (see the module docstring).
+    With `render_digest`, a chat with more than `digest_after` alerts waiting at once (a
+    number, or a function giving each chat's own threshold) gets them as digests (see the
+    module docstring).
 
     A commit the database refuses (a storage fault) is tried again until it goes through,
     `on_pause` called before each pause (the bot tells its watchdog: a drain waiting for the
@@ -184,7 +191,7 @@ class _Drain(Outcomes):
 
     send: Send
     batch: int
-    digest_after: int | None
+    digest_after: DigestAfter | None
     render_digest: DigestRenderer | None
     flights: dict[asyncio.Task[None], int] = field(default_factory=dict)
     """One task per chat with claimed rows (a row, or the rows of its digest): it waits for
@@ -254,7 +261,9 @@ class _Drain(Outcomes):
         for row in rows:
             carried = [row]
             if self.digest_after is not None:
-                more = partial(self.store.claim_digest, row, digest_after=self.digest_after)
+                after = self.digest_after
+                threshold = after if isinstance(after, int) else after(row.chat_id)
+                more = partial(self.store.claim_digest, row, digest_after=threshold)
                 carried = await self.commit(more)
             flight = asyncio.create_task(self._fly_all(carried))
             self.flights[flight] = row.chat_id

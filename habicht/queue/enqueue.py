@@ -6,7 +6,9 @@ none queues at the head of the line — so the claim's walk in due order is a ro
 chats, and one chat's backlog never pushes another chat's message back (DESIGN.md,
 "Delivery is fair").
 
-Quiet hours: `enqueue` reads the chat's window from `chats` in the same transaction. An alert
+Quiet hours: the caller hands `enqueue` the windows of the chats that have one (the queue
+reads no chat's settings: they are the watches', `watches.judge` reads them in the scan's
+transaction). An alert
 (`new`, `drop`) queued inside a `hold` window is *held*: an ordinary pending row whose due
 time and `queued_at` are the end of the window, so its TTL counts from then, a restart
 changes nothing about it, and its dedupe key stops the same alert from being queued twice
@@ -22,12 +24,12 @@ rows when they are removed, paused or muted, and cancels a pending row nobody ow
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 import aiosqlite
 
 from habicht.queue.pacing import chat_gap
-from habicht.queue.quiet import QuietHours, stored_quiet_hours
+from habicht.queue.quiet import QuietHours
 from habicht.queue.rows import Kind, Outgoing, buttons_json
 from habicht.queue.table import OutboxTable
 
@@ -65,22 +67,8 @@ ON CONFLICT (dedupe_key) DO NOTHING
 """
 
 
-_QUIET_HOURS = """
-SELECT chat_id, quiet_from, quiet_to, quiet_mode, quiet_zone FROM chats
-WHERE quiet_mode IS NOT NULL AND chat_id IN (SELECT value FROM json_each(?))
-"""
-
 _QUIETED: frozenset[Kind] = frozenset({"new", "drop"})
 """The kinds quiet hours hold back or silence: alerts, not answers or owner messages."""
-
-
-async def _quiet_hours(
-    conn: aiosqlite.Connection, chat_ids: Collection[int]
-) -> dict[int, QuietHours]:
-    """The quiet hours of those chats that have them, as stored in `chats`."""
-    rows = await conn.execute_fetchall(_QUIET_HOURS, (json.dumps(sorted(chat_ids)),))
-    found = {row[0]: stored_quiet_hours(*row[1:]) for row in rows}
-    return {chat_id: quiet for chat_id, quiet in found.items() if quiet is not None}
 
 
 def _timing(quiet: QuietHours | None, now: float) -> tuple[float | None, bool]:
@@ -93,18 +81,24 @@ def _timing(quiet: QuietHours | None, now: float) -> tuple[float | None, bool]:
 
 
 async def enqueue_within(
-    conn: aiosqlite.Connection, items: Iterable[Outgoing], *, now: float, max_attempts: int
+    conn: aiosqlite.Connection,
+    items: Iterable[Outgoing],
+    *,
+    now: float,
+    max_attempts: int,
+    quiet: Mapping[int, QuietHours] | None = None,
 ) -> int:
     """Insert `items` inside the caller's open transaction; return how many rows were new.
 
     The caller holds `db.transaction()`, so the alert is recorded in the same transaction
-    that detected it (transactional outbox) and nothing is sent before the commit; the
-    chat's quiet hours are read in it too (see the module docstring).
+    that detected it (transactional outbox) and nothing is sent before the commit. `quiet`:
+    the quiet hours of the chats that have them, as the caller read them in that transaction
+    (see the module docstring); a chat not in it has none.
     """
     items = list(items)
     if not items:
         return 0
-    quiet = await _quiet_hours(conn, {item.chat_id for item in items if item.kind in _QUIETED})
+    quiet = quiet or {}
     rows = []
     for item in items:
         release, silent = _timing(quiet.get(item.chat_id) if item.kind in _QUIETED else None, now)
@@ -217,13 +211,18 @@ async def retime_within(
 class Enqueues(OutboxTable):
     """Queueing messages through the store, each call its own transaction."""
 
-    async def enqueue(self, item: Outgoing) -> bool:
+    async def enqueue(
+        self, item: Outgoing, *, quiet: Mapping[int, QuietHours] | None = None
+    ) -> bool:
         """Queue one message; False if its dedupe key was seen before (queued or purged)."""
-        return await self.enqueue_many([item]) == 1
+        return await self.enqueue_many([item], quiet=quiet) == 1
 
-    async def enqueue_many(self, items: Iterable[Outgoing]) -> int:
-        """Queue many messages in one transaction; return how many were new."""
+    async def enqueue_many(
+        self, items: Iterable[Outgoing], *, quiet: Mapping[int, QuietHours] | None = None
+    ) -> int:
+        """Queue many messages in one transaction (with the chats' `quiet` hours, as
+        `enqueue_within`); return how many were new."""
         async with self.db.transaction() as conn:
             return await enqueue_within(
-                conn, items, now=self.clock(), max_attempts=self.max_attempts
+                conn, items, now=self.clock(), max_attempts=self.max_attempts, quiet=quiet
             )

@@ -70,9 +70,9 @@ from habicht.scraper.scan import Counts, Tally
 from habicht.storage import log_database_error
 from habicht.watches.follow import Following, observe
 from habicht.watches.judge import (
-    ACTIVE_WATCHES_OF,
     Renderer,
     WatchRead,
+    active_watches,
     enqueue_alerts,
     judge,
 )
@@ -353,11 +353,11 @@ async def _judged(
         }
     going = await going_prices(conn, reads, now=now)
     facts = {search_id: SearchFacts(going[search_id], reposts[search_id]) for search_id in reads}
-    watches = await conn.execute_fetchall(ACTIVE_WATCHES_OF, (json.dumps(sorted(reads)),))
+    watches = await active_watches(conn, reads)
     judged = [
-        WatchRead(watch, reads[watch["search_id"]], facts[watch["search_id"]])
+        WatchRead(watch, reads[watch.search_id], facts[watch.search_id])
         for watch in watches
-        if watch["baseline_at"] and reads[watch["search_id"]]
+        if watch.baseline_at and reads[watch.search_id]
     ]
     return await judge(conn, judged, renderer=renderer, now=now, source="feed")
 

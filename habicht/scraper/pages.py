@@ -33,14 +33,13 @@ then holds no advert of the previous one and `rowsFound` fell; such a read (`_jo
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 
 from habicht.db import Database
 from habicht.model import Listing
 from habicht.scraper.health import DueSearch
-from habicht.watches.judge import ACTIVE_WATCHES
+from habicht.watches.judge import active_watches, anchored
 from habicht.willhaben.errors import ScrapeError
 from habicht.willhaben.estate import placed, stray
 from habicht.willhaben.fetch import WillhabenClient
@@ -76,9 +75,9 @@ async def read_pages(db: Database, client: WillhabenClient, search: DueSearch) -
     A failure of page 1 raises; a deeper one ends the read with the pages before it, naming
     the watches that were still reading.
     """
-    watches = await db.fetchall(ACTIVE_WATCHES, (search.id,))
-    baselines = {watch["id"] for watch in watches if watch["baseline_at"] is None}
-    open_watches = {watch["id"] for watch in watches} - baselines
+    watches = await active_watches(db.reader, [search.id])
+    baselines = {watch.id for watch in watches if watch.baseline_at is None}
+    open_watches = {watch.id for watch in watches} - baselines
     found: dict[str, Listing] = {}
     held: set[str] = set()  # every advert the pages listed by its own entry, strays too
     placements = 0
@@ -145,10 +144,4 @@ async def _bounded(db: Database, watch_ids: set[int], listings: list[Listing]) -
     anchors = [listing.id for listing in listings if not (listing.bumped or listing.reserved)]
     if not watch_ids or not anchors:
         return set()
-    rows = await db.fetchall(
-        "SELECT DISTINCT watch_id FROM watch_listings"
-        " WHERE watch_id IN (SELECT value FROM json_each(?))"
-        " AND ad_id IN (SELECT value FROM json_each(?)) AND own",
-        (json.dumps(sorted(watch_ids)), json.dumps(anchors)),
-    )
-    return {row["watch_id"] for row in rows}
+    return await anchored(db.reader, watch_ids, anchors)

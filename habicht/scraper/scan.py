@@ -55,10 +55,11 @@ from habicht.scraper.places import learn_places
 from habicht.storage import log_database_error
 from habicht.watches.follow import Following, observe
 from habicht.watches.judge import (
-    ACTIVE_WATCHES,
     Renderer,
     WatchRead,
+    active_watches,
     baseline,
+    baseline_failed,
     enqueue_alerts,
     judge,
 )
@@ -312,22 +313,19 @@ async def _record_page(
     counts.uncovered += uncovered
     counts.feeds_off += [feed_off] if feed_off is not None else []
     facts = await search_facts(conn, search.id, active, now=now)
-    watches = list(await conn.execute_fetchall(ACTIVE_WATCHES, (search.id,)))
+    watches = await active_watches(conn, [search.id])
     judged: list[WatchRead] = []
     outgoing: list[Outgoing] = []
     starved = False  # a baselined watch went without: the cycle failed for the search
     for watch in watches:
-        if watch["id"] in read.unserved:
-            if watch["baseline_at"] is not None:
+        if watch.id in read.unserved:
+            if watch.baseline_at is not None:
                 starved = True
                 continue
-            if watch["baseline_failures"] + 1 < FAILING_AFTER:
-                await conn.execute(
-                    "UPDATE watches SET baseline_failures = baseline_failures + 1 WHERE id = ?",
-                    (watch["id"],),
-                )
+            if watch.baseline_failures + 1 < FAILING_AFTER:
+                await baseline_failed(conn, watch)
                 continue
-        if watch["baseline_at"] is not None:
+        if watch.baseline_at is not None:
             judged.append(WatchRead(watch, active, facts))
             continue
         counts.baselines += 1

@@ -1,5 +1,4 @@
-"""The due-time scheduler: which search to scan next, how fresh the searches are, and whether
-the politeness budget keeps up.
+"""The due-time scheduler: which search to scan next.
 
 Every search with an active watch of an active chat is due `interval` seconds
 (HABICHT_SCRAPE_INTERVAL) after its last scan — `last_attempt_at`, a success or a failure,
@@ -45,11 +44,8 @@ longest, and a block delays everyone equally instead of starving the same tail �
 database error. Politeness is the `WillhabenClient`'s: one request at a time, the fetch gap
 and the block backoff per request, so every page fetched counts in the same budget.
 
-Capacity (keep in sync with docs/internals/scheduling.md): one interval fits about
-`interval / (fetch_gap + fetch time)` searches. With more, the achieved interval stretches;
-`freshness` measures it (the age of the stalest active search since its last scan, and the
-95th percentile) and `FreshnessWatch` says when it stayed above `BEHIND_FACTOR` times the
-interval for an interval — and when it came back.
+How fresh the searches are and whether the budget keeps up are the pipeline's figures
+(`scraper.figures`: freshness, capacity).
 
 Knows nothing of Telegram, like the rest of the scraper.
 """
@@ -75,21 +71,12 @@ from habicht.willhaben.fetch import WillhabenClient
 
 __all__ = [
     "ACTIVE",
-    "BEHIND_FACTOR",
     "FED",
     "LIVE_FEEDS",
-    "Capacity",
     "FeedCadence",
-    "Freshness",
-    "FreshnessWatch",
     "RequestShare",
-    "capacity",
-    "freshness",
     "run_pass",
 ]
-
-BEHIND_FACTOR = 2.0
-"""Freshness is behind when the stalest search waited more than this many intervals."""
 
 _CANDIDATES = 8
 """Searches read per choice; a search tried in this pass is skipped (normally it is no
@@ -172,13 +159,6 @@ _COUNT_DUE = f"""
 SELECT count(*) FROM searches s
 WHERE (s.scan_requested_at IS NOT NULL OR s.last_attempt_at IS NULL
        OR s.last_attempt_at <= {_HORIZON}) AND {ACTIVE}
-"""
-
-_SINCE_SCAN = f"""
-SELECT :now - max(coalesce(s.last_attempt_at, s.created_at),
-                  CASE WHEN {FED} THEN coalesce(f.last_success_at, 0) ELSE 0 END)
-FROM searches s LEFT JOIN feeds f ON f.id = s.feed_id
-WHERE {ACTIVE}
 """
 
 
@@ -413,108 +393,3 @@ async def _check_page(
         return False
     tally.page_checks += 1
     return True
-
-
-@dataclass(frozen=True, slots=True)
-class Freshness:
-    """How long the active searches have waited since their last scan (a never-scanned one
-    since it was created), in seconds; `stalest` and `p95` are None without searches."""
-
-    searches: int
-    stalest: float | None
-    p95: float | None
-    interval: float
-
-    @property
-    def behind(self) -> bool:
-        """Whether the stalest search waited more than `BEHIND_FACTOR` intervals."""
-        return self.stalest is not None and self.stalest > BEHIND_FACTOR * self.interval
-
-
-async def freshness(db: Database, *, now: float, interval: float) -> Freshness:
-    """The freshness of every search with an active watch of an active chat, now."""
-    ages = sorted(max(0.0, row[0]) for row in await db.fetchall(_SINCE_SCAN, {"now": now}))
-    if not ages:
-        return Freshness(0, None, None, interval)
-    rank = max(1, math.ceil(0.95 * len(ages)))  # nearest rank
-    return Freshness(len(ages), ages[-1], ages[rank - 1], interval)
-
-
-@dataclass(frozen=True, slots=True)
-class Capacity:
-    """What the politeness budget allows: `fits` requests per interval at the measured
-    `seconds_per_search` (per scan: a search's or a feed's, pages and gaps included);
-    `interval_needed` for all polled `searches` beside the feeds and safety nets (`math.inf`
-    when those alone take the whole budget); the largest fetch gap that would fit every
-    request (None when even no gap would); `requests` that compete per interval; `round`:
-    how long a polled search waits between two of its scans — the interval, or longer when
-    the budget cannot fit them all (`math.inf` when nothing is left for them). A new advert of
-    a plain search (one no feed can serve: a flat searched "ab sofort", say) waits that
-    long at worst, where a local one's comes with its feed's next read."""
-
-    searches: int
-    seconds_per_search: float
-    fits: int
-    interval_needed: float
-    gap_that_fits: float | None
-    requests: float = 0.0
-    round: float = 0.0
-
-
-def capacity(
-    searches: int,
-    *,
-    interval: float,
-    fetch_gap: float,
-    seconds_per_search: float,
-    fed: int = 0,
-    feeds: int = 0,
-    cadence: FeedCadence | None = None,
-) -> Capacity:
-    """requests per interval ≈ interval / (gap + fetch time), where `seconds_per_search`
-    (measured: a pass's duration per scan) is the gap plus the fetch time. The requests that
-    compete are the `searches` polled every interval and, with `cadence`, the safety-net scans
-    of the `fed` searches and the reads of `feeds` feeds (keep in sync with
-    docs/internals/scheduling.md):
-
-        requests = searches + fed * interval / safety + feeds * interval / feed interval
-    """
-    per_search = max(seconds_per_search, fetch_gap, 1e-3)
-    fetch_time = per_search - fetch_gap
-    fixed = 0.0 if cadence is None else fed / cadence.safety + feeds / cadence.interval
-    rate = searches / interval + fixed  # requests per second
-    gap = 1 / rate - fetch_time if rate else fetch_gap
-    left = 1 - per_search * fixed  # the share of the budget the polled searches get
-    needed = searches * per_search / left if left > 0 else math.inf
-    return Capacity(
-        searches=searches,
-        seconds_per_search=per_search,
-        fits=int(interval / per_search),
-        interval_needed=needed,
-        gap_that_fits=gap if gap >= 0 else None,
-        requests=rate * interval,
-        round=max(interval, needed),
-    )
-
-
-class FreshnessWatch:
-    """Says once when freshness has been behind for a whole interval, and once when it is
-    back: `update` returns "behind" or "recovered" at those moments, else None."""
-
-    def __init__(self) -> None:
-        self._behind_since: float | None = None
-        self.told = False
-
-    def update(self, fresh: Freshness, *, now: float) -> Literal["behind", "recovered"] | None:
-        if not fresh.behind:
-            self._behind_since = None
-            if self.told:
-                self.told = False
-                return "recovered"
-            return None
-        if self._behind_since is None:
-            self._behind_since = now
-        if not self.told and now - self._behind_since >= fresh.interval:
-            self.told = True
-            return "behind"
-        return None

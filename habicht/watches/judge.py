@@ -19,8 +19,7 @@ first successful read is its silent `baseline` instead: all seen, one `info` mes
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Protocol
@@ -31,23 +30,33 @@ from habicht.market.history import (
     PricePoint,
     lowest_prices,
     price_paths,
-    record_hits,
 )
 from habicht.market.reposts import repost_drop
 from habicht.model import Listing, Search, money
-from habicht.queue import Buttons, Kind, Outgoing, Source, enqueue_within
+from habicht.queue import (
+    Buttons,
+    Kind,
+    Outgoing,
+    QuietHours,
+    Source,
+    enqueue_within,
+    stored_quiet_hours,
+)
 from habicht.watches.diff import BumpedListing, Event, NewListing, PriceDrop, diff
 from habicht.watches.filters import WatchFilter
 from habicht.watches.follow import Following, FollowRenderer, note_alerted
 from habicht.watches.notes import NO_NOTES, AlertNotes, SearchFacts, watch_notes
+from habicht.watches.watch import HIT_WINDOW
 
 __all__ = [
-    "ACTIVE_WATCHES",
-    "ACTIVE_WATCHES_OF",
+    "ActiveWatch",
     "Alert",
     "Renderer",
     "WatchRead",
+    "active_watches",
+    "anchored",
     "baseline",
+    "baseline_failed",
     "enqueue_alerts",
     "judge",
 ]
@@ -118,6 +127,25 @@ class Renderer(FollowRenderer, Protocol):
     def baseline(self, search: Search, count: int) -> str: ...
 
 
+@dataclass(frozen=True, slots=True)
+class ActiveWatch:
+    """An active watch of an active chat, as a read of its search judges it
+    (`active_watches`): the scraper reads these fields and never the SQL behind them."""
+
+    id: int
+    chat_id: int
+    search_id: int
+    label: str
+    baseline_at: float | None
+    """When its silent baseline was taken; None: its next successful read is the baseline."""
+    baseline_complete: bool
+    filters: str | None
+    """Its filter as stored (JSON), parsed once per distinct text by `judge`."""
+    thread_id: int | None
+    muted_until: float | None
+    baseline_failures: int
+
+
 _WATCHES = (
     "SELECT w.id, w.chat_id, w.search_id, w.label, w.baseline_at, w.baseline_complete,"
     " w.filters, w.thread_id, w.muted_until, w.baseline_failures"
@@ -126,19 +154,42 @@ _WATCHES = (
     " WHERE w.search_id {} AND w.status = 'active' AND c.status = 'active'"
     " ORDER BY w.search_id, w.id"
 )
-ACTIVE_WATCHES = _WATCHES.format("= ?")
-"""The active watches of active chats of search `?`, as `judge` reads them."""
-ACTIVE_WATCHES_OF = _WATCHES.format("IN (SELECT value FROM json_each(?))")
-"""`ACTIVE_WATCHES` of many searches at once (a JSON list of search ids), by search."""
+_OF_ONE = _WATCHES.format("= ?")
+_OF_MANY = _WATCHES.format("IN (SELECT value FROM json_each(?))")
+
+
+async def active_watches(
+    conn: aiosqlite.Connection, search_ids: Collection[int]
+) -> list[ActiveWatch]:
+    """The active watches of active chats of the searches `search_ids`, by search and id."""
+    if len(search_ids) == 1:
+        rows = await conn.execute_fetchall(_OF_ONE, (next(iter(search_ids)),))
+    else:
+        rows = await conn.execute_fetchall(_OF_MANY, (json.dumps(sorted(search_ids)),))
+    return [
+        ActiveWatch(
+            id=row["id"],
+            chat_id=row["chat_id"],
+            search_id=row["search_id"],
+            label=row["label"],
+            baseline_at=row["baseline_at"],
+            baseline_complete=bool(row["baseline_complete"]),
+            filters=row["filters"],
+            thread_id=row["thread_id"],
+            muted_until=row["muted_until"],
+            baseline_failures=row["baseline_failures"],
+        )
+        for row in rows
+    ]
 
 
 @dataclass(frozen=True, slots=True)
 class WatchRead:
-    """A baselined watch (a row of `ACTIVE_WATCHES`) and what one read of its search showed
+    """A baselined watch (`active_watches`) and what one read of its search showed
     it: the active adverts, and what the read told about the search (`SearchFacts`, the same
     for all its watches)."""
 
-    watch: sqlite3.Row
+    watch: ActiveWatch
     active: list[Listing]
     facts: SearchFacts
 
@@ -167,16 +218,16 @@ async def judge(
         return []
     seen_of = await _seen(conn, reads)
     wanted = {
-        ad_id for read in reads for ad_id in _maybe_news(read.active, seen_of[read.watch["id"]][0])
+        ad_id for read in reads for ad_id in _maybe_news(read.active, seen_of[read.watch.id][0])
     }
     paths = await price_paths(conn, sorted(wanted)) if wanted else {}
     filters: dict[str | None, WatchFilter] = {}
     diffed: list[tuple[WatchRead, WatchFilter, list[Event]]] = []
     for read in reads:
-        text = read.watch["filters"]
+        text = read.watch.filters
         if text not in filters:
             filters[text] = WatchFilter.from_json(text)
-        seen = seen_of[read.watch["id"]][0]
+        seen = seen_of[read.watch.id][0]
         diffed.append((read, filters[text], _diffed(read, seen, paths)))
     lowest = await _lowest(conn, diffed, now=now)
     fresh = {event.listing.id for *_, events in diffed for event in events if _fresh(event)}
@@ -185,33 +236,31 @@ async def judge(
     seen_rows: list[dict[str, object]] = []
     for read, watch_filter, events in diffed:
         watch = read.watch
-        muted = (watch["muted_until"] or 0.0) > now
+        muted = (watch.muted_until or 0.0) > now
         items, hits = await _alerts(
             conn,
             read,
             watch_filter,
             events,
-            told_prices=seen_of[watch["id"]][1],
+            told_prices=seen_of[watch.id][1],
             paths=paths,
             lowest=lowest,
             first_seen=first_seen,
-            renderer=None if muted else renderer.for_chat(watch["chat_id"]),
+            renderer=None if muted else renderer.for_chat(watch.chat_id),
             source=source,
         )
         if hits:
-            await record_hits(conn, watch["id"], hits, now=now)
+            await _record_hits(conn, watch.id, hits, now=now)
         outgoing += items
         told = {item.ad_id for item in items}
-        seen_rows += _seen_rows(
-            watch["id"], read.active, told=told, own=source == "search", now=now
-        )
+        seen_rows += _seen_rows(watch.id, read.active, told=told, own=source == "search", now=now)
     await conn.executemany(_SEEN, seen_rows)
     return outgoing
 
 
 async def baseline(
     conn: aiosqlite.Connection,
-    watch: sqlite3.Row,
+    watch: ActiveWatch,
     active: list[Listing],
     *,
     url: str,
@@ -219,20 +268,58 @@ async def baseline(
     renderer: Renderer,
     now: float,
 ) -> Outgoing:
-    """A watch's silent baseline (a row of `ACTIVE_WATCHES` without `baseline_at`): everything
+    """A watch's silent baseline (an `ActiveWatch` without `baseline_at`): everything
     the read showed recorded as seen, no alerts, and the one `info` message that says how many
     listings it now watches, naming its search (at `url`) as habicht names searches;
     `complete`: the read was the whole search (see `diff`)."""
-    search = Search(url=url, label=watch["label"])
-    text = renderer.for_chat(watch["chat_id"]).baseline(search, len(active))
+    search = Search(url=url, label=watch.label)
+    text = renderer.for_chat(watch.chat_id).baseline(search, len(active))
     await conn.execute(
         "UPDATE watches SET baseline_at = ?, baseline_complete = ?, baseline_failures = 0"
         " WHERE id = ?",
-        (now, complete, watch["id"]),
+        (now, complete, watch.id),
     )
-    await conn.executemany(_SEEN, _seen_rows(watch["id"], active, told=set(), own=True, now=now))
+    await conn.executemany(_SEEN, _seen_rows(watch.id, active, told=set(), own=True, now=now))
     # One note per baseline: a resumed watch is baselined (and told) again.
-    return Outgoing(watch["chat_id"], "info", text, f"baseline:{watch['id']}:{now:.3f}")
+    return Outgoing(watch.chat_id, "info", text, f"baseline:{watch.id}:{now:.3f}")
+
+
+async def anchored(
+    conn: aiosqlite.Connection, watch_ids: Collection[int], ad_ids: Sequence[str]
+) -> set[int]:
+    """The watches of `watch_ids` that their search's own scans (not a feed) showed any of
+    the adverts `ad_ids` (`_seen_rows`' `own`)."""
+    rows = await conn.execute_fetchall(
+        "SELECT DISTINCT watch_id FROM watch_listings"
+        " WHERE watch_id IN (SELECT value FROM json_each(?))"
+        " AND ad_id IN (SELECT value FROM json_each(?)) AND own",
+        (json.dumps(sorted(watch_ids)), json.dumps(list(ad_ids))),
+    )
+    return {row["watch_id"] for row in rows}
+
+
+async def baseline_failed(conn: aiosqlite.Connection, watch: ActiveWatch) -> None:
+    """A read too short for the watch's baseline: one more failure counted on the watch
+    (its baseline resets the count)."""
+    await conn.execute(
+        "UPDATE watches SET baseline_failures = baseline_failures + 1 WHERE id = ?", (watch.id,)
+    )
+
+
+async def _record_hits(
+    conn: aiosqlite.Connection, watch_id: int, hits: Iterable[tuple[str, str]], *, now: float
+) -> None:
+    """Note `(ad_id, rule)` pairs the watch's filter hid now; forget hits past `HIT_WINDOW`."""
+    await conn.execute(
+        "DELETE FROM filter_hits WHERE watch_id = ? AND hit_at < ?",
+        (watch_id, now - HIT_WINDOW),
+    )
+    await conn.executemany(
+        "INSERT INTO filter_hits (watch_id, ad_id, rule, hit_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (watch_id, ad_id) DO UPDATE SET rule = excluded.rule,"
+        " hit_at = excluded.hit_at",
+        [(watch_id, ad_id, rule, now) for ad_id, rule in hits],
+    )
 
 
 _SEEN = (
@@ -282,16 +369,36 @@ async def enqueue_alerts(
             conn, [ad for ad in alerted if ad is not None], now=now, following=following
         )
     drops = await _once_a_cut(conn, [item for item in outgoing if item.kind == "drop"])
+    quiet = await _quiet_hours(conn, {item.chat_id for item in outgoing})
     queued = {
         kind: await enqueue_within(
             conn,
             drops if kind == "drop" else [item for item in outgoing if item.kind == kind],
             now=now,
             max_attempts=max_attempts,
+            quiet=quiet,
         )
         for kind in ("info", "new", "drop")
     }
     return queued["new"], queued["drop"]
+
+
+_QUIET_HOURS = """
+SELECT chat_id, quiet_from, quiet_to, quiet_mode, quiet_zone FROM chats
+WHERE quiet_mode IS NOT NULL AND chat_id IN (SELECT value FROM json_each(?))
+"""
+
+
+async def _quiet_hours(
+    conn: aiosqlite.Connection, chat_ids: Collection[int]
+) -> dict[int, QuietHours]:
+    """The quiet hours of those chats that have them, as stored in `chats`, read in the
+    scan's transaction and handed to the outbox (which reads no chat's settings)."""
+    if not chat_ids:
+        return {}
+    rows = await conn.execute_fetchall(_QUIET_HOURS, (json.dumps(sorted(chat_ids)),))
+    found = {row[0]: stored_quiet_hours(*row[1:]) for row in rows}
+    return {chat_id: quiet for chat_id, quiet in found.items() if quiet is not None}
 
 
 _TOLD_CUTS = """
@@ -342,9 +449,9 @@ async def _seen(
     query for all the watches, looking up each (watch, advert) pair once (not every watch
     with every advert of the others' reads: 10,000 watches of a feed read are many)."""
     out: dict[int, tuple[dict[str, Decimal | None], dict[str, Decimal]]] = {
-        read.watch["id"]: ({}, {}) for read in reads
+        read.watch.id: ({}, {}) for read in reads
     }
-    pairs = [[read.watch["id"], listing.id] for read in reads for listing in read.active]
+    pairs = [[read.watch.id, listing.id] for read in reads for listing in read.active]
     rows = await conn.execute_fetchall(
         "SELECT w.watch_id, w.ad_id, w.last_price, w.told_price FROM json_each(?) j"
         " CROSS JOIN watch_listings w ON w.watch_id = json_extract(j.value, '$[0]')"
@@ -374,8 +481,8 @@ def _diffed(
     return diff(
         seen,
         read.active,
-        baseline_at=watch["baseline_at"],
-        baseline_complete=bool(watch["baseline_complete"]),
+        baseline_at=watch.baseline_at,
+        baseline_complete=watch.baseline_complete,
         earlier=earlier,
     )
 
@@ -434,7 +541,7 @@ async def _alerts(
     seen like everything else on the pages, so loosening the filter later sends none of it.
     """
     watch = read.watch
-    watch_id, chat_id = watch["id"], watch["chat_id"]
+    watch_id, chat_id = watch.id, watch.chat_id
     notes_of = await watch_notes(
         conn, watch_filter.centre, chat_id, [event.listing for event in events], read.facts
     )
@@ -530,7 +637,7 @@ def _decimal(value: str | None) -> Decimal | None:
 
 
 def _outgoing(
-    watch: sqlite3.Row,
+    watch: ActiveWatch,
     kind: Kind,
     alert: Alert,
     key: str,
@@ -546,16 +653,16 @@ def _outgoing(
     it cancels it); a new advert's alert with when habicht first read it and its `PUBLISHED`
     (freshness)."""
     return Outgoing(
-        watch["chat_id"],
+        watch.chat_id,
         kind,
         alert.text,
         key,
         ad_id,
         photo_url=alert.photo_url,
         buttons=alert.buttons,
-        thread_id=watch["thread_id"],
+        thread_id=watch.thread_id,
         digest_line=digest_line,
-        watch_id=watch["id"],
+        watch_id=watch.id,
         source=source,
         first_seen_at=first_seen_at,
         published_at=published_at,

@@ -28,7 +28,7 @@ import aiosqlite
 
 from habicht.clock import Clock
 from habicht.db import Database
-from habicht.market.history import HIT_WINDOW, PricePoint
+from habicht.market.history import PricePoint
 from habicht.market.places import (
     Located,
     Place,
@@ -43,7 +43,7 @@ from habicht.queue import disown_within
 from habicht.watches.errors import DuplicateWatch, TooManyWatches
 from habicht.watches.filters import WatchFilter
 from habicht.watches.preview import Preview, preview
-from habicht.watches.watch import WatchInfo
+from habicht.watches.watch import HIT_WINDOW, WatchInfo
 
 __all__ = ["AdvertHistory", "Overview", "SearchHealth", "Subscriptions"]
 
@@ -307,6 +307,14 @@ class Subscriptions:
         """
         since = self._clock() - HIT_WINDOW if with_hits else None
         return await _watch_list(self._db.fetchall, chat_id, hits_since=since)
+
+    async def search_ids(self, chat_id: int) -> list[int]:
+        """The searches of the chat's watches, paused ones too, each once."""
+        rows = await self._db.fetchall(
+            "SELECT DISTINCT search_id FROM watches WHERE chat_id = ? ORDER BY search_id",
+            (chat_id,),
+        )
+        return [row["search_id"] for row in rows]
 
     async def watch(self, chat_id: int, number: int) -> WatchInfo | None:
         return _numbered(await self.watches(chat_id), number)

@@ -10,7 +10,10 @@ from dataclasses import dataclass
 from habicht.model import ErrorKind, Search
 from habicht.watches.filters import WatchFilter
 
-__all__ = ["WatchInfo"]
+__all__ = ["HIT_WINDOW", "WatchInfo"]
+
+HIT_WINDOW = 86400.0
+"""How far back `/list` counts what a filter hid (and how long a hit is kept)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,14 +7,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+from collections.abc import Callable
 
 import pytest
 from kit import within
 from kit.digests import BURSTY, QUIET, alert, render, statuses
 from kit.fakes import FakeClock
 
-from habicht.db import Database
-from habicht.queue import Message, NotificationStore, Outgoing, drain
+from habicht.queue import Message, NotificationStore, Outgoing, drain, parse_quiet_hours
 from habicht.queue.digest import MESSAGE_LIMIT
 
 
@@ -32,7 +32,14 @@ class Sent:
         return [text for chat, text, _ in self.messages if chat == chat_id]
 
 
-async def run(store: NotificationStore, send: Sent, clock: FakeClock, **kwargs: object) -> int:
+async def run(
+    store: NotificationStore,
+    send: Sent,
+    clock: FakeClock,
+    *,
+    digest_after: int | Callable[[int], int] = 5,
+    **kwargs: object,
+) -> int:
     async def sleep(seconds: float) -> None:
         await clock.sleep(seconds)
         await asyncio.sleep(0)
@@ -43,7 +50,7 @@ async def run(store: NotificationStore, send: Sent, clock: FakeClock, **kwargs: 
         clock=clock,
         sleep=sleep,
         rand=random.Random(7),
-        digest_after=5,
+        digest_after=digest_after,
         render_digest=render,
         **kwargs,  # type: ignore[arg-type]
     )
@@ -79,19 +86,15 @@ async def test_up_to_the_threshold_each_alert_is_its_own_message(
     assert send.to(BURSTY) == [f"<b>a{i}</b> full" for i in range(5)]
 
 
-async def test_a_chat_sets_its_own_threshold(
-    db: Database, store: NotificationStore, clock: FakeClock
-) -> None:
-    async with db.transaction() as conn:
-        await conn.execute(
-            "INSERT INTO chats (chat_id, created_at, updated_at, digest_after) VALUES (?, 0, 0, 2)",
-            (BURSTY,),
-        )
+async def test_a_chat_sets_its_own_threshold(store: NotificationStore, clock: FakeClock) -> None:
+    """The caller hands each chat's threshold in: 2 for one chat makes its 3 alerts a digest,
+    the default 5 leaves the other's 3 alone."""
     await store.enqueue_many(
         [alert(f"a{i}") for i in range(3)] + [alert(f"q{i}", chat_id=QUIET) for i in range(3)]
     )
     send = Sent()
-    assert await run(store, send, clock) == 6
+    threshold = {BURSTY: 2}
+    assert await run(store, send, clock, digest_after=lambda chat: threshold.get(chat, 5)) == 6
     assert len(send.to(BURSTY)) == 1
     assert len(send.to(QUIET)) == 3
 
@@ -187,15 +190,10 @@ async def test_a_crash_mid_digest_repeats_only_that_message(
 
 
 async def test_a_digest_in_silent_quiet_hours_is_silent(
-    db: Database, store: NotificationStore, clock: FakeClock
+    store: NotificationStore, clock: FakeClock
 ) -> None:
-    async with db.transaction() as conn:
-        await conn.execute(
-            "INSERT INTO chats (chat_id, created_at, updated_at, quiet_from, quiet_to, quiet_mode)"
-            " VALUES (?, 0, 0, '00:00', '23:59', 'silent')",
-            (BURSTY,),
-        )
-    await store.enqueue_many([alert(f"a{i}") for i in range(8)])
+    quiet = {BURSTY: parse_quiet_hours("0-23:59 silent")}
+    await store.enqueue_many([alert(f"a{i}") for i in range(8)], quiet=quiet)
     send = Sent()
     assert await run(store, send, clock) == 8
     assert [silent for _, _, silent in send.messages] == [True]

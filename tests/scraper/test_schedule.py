@@ -1,9 +1,8 @@
 """The due-time scheduler (issue 11): fair order, requested scans first, no amplification,
-freshness and its watch, capacity, and database errors as their own kind."""
+and database errors as their own kind (freshness and capacity: test_figures.py)."""
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from decimal import Decimal
@@ -20,15 +19,7 @@ from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite, SiteFault
 from habicht.scraper.pages import MAX_PAGES
 from habicht.scraper.scan import ScanSummary, scan
-from habicht.scraper.schedule import (
-    FeedCadence,
-    Freshness,
-    FreshnessWatch,
-    RequestShare,
-    capacity,
-    freshness,
-    run_pass,
-)
+from habicht.scraper.schedule import RequestShare, run_pass
 from habicht.watches.subscriptions import Subscriptions
 from habicht.willhaben.fetch import WillhabenClient
 from habicht.willhaben.urls import parse_watch_argument
@@ -207,62 +198,6 @@ async def test_a_search_is_due_an_interval_after_its_last_scan(
     assert len(site.pages["b"]) == 1
 
 
-async def test_freshness_is_the_wait_since_the_last_scan(
-    db: Database, subs: Subscriptions, clock: FakeClock, client: WillhabenClient
-) -> None:
-    """The stalest active search and the 95th percentile; a never-scanned search counts
-    from its creation, a paused one not at all."""
-    assert await freshness(db, now=clock(), interval=INTERVAL) == Freshness(0, None, None, INTERVAL)
-    await watch(subs, *(f"s{n}" for n in range(20)))
-    await passer(db, client, clock)()
-    clock.advance(50)
-    await watch(subs, "late")
-    clock.advance(500)
-    await subs.set_paused(1, 21, paused=True)
-    fresh = await freshness(db, now=clock(), interval=INTERVAL)
-    assert fresh.searches == 20
-    assert fresh.stalest == pytest.approx(550 + 19)  # s0 was fetched first, 1 s apart
-    assert fresh.p95 == pytest.approx(550 + 19 - 1)
-    assert fresh.behind
-
-
-def test_the_freshness_watch_tells_once_after_an_interval_and_once_when_back() -> None:
-    """Behind must last an interval before it is told, is told once, and its end once."""
-    watch = FreshnessWatch()
-    behind, fresh = Freshness(5, 250.0, 200.0, 100.0), Freshness(5, 90.0, 80.0, 100.0)
-    assert watch.update(behind, now=0) is None
-    assert watch.update(behind, now=99) is None
-    assert watch.update(behind, now=100) == "behind"
-    assert watch.update(behind, now=500) is None
-    assert watch.update(fresh, now=600) == "recovered"
-    assert watch.update(fresh, now=700) is None
-    assert watch.update(behind, now=800) is None  # a new episode waits its interval again
-
-
-def test_capacity_is_interval_over_gap_plus_fetch_time() -> None:
-    """searches per interval ≈ interval / (gap + fetch time); what gap or interval would fit."""
-    fits = capacity(200, interval=300, fetch_gap=2.0, seconds_per_search=2.3)
-    assert fits.fits == 130
-    assert fits.interval_needed == pytest.approx(460)
-    assert fits.gap_that_fits == pytest.approx(300 / 200 - 0.3)
-    assert capacity(2000, interval=300, fetch_gap=2.0, seconds_per_search=2.3).gap_that_fits is None
-
-
-def test_a_polled_search_waits_a_round_the_interval_or_what_the_budget_stretches_it_to() -> None:
-    """Issue 29: a new flat of a plain search waits a whole round — the interval while the
-    budget fits every polled search, else the interval they need; none fits beside feeds and
-    safety nets that fill the budget."""
-    assert capacity(100, interval=300, fetch_gap=2.0, seconds_per_search=2.3).round == 300
-    assert capacity(200, interval=300, fetch_gap=2.0, seconds_per_search=2.3).round == (
-        pytest.approx(460)
-    )
-    full = FeedCadence(interval=2, safety=1800)
-    crowded = capacity(
-        5, interval=300, fetch_gap=2.0, seconds_per_search=2.3, feeds=1, cadence=full
-    )
-    assert crowded.round == math.inf
-
-
 async def test_a_database_error_is_its_own_kind_and_stops_the_pass(
     db: Database,
     subs: Subscriptions,
@@ -370,20 +305,3 @@ async def test_a_pause_resume_loop_leaves_the_other_searches_as_fresh(tmp_path: 
     quiet.pop("looped")
     worst_quiet, worst_looping = max(quiet.values()), max(looping.values())
     assert worst_looping <= worst_quiet + (MAX_PAGES + 1) * GAP, (quiet, looping)
-
-
-def test_capacity_counts_the_safety_net_and_the_feed_reads() -> None:
-    """requests per interval = polled + fed · interval / safety + feeds · interval / feed
-    interval; the interval the polled searches need is what the feeds and safety net leave."""
-    cadence = FeedCadence(interval=60, safety=1800)
-    fits = capacity(
-        5, interval=100, fetch_gap=20, seconds_per_search=20, fed=2, feeds=1, cadence=cadence
-    )
-    assert fits.requests == pytest.approx(5 + 2 * 100 / 1800 + 100 / 60)
-    assert fits.gap_that_fits == pytest.approx(1 / (5 / 100 + 2 / 1800 + 1 / 60))
-    assert fits.interval_needed == pytest.approx(5 * 20 / (1 - 20 * (2 / 1800 + 1 / 60)))
-    crowded = capacity(
-        0, interval=100, fetch_gap=20, seconds_per_search=80, fed=2, feeds=1, cadence=cadence
-    )
-    assert crowded.interval_needed == float("inf")
-    assert crowded.gap_that_fits is None

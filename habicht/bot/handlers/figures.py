@@ -20,7 +20,7 @@ from functools import partial
 from telegram import Update
 from telegram.constants import ChatType
 
-from habicht.bot.alerts import describe_load
+from habicht.bot.alerts import budget_now, describe_load
 from habicht.bot.chart_replies import reply_with_chart, stats_chart
 from habicht.bot.guards import owner_only
 from habicht.bot.handling import chat_of, reply
@@ -28,9 +28,7 @@ from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import Html, Texts
 from habicht.digits import whole_number
 from habicht.health import feed_cadence, following
-from habicht.scraper.alert_times import Latency, latency
-from habicht.scraper.budget import FeedLoad, Workload, workload
-from habicht.scraper.schedule import Capacity, capacity, freshness
+from habicht.scraper.figures import Capacity, FeedLoad, Latency, Workload, freshness, latency
 from habicht.watches.figures import watch_figures
 from habicht.watches.follow_figures import FollowFigures, follow_figures
 from habicht.watches.watch import WatchInfo
@@ -121,16 +119,7 @@ async def owners_stats(update: Update, context: Context) -> None:
     ]
     settings = services.settings
     cadence = feed_cadence(settings)
-    load = await workload(services.db, now=services.clock(), cadence=cadence)
-    fits = capacity(
-        load.polled,
-        interval=interval,
-        fetch_gap=settings.fetch_gap,
-        seconds_per_search=services.seconds_per_search or settings.fetch_gap,
-        fed=load.fed,
-        feeds=load.feeds,
-        cadence=cadence,
-    )
+    load, fits = await budget_now(services, now=services.clock(), cadence=cadence)
     header = texts.fill(
         "stats",
         chats=overview.chats,
@@ -164,7 +153,7 @@ async def owners_stats(update: Update, context: Context) -> None:
 
 
 def _alert_freshness(texts: Texts, fresh: Latency) -> Html:
-    """The last hour's new-listing alerts and how fresh they were (`scraper.alert_times`)."""
+    """The last hour's new-listing alerts and how fresh they were (`scraper.figures`)."""
     return texts.fill(
         "stats_alerts",
         count=fresh.alerts,
@@ -189,7 +178,7 @@ def _following(texts: Texts, figures: FollowFigures) -> Html:
 
 def _feeds(texts: Texts, load: Workload, fits: Capacity) -> list[Html]:
     """With feeds on: the plain searches, if any, and the real-estate ones among them, with
-    the round a new advert of theirs waits; then a line for each feed (`scraper.budget`)."""
+    the round a new advert of theirs waits; then a line for each feed (`scraper.figures`)."""
     feeds = [_feed(texts, feed) for feed in load.by_feed]
     if not load.plain:
         return feeds

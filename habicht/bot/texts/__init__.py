@@ -48,7 +48,7 @@ from habicht.market.going import MIN_PRICES, PriceStats
 from habicht.market.places import Located, Place
 from habicht.model import Estate, Search
 from habicht.queue import QuietHours
-from habicht.scraper.budget import FeedName
+from habicht.scraper.figures import FeedName
 from habicht.watches.figures import WatchFigures
 from habicht.watches.filters import NO_PLACE
 from habicht.watches.follow import AdvertNews
@@ -434,7 +434,7 @@ class Texts:
         return self.label(search.label) if described is None else self.search_words(described)
 
     def feed(self, name: FeedName) -> str:
-        """A feed in words (`scraper.budget.feed_name`): the marketplace, flats to rent, flats
+        """A feed in words (`scraper.figures.feed_name`): the marketplace, flats to rent, flats
         to buy — one of a path this code does not know by that path."""
         return name.path if name.kind is None else self.catalog.feed_names[name.kind]
 

@@ -286,7 +286,7 @@ class Catalog:
     stats_alerts: str
     never: str
     feed_names: Mapping[str, str]
-    """Each kind of feed (`scraper.budget.FeedKind`) in words; a feed of another path is
+    """Each kind of feed (`scraper.figures.FeedKind`) in words; a feed of another path is
     named by its path."""
     stats_feed: str
     """`/stats`: one feed, the searches it serves of its own, its feed and coverage misses."""
