@@ -544,6 +544,11 @@ def goals(results: list[FlatResult], local: int) -> None:
             f"goal: new flats of local flat searches p95 ≤ {GOAL_P95:g} s: no flat search is"
             " local (habicht serves none from a feed) — not measured"
         )
+    misses = results[0].flats.coverage_misses
+    print(
+        f"goal: no coverage miss in a world with late visibility: {misses:,} with feeds"
+        f" — {verdict(misses == 0)}"
+    )
     for r in results:
         f = r.flats
         print(
