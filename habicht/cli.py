@@ -230,7 +230,8 @@ async def _queue(args: argparse.Namespace, settings: Settings) -> int:
     # should not pay for importing the rest of habicht.
     from habicht.clock import system_clock
     from habicht.db import Database
-    from habicht.queue import NotificationStore, describe_dead, describe_stats, parse_ids
+    from habicht.queue import NotificationStore
+    from habicht.queue.report import describe_dead, describe_stats, parse_ids
 
     if args.queue_command == "dead" and args.limit < 1:
         print(f"habicht: error: --limit must be at least 1, got {args.limit}", file=sys.stderr)

@@ -23,6 +23,25 @@ BENCHMARKS = PACKAGE.parent / "benchmarks"
 TESTS = Path(__file__).parent
 PARTS = ("queue", "bot")  # willhaben, scraper, watches and market have no front door (issue 28)
 
+SIDE_DOORS = {
+    "habicht.queue.enqueue": "alerts written inside the caller's transaction: the scan's "
+    "(watches.judge), a watch's change (watches.subscriptions), new quiet hours "
+    "(bot.preferences)",
+    "habicht.queue.edits": "the edits that keep sent alerts true, in watches.follow's transaction",
+    "habicht.queue.direct": "sending from memory when the outbox cannot be written (the bot's "
+    "services and app)",
+    "habicht.queue.report": "the owners' plain-text views (`habicht queue …`)",
+}
+"""Modules of a part that are small faces of their own (issue 37): each for the few callers
+that need it, which import from it only what its `__all__` lists."""
+
+
+def imported_names(path: Path) -> Iterator[tuple[str, str]]:
+    """(module, name) for each name a source file imports `from` an absolute module."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield from ((node.module, alias.name) for alias in node.names)
+
 
 def imported_modules(path: Path) -> set[str]:
     """Every absolute module name a source file imports."""
@@ -54,15 +73,48 @@ def test_other_parts_import_only_through_the_front_door(part: str) -> None:
     """Code outside a part imports `habicht.<part>`, never its inner modules — the
     benchmarks too, so that they follow the parts' changes instead of rotting."""
     inner = f"habicht.{part}."
-    outside = [*PACKAGE.rglob("*.py"), *BENCHMARKS.glob("*.py")]
     offences = [
         f"{path.relative_to(PACKAGE.parent)} imports {name}"
-        for path in outside
-        if not path.is_relative_to(PACKAGE / part)
+        for path in _outside(part)
         for name in imported_modules(path)
-        if name.startswith(inner)
+        if name.startswith(inner) and name not in SIDE_DOORS
     ]
     assert offences == []
+
+
+def _outside(part: str) -> list[Path]:
+    """The code outside a part that its doors serve: habicht's other modules, the benchmarks."""
+    return [
+        path
+        for path in [*PACKAGE.rglob("*.py"), *BENCHMARKS.glob("*.py")]
+        if not path.is_relative_to(PACKAGE / part)
+    ]
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_each_door_lists_what_other_code_imports_from_it(part: str) -> None:
+    """Issue 37: other code imports from a front door (or a side door) only what its
+    `__all__` lists, and the front door lists nothing that no code outside the part — nor
+    a test — imports: a door is what others need, not all a part has."""
+    doors = [
+        f"habicht.{part}",
+        *(door for door in SIDE_DOORS if door.startswith(f"habicht.{part}.")),
+    ]
+    listed = {door: set(importlib.import_module(door).__all__) for door in doors}
+    offences = [
+        f"{path.relative_to(PACKAGE.parent)} imports {module}.{name}, not in its __all__"
+        for path in _outside(part)
+        for module, name in imported_names(path)
+        if module in listed and name not in listed[module]
+    ]
+    assert offences == []
+    used = {
+        name
+        for path in [*_outside(part), *TESTS.rglob("*.py")]
+        for module, name in imported_names(path)
+        if module == f"habicht.{part}"
+    }
+    assert listed[f"habicht.{part}"] - used == set()
 
 
 def test_private_names_stay_in_their_module() -> None:

@@ -21,7 +21,6 @@ from habicht.bot.app import BotApplication, build_application, serve
 from habicht.bot.chart_replies import history_png, search_png
 from habicht.bot.jobs import BASELINE, DRAIN, RETENTION, SCRAPE, deliver, run_jobs_now
 from habicht.bot.redact import redacted_logs, scrub
-from habicht.bot.render import MessageRenderer
 from habicht.bot.services import BotServices
 from habicht.bot.texts import Texts
 
@@ -32,7 +31,6 @@ __all__ = [
     "SCRAPE",
     "BotApplication",
     "BotServices",
-    "MessageRenderer",
     "Texts",
     "build_application",
     "deliver",

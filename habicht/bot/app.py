@@ -80,7 +80,7 @@ from habicht.bot.texts import CATALOGS, Catalog
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
 from habicht.instance import single_instance
-from habicht.queue import DIRECT
+from habicht.queue.direct import DIRECT
 from habicht.replica import Replicator
 from habicht.watchdog import Watchdog
 

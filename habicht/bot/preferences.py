@@ -31,7 +31,8 @@ import aiosqlite
 from habicht.bot.texts import Lang
 from habicht.clock import Clock
 from habicht.db import Database
-from habicht.queue import QuietHours, retime_within, stored_quiet_hours
+from habicht.queue.enqueue import retime_within
+from habicht.quiet import QuietHours, stored_quiet_hours
 
 __all__ = ["ALERT_STYLES", "LANGS", "AlertStyle", "ChatPrefs", "Preferences", "language_of"]
 

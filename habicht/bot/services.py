@@ -31,7 +31,8 @@ from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
 from habicht.db import Database
 from habicht.metrics import Metrics
-from habicht.queue import Delivered, DirectLine, Message, NotificationStore, Pacer, TakenOver
+from habicht.queue import Delivered, Message, NotificationStore, Pacer, TakenOver
+from habicht.queue.direct import DirectLine
 from habicht.scraper.figures import FreshnessWatch
 from habicht.scraper.schedule import RequestShare
 from habicht.storage import StatusFile, StorageWatch, WatchedDatabase, fault_kind

@@ -46,7 +46,7 @@ from habicht.demo.summary import Summary, describe, placement_rows, summarise
 from habicht.demo.terminal import Terminal, plain, wants_colour
 from habicht.fakes.telegram import DEFAULT_TOKEN
 from habicht.fakes.willhaben_site import FakeWillhabenSite
-from habicht.queue import DEFAULT_ZONE
+from habicht.quiet import DEFAULT_ZONE
 
 __all__ = ["DEFAULT_SEED", "DEFAULT_SPEED", "demo_settings", "run_demo"]
 

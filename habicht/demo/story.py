@@ -19,7 +19,8 @@ from zoneinfo import ZoneInfo
 
 from habicht.demo.observe import Attempt, Fetch
 from habicht.demo.terminal import one_line
-from habicht.queue import DEFAULT_ZONE, Notification
+from habicht.queue import Notification
+from habicht.quiet import DEFAULT_ZONE
 
 __all__ = ["Entry", "Outbox", "Tone", "narrate"]
 

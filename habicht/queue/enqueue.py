@@ -29,9 +29,9 @@ from collections.abc import Collection, Iterable, Mapping
 import aiosqlite
 
 from habicht.queue.pacing import chat_gap
-from habicht.queue.quiet import QuietHours
 from habicht.queue.rows import Kind, Outgoing, buttons_json
 from habicht.queue.table import OutboxTable
+from habicht.quiet import QuietHours
 
 __all__ = ["Enqueues", "disown_within", "enqueue_within", "retime_within"]
 

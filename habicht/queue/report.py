@@ -9,9 +9,9 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from habicht.digits import row_id
-from habicht.queue.quiet import DEFAULT_ZONE
 from habicht.queue.rows import Notification
 from habicht.queue.upkeep import QueueStats
+from habicht.quiet import DEFAULT_ZONE
 
 __all__ = ["describe_dead", "describe_stats", "parse_ids"]
 

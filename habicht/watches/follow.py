@@ -26,8 +26,9 @@ from typing import Literal, Protocol
 import aiosqlite
 
 from habicht.model import Listing, money
-from habicht.queue import Buttons, Edit, Notification, edit_within, message_rows, sent_alerts
-from habicht.queue import shown_text as queued_text
+from habicht.queue import Buttons, Notification
+from habicht.queue.edits import Edit, edit_within, message_rows, sent_alerts
+from habicht.queue.edits import shown_text as queued_text
 
 __all__ = [
     "DAY",

@@ -33,15 +33,9 @@ from habicht.market.history import (
 )
 from habicht.market.reposts import repost_drop
 from habicht.model import Listing, Search, money
-from habicht.queue import (
-    Buttons,
-    Kind,
-    Outgoing,
-    QuietHours,
-    Source,
-    enqueue_within,
-    stored_quiet_hours,
-)
+from habicht.queue import Buttons, Kind, Outgoing, Source
+from habicht.queue.enqueue import enqueue_within
+from habicht.quiet import QuietHours, stored_quiet_hours
 from habicht.watches.diff import BumpedListing, Event, NewListing, PriceDrop, diff
 from habicht.watches.filters import WatchFilter
 from habicht.watches.follow import Following, FollowRenderer, note_alerted

@@ -39,7 +39,7 @@ from habicht.market.places import (
     set_chat_location,
 )
 from habicht.model import ErrorKind, Search
-from habicht.queue import disown_within
+from habicht.queue.enqueue import disown_within
 from habicht.watches.errors import DuplicateWatch, TooManyWatches
 from habicht.watches.filters import WatchFilter
 from habicht.watches.preview import Preview, preview

@@ -27,7 +27,8 @@ from habicht.db import Database, DatabaseError
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.instance import single_instance
-from habicht.queue import Outgoing, enqueue_within
+from habicht.queue import Outgoing
+from habicht.queue.enqueue import enqueue_within
 
 CHATS = 200
 FAST_DRAINS = {"queue_interval": 0.1, "scrape_interval": 3600.0}

@@ -13,7 +13,7 @@ from kit.bot import ALICE, BOB, MARKET, SEARCH, Bot, running
 from habicht.bot.preferences import ChatPrefs, Preferences
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import Fault
-from habicht.queue import QuietHours
+from habicht.quiet import QuietHours
 
 GROUP = -1005001
 

@@ -23,7 +23,7 @@ from habicht.bot.texts import Texts, describe_quiet
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import Fault
-from habicht.queue import QuietHours
+from habicht.quiet import QuietHours
 
 
 async def watching(bot: Bot) -> None:

@@ -14,8 +14,9 @@ from kit import within
 from kit.digests import BURSTY, QUIET, alert, render, statuses
 from kit.fakes import FakeClock
 
-from habicht.queue import Message, NotificationStore, Outgoing, drain, parse_quiet_hours
+from habicht.queue import Message, NotificationStore, Outgoing, drain
 from habicht.queue.digest import MESSAGE_LIMIT
+from habicht.quiet import parse_quiet_hours
 
 
 class Sent:

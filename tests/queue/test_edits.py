@@ -12,18 +12,9 @@ from kit.fakes import FakeClock
 from kit.outbox import NOW, item, small_outbox
 
 from habicht.db import Database
-from habicht.queue import (
-    Button,
-    Delivered,
-    Edit,
-    Message,
-    Notification,
-    NotificationStore,
-    drain,
-    edit_within,
-    shown_text,
-)
+from habicht.queue import Button, Delivered, Message, Notification, NotificationStore, drain
 from habicht.queue.deliver import EDIT_FLIGHTS
+from habicht.queue.edits import Edit, edit_within, shown_text
 
 
 @pytest.fixture

@@ -10,7 +10,8 @@ from kit.fakes import FakeClock
 from kit.outbox import NOW, item, statuses
 
 from habicht.db import Database
-from habicht.queue import NotificationStore, Outgoing, disown_within, enqueue_within
+from habicht.queue import NotificationStore, Outgoing
+from habicht.queue.enqueue import disown_within, enqueue_within
 
 
 async def test_enqueue_within_counts_only_new_keys(db: Database) -> None:

@@ -11,14 +11,10 @@ from kit.fakes import FakeClock
 from kit.times import at
 
 from habicht.db import Database
-from habicht.queue import (
-    NotificationStore,
-    Outgoing,
-    QuietHours,
-    describe_stats,
-    parse_quiet_hours,
-    retime_within,
-)
+from habicht.queue import NotificationStore, Outgoing
+from habicht.queue.enqueue import retime_within
+from habicht.queue.report import describe_stats
+from habicht.quiet import QuietHours, parse_quiet_hours
 
 CHAT, OTHER = 7, 8
 

@@ -12,18 +12,8 @@ from datetime import timedelta
 import pytest
 from telegram import error as tg
 
-from habicht.queue import (
-    Dead,
-    Fatal,
-    Migrate,
-    Outcome,
-    Retry,
-    RetryAt,
-    backoff,
-    classify,
-    error_rules,
-    retry_after_seconds,
-)
+from habicht.queue import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff, classify
+from habicht.queue.policy import error_rules, retry_after_seconds
 
 
 def test_backoff_is_full_jitter_below_the_doubling_ceiling() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from habicht.queue import QueueStats, describe_dead, describe_stats, parse_ids
+from habicht.queue.report import describe_dead, describe_stats, parse_ids
+from habicht.queue.upkeep import QueueStats
 
 
 def test_reports_of_an_empty_queue_say_so() -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from kit.fakes import FakeClock
 from kit.outbox import NOW, item, statuses
 
-from habicht.queue import NotificationStore, QueueStats
+from habicht.queue import NotificationStore
+from habicht.queue.upkeep import QueueStats
 
 
 async def test_requeue_revives_dead_rows_with_a_fresh_start(

@@ -18,7 +18,7 @@ from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, Context
 from habicht.bot.texts import Html, Texts, shorten
 from habicht.digits import whole_number
-from habicht.queue import DEFAULT_ZONE
+from habicht.quiet import DEFAULT_ZONE
 
 __all__ = ["queue_command"]
 

@@ -20,7 +20,7 @@ from habicht.bot.handling import reply
 from habicht.bot.jobs import kick_delivery
 from habicht.bot.services import Context
 from habicht.bot.texts import Html, Texts, describe_quiet
-from habicht.queue import (
+from habicht.quiet import (
     DEFAULT_ZONE,
     InvalidQuietHours,
     QuietHours,

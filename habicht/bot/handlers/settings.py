@@ -28,7 +28,7 @@ from habicht.bot.handling import edit_in_place, reply
 from habicht.bot.preferences import ALERT_STYLES, LANGS, ChatPrefs, Preferences
 from habicht.bot.services import Context
 from habicht.bot.texts import LANGUAGE_NAMES, Html, Texts, describe_quiet
-from habicht.queue import QuietHours, QuietMode
+from habicht.quiet import QuietHours, QuietMode
 
 __all__ = ["PREFIX", "on_settings_button", "settings_command"]
 

@@ -47,7 +47,7 @@ from habicht.bot.texts.markup import (
 from habicht.market.going import MIN_PRICES, PriceStats
 from habicht.market.places import Located, Place
 from habicht.model import Estate, Search
-from habicht.queue import QuietHours
+from habicht.quiet import QuietHours
 from habicht.scraper.figures import FeedName
 from habicht.watches.figures import WatchFigures
 from habicht.watches.filters import NO_PLACE

@@ -7,6 +7,10 @@ person expects: quiet until 07:00 means 07:00 on the wall, whatever the offset t
 
 `hold` keeps alerts in the outbox until the window ends (an ordinary pending row whose due
 time is `release_at`); `silent` sends them at once with `disable_notification`.
+
+A chat's setting, not the outbox's: the bot parses and stores it (`/quiet`, `/settings`), the
+watches read it with the chat's alerts and hand it to the outbox (`habicht.queue.enqueue`),
+which reads no chat's settings. A foundation beside `clock` and `digits`: it imports no part.
 """
 
 from __future__ import annotations

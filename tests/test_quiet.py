@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from kit.times import VIENNA, at
 
-from habicht.queue.quiet import InvalidQuietHours, QuietHours, QuietReason, parse_quiet_hours
+from habicht.quiet import InvalidQuietHours, QuietHours, QuietReason, parse_quiet_hours
 
 
 def wall(seconds: float | None, zone: ZoneInfo = VIENNA) -> str | None:
