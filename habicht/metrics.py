@@ -65,6 +65,7 @@ from habicht.queue import (
     Send,
     classify,
 )
+from habicht.queue.figures import by_status, deliveries
 from habicht.scraper.figures import feed_loads, freshness, samples
 from habicht.scraper.scan import ScanSummary
 from habicht.scraper.schedule import FeedCadence
@@ -88,16 +89,6 @@ _OUTCOMES: dict[type[Outcome], str] = {
     Migrate: "migrated",
     Fatal: "fatal",
 }
-
-_QUEUE = "SELECT status, count(*) FROM notifications GROUP BY status"
-_STATUSES = ("pending", "sending", "sent", "dead")
-_DELIVERED = """
-SELECT sent_at - created_at, sent_at, id FROM notifications
-WHERE status = 'sent' AND sent_at >= :at AND (sent_at > :at OR id > :id)
-ORDER BY sent_at, id
-"""
-"""Rows sent after the last one observed, in (sent_at, id) order: two rows sent at the same
-clock reading are told apart by their id."""
 
 
 class Metrics:
@@ -224,9 +215,7 @@ class Metrics:
         """Read the gauges and the deliveries since the last refresh from the database; the
         per-feed gauges with `feeds` (HABICHT_FEED_INTERVAL not 0) only, the following ones
         with `following`."""
-        counts = dict.fromkeys(_STATUSES, 0)
-        counts.update({row[0]: row[1] for row in await db.fetchall(_QUEUE)})
-        for status, count in counts.items():
+        for status, count in (await by_status(db)).items():
             self.notifications.labels(status).set(count)
         fresh = await freshness(db, now=now, interval=interval)
         self.searches.set(fresh.searches)
@@ -237,10 +226,9 @@ class Metrics:
             figures = await follow_figures(db, now=now, following=following)
             for figure, value in figures.as_dict().items():
                 self.following.labels(figure).set(value)
-        at, last_id = self._observed
-        for took, sent_at, row_id in await db.fetchall(_DELIVERED, {"at": at, "id": last_id}):
-            self.delivery.observe(max(0.0, took))
-            self._observed = (sent_at, row_id)
+        for delivery in await deliveries(db, after=self._observed):
+            self.delivery.observe(max(0.0, delivery.took))
+            self._observed = delivery.place
         for sample in await samples(db, after=self._sampled):
             self.alert_freshness.labels("first_seen").observe(sample.seen)
             if sample.published is not None:

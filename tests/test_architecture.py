@@ -31,6 +31,9 @@ SIDE_DOORS = {
     "habicht.queue.direct": "sending from memory when the outbox cannot be written (the bot's "
     "services and app)",
     "habicht.queue.report": "the owners' plain-text views (`habicht queue …`)",
+    "habicht.queue.figures": "the outbox's figures: rows by status and delivery times for "
+    "/metrics, the alert times scraper.alert_times reads, edits and sent alerts for the "
+    "watches' figures",
 }
 """Modules of a part that are small faces of their own (issue 37): each for the few callers
 that need it, which import from it only what its `__all__` lists."""
@@ -234,19 +237,11 @@ CROSSINGS = {
     ("demo/*", "*"): "the demo reads what it shows of every part",
     ("health.py", "*"): "reads every part's figures in one read-only pass "
     + _STILL.format("each owner, behind scraper/figures.py"),
-    ("metrics.py", "notifications"): "the outbox's figures for /metrics " + _STILL.format("queue"),
     ("bot/preferences.py", "chats"): "a chat's settings " + _STILL.format("watches"),
-    ("market/places.py", "chats"): "a chat's location for /near " + _STILL.format("watches"),
     ("scraper/*", "watches"): "which searches have an active watch of an active chat "
     + _STILL.format("watches"),
     ("scraper/*", "chats"): "which searches have an active watch of an active chat "
     + _STILL.format("watches"),
-    ("scraper/feeds.py", "search_listings"): "a feed takes back the sightings it leaves to "
-    "the search's own scan " + _STILL.format("market"),
-    ("scraper/scan.py", "listings"): "feed misses compare the feed's price with the "
-    "advert's " + _STILL.format("market"),
-    ("scraper/*", "notifications"): "the owners' figures read alert times from the outbox "
-    + _STILL.format("queue"),
     ("watches/subscriptions.py", "searches"): "a watch's search is made, found and dropped "
     "with the watch, and the watches sit below the scraper and cannot ask it",
     ("watches/*", "listings"): "an advert's facts for alerts, previews and checks "
@@ -255,10 +250,8 @@ CROSSINGS = {
     + _STILL.format("market"),
     ("watches/*", "search_listings"): "what a search showed, for previews and figures "
     + _STILL.format("market"),
-    ("watches/*", "notifications"): "which alerts a watch sent, for following, cuts told "
-    "once and figures " + _STILL.format("queue"),
-    ("watches/follow.py", "notification_watches"): "the watches an alert is owed by "
-    + _STILL.format("queue"),
+    ("watches/judge.py", "notifications"): "a price cut is told once: the chat's drop alerts "
+    "since the cut's first sighting in the price history " + _STILL.format("queue"),
 }
 """(module under habicht/ or a pattern, table or "*") → why that module names a table it does
 not own. A module named here beyond what it names fails the test, so the list stays short."""

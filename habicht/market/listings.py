@@ -20,7 +20,7 @@ from habicht.market.history import (
 from habicht.market.places import refresh_places
 from habicht.model import Listing, money
 
-__all__ = ["record_listings", "record_shown", "record_shown_by"]
+__all__ = ["prices", "record_listings", "record_shown", "record_shown_by", "take_back_shown"]
 
 
 async def record_listings(
@@ -117,3 +117,28 @@ async def record_shown_by(
             for listing in listings
         ],
     )
+
+
+async def take_back_shown(
+    conn: aiosqlite.Connection, taken: Mapping[int, Iterable[str]], *, since: float
+) -> None:
+    """Take back the sightings of each search's adverts in `taken` first recorded at or after
+    `since` (older ones stay: the search showed the advert before). A feed read that leaves
+    possible reposts to a search's own scan undoes the sighting it just recorded, so the scan
+    finds them new (`scraper.feeds`); the market owns the table, so the scraper asks here."""
+    await conn.executemany(
+        "DELETE FROM search_listings WHERE search_id = ? AND ad_id = ? AND first_seen_at >= ?",
+        [(search_id, ad_id, since) for search_id, ads in taken.items() for ad_id in ads],
+    )
+
+
+async def prices(conn: aiosqlite.Connection, ad_ids: Iterable[str]) -> dict[str, str | None]:
+    """The latest price habicht recorded of each of these adverts, as stored (a decimal's
+    text, None when the advert showed none); an advert never read is left out. A scan
+    compares it with the price its search's feed showed (`scraper.scan`'s feed misses) and
+    the market owns the table, so the scraper asks here."""
+    rows = await conn.execute_fetchall(
+        "SELECT ad_id, price FROM listings WHERE ad_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(sorted(set(ad_ids))),),
+    )
+    return {row[0]: row[1] for row in rows}

@@ -1,5 +1,6 @@
-"""Where things are: postcodes placed by the adverts habicht reads, the location a chat
-shared, and the distance between two points.
+"""Where things are: postcodes placed by the adverts habicht reads, what a point shared is
+near, and the distance between two points. The location a chat shared is the chat's, kept by
+the watches (`watches.notes.chat_location`), which hand it here (issue 37).
 
 A postcode's place is the median latitude and longitude of its latest adverts that carry
 `COORDINATES` (at most `SAMPLE` of them), so no data set is needed: habicht learns the
@@ -43,7 +44,6 @@ __all__ = [
     "Located",
     "Place",
     "Point",
-    "chat_location",
     "distance_km",
     "in_austria",
     "locate",
@@ -51,7 +51,6 @@ __all__ = [
     "places_of",
     "reader",
     "refresh_places",
-    "set_chat_location",
 ]
 
 Point = tuple[float, float]
@@ -225,23 +224,3 @@ async def locate(fetch: Fetch, point: Point) -> Located:
     found = await nearest_place(fetch, point)
     nearest, km = found if found is not None else (None, None)
     return Located(point, nearest, km, in_austria(point))
-
-
-async def chat_location(fetch: Fetch, chat_id: int) -> Point | None:
-    """The location chat `chat_id` last shared, None if it never did."""
-    rows = await fetch("SELECT lat, lon FROM chats WHERE chat_id = ?", (chat_id,))
-    if not rows or rows[0]["lat"] is None or rows[0]["lon"] is None:
-        return None
-    return rows[0]["lat"], rows[0]["lon"]
-
-
-async def set_chat_location(
-    conn: aiosqlite.Connection, chat_id: int, point: Point, *, now: float
-) -> None:
-    """Keep `point` as what `near here` means for chat `chat_id` (its row made if need be)."""
-    await conn.execute(
-        "INSERT INTO chats (chat_id, created_at, updated_at, lat, lon, located_at)"
-        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET lat = excluded.lat,"
-        " lon = excluded.lon, located_at = excluded.located_at, updated_at = excluded.updated_at",
-        (chat_id, now, now, *point, now),
-    )

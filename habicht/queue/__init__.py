@@ -13,12 +13,13 @@ where messages wait (`NotificationStore`, and what a restart's `take_over_leases
 means (`classify` and its outcomes, `backoff`); and what a message is (`Message`,
 `Outgoing`, `Button`, `Buttons`, `Kind`, `Source`, `Delivered`, `Notification`).
 
-Four modules are small faces of their own, each for the few callers that need it (and
+Five modules are small faces of their own, each for the few callers that need it (and
 tests/test_architecture.py names them): `enqueue` for writing alerts inside the caller's
 transaction (`enqueue_within`, `disown_within`, `retime_within`), `edits` for the edits that
 keep sent messages true (`watches.follow`), `direct` for sending from memory when the outbox
-cannot be written (`DirectLine`), and `report` for the owners' plain-text views
-(`habicht queue …`).
+cannot be written (`DirectLine`), `report` for the owners' plain-text views
+(`habicht queue …`), and `figures` for the outbox's figures others report (`/metrics`, alert
+times, the watches' figures).
 
 Its modules, each answering one question. The outbox table: what a row is (`rows`), the
 store's settings and leases (`table`), what goes in and when its turn is (`enqueue`), the
@@ -27,7 +28,8 @@ of them (`settle`), the owner's counts and repairs (`upkeep`) — `store.Notific
 joins those four. Delivery: the drain (`deliver`), what it does with each send's outcome
 (`outcome`), its writes through storage faults and cancels (`durable`), digest messages
 (`digest`), Telegram's pace (`pacing`), what an error means (`policy`), sending from memory
-(`direct`). For owners: plain-text views (`report`).
+(`direct`). For owners: plain-text views (`report`) and the figures others report
+(`figures`).
 """
 
 from habicht.queue.deliver import DeliveryStopped, DrainSummary, Send, drain

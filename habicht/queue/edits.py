@@ -24,7 +24,7 @@ import aiosqlite
 
 from habicht.queue.rows import COLUMNS, Buttons, Notification, SentAs, as_notification, buttons_json
 
-__all__ = ["Edit", "edit_within", "message_rows", "sent_alerts", "shown_text"]
+__all__ = ["Edit", "edit_within", "message_rows", "owed_by", "sent_alerts", "shown_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +125,24 @@ async def sent_alerts(
     edit of theirs found them deleted): what a change of the adverts may have to correct."""
     params = {"ads": json.dumps(sorted(ad_ids)), "since": since}
     return [as_notification(row) for row in await conn.execute_fetchall(_SENT_ALERTS, params)]
+
+
+_OWED_BY = """
+SELECT notification_id, watch_id FROM notification_watches
+WHERE notification_id IN (SELECT value FROM json_each(?))
+"""
+
+
+async def owed_by(conn: aiosqlite.Connection, ids: Collection[int]) -> dict[int, set[int]]:
+    """The watches that owe each of these rows, by row id (a row no watch owes is left out):
+    a sent alert is followed only while a watch of its is active, and the watches are not
+    the queue's to judge, so `watches.follow` asks here and decides (issue 37)."""
+    owed: dict[int, set[int]] = {}
+    for notification_id, watch_id in await conn.execute_fetchall(
+        _OWED_BY, (json.dumps(sorted(ids)),)
+    ):
+        owed.setdefault(notification_id, set()).add(watch_id)
+    return owed
 
 
 async def message_rows(

@@ -3,12 +3,13 @@ and from its `PUBLISHED` time, to its alert's enqueue.
 
 The samples are the new-listing alerts of adverts new on willhaben — not bumped (their
 `PUBLISHED` is the bump), not published before their watch started (they came into the
-search, they are not new) — which keep both times as they were when queued
-(`notifications.first_seen_at`, `.published_at`, migration 013: a later bump rewrites the
-listing's). One alert per chat: an advert three chats watch is three samples, as three
-subscribers waited. The owner's `/stats` and `habicht health` show the nearest-rank p50 and
-p95 over the last `WINDOW` seconds; the metrics observe every sample once
-(`habicht.metrics`). A negative span (willhaben's clock ahead of ours) counts as 0.
+search, they are not new) — which keep both times as they were when queued (migration 013:
+a later bump rewrites the listing's). The outbox owns those rows, so
+`habicht.queue.figures.alert_times` reads them for this module (issue 37). One alert per
+chat: an advert three chats watch is three samples, as three subscribers waited. The
+owner's `/stats` and `habicht health` show the nearest-rank p50 and p95 over the last
+`WINDOW` seconds; the metrics observe every sample once (`habicht.metrics`). A negative span
+(willhaben's clock ahead of ours) counts as 0.
 
 Knows nothing of Telegram, like the rest of the scraper.
 """
@@ -20,20 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from habicht.db import Database
+from habicht.queue.figures import alert_times
 
 __all__ = ["WINDOW", "Latency", "Sample", "latency", "nearest_rank", "samples"]
 
 WINDOW = 3600.0
 """Seconds of alerts the owner's figures cover."""
-
-_SAMPLES = """
-SELECT created_at - first_seen_at, created_at - published_at, created_at, id
-FROM notifications INDEXED BY notifications_fresh
-WHERE first_seen_at IS NOT NULL AND created_at >= :at AND (created_at > :at OR id > :id)
-ORDER BY created_at, id
-"""
-"""Samples queued after (`at`, `id`), in that order: two rows queued at the same clock
-reading are told apart by their id."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +41,13 @@ class Sample:
 
 async def samples(db: Database, *, after: tuple[float, int]) -> list[Sample]:
     """The samples queued after the place `after`, oldest first (negative spans as 0)."""
-    rows = await db.fetchall(_SAMPLES, {"at": after[0], "id": after[1]})
     return [
-        Sample(max(0.0, row[0]), None if row[1] is None else max(0.0, row[1]), (row[2], row[3]))
-        for row in rows
+        Sample(
+            max(0.0, times.seen),
+            None if times.published is None else max(0.0, times.published),
+            times.place,
+        )
+        for times in await alert_times(db, after=after)
     ]
 
 

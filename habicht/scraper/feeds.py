@@ -58,7 +58,7 @@ import aiosqlite
 from habicht.clock import Clock
 from habicht.db import Database
 from habicht.market.going import going_prices
-from habicht.market.listings import record_listings, record_shown_by
+from habicht.market.listings import record_listings, record_shown_by, take_back_shown
 from habicht.market.reposts import feed_reposts
 from habicht.model import ErrorKind, Listing, money
 from habicht.queue import Outgoing
@@ -370,10 +370,7 @@ async def _leave_to_own_scans(
     for the first time and judges them as new for its watches, reposts or not — and the
     search's own scan is requested at once (a request no chat made: `scraper.schedule`). The
     feed itself never judges them again: it has shown them at their price (`_unjudged`)."""
-    await conn.executemany(
-        "DELETE FROM search_listings WHERE search_id = ? AND ad_id = ? AND first_seen_at >= ?",
-        [(search_id, ad_id, now) for search_id, ads in possible.items() for ad_id in ads],
-    )
+    await take_back_shown(conn, possible, since=now)
     await conn.execute(
         "UPDATE searches SET scan_requested_at = coalesce(scan_requested_at, ?)"
         " WHERE id IN (SELECT value FROM json_each(?))",

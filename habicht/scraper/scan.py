@@ -37,7 +37,7 @@ import aiosqlite
 
 from habicht.clock import Clock
 from habicht.db import Database
-from habicht.market.listings import record_listings, record_shown
+from habicht.market.listings import prices, record_listings, record_shown
 from habicht.model import ErrorKind
 from habicht.queue import Outgoing
 from habicht.scraper.coverage import FeedOff, note_candidates
@@ -358,14 +358,14 @@ async def _feed_misses(
     news = {item.ad_id: item for item in outgoing if item.kind == "new" and item.ad_id}
     if not news:
         return 0
-    rows = await conn.execute_fetchall(
-        "SELECT DISTINCT f.ad_id FROM searches s"
+    shown = await conn.execute_fetchall(
+        "SELECT f.ad_id, f.price FROM searches s"
         " JOIN feed_listings f ON f.feed_id = s.feed_id"
-        " JOIN listings l ON l.ad_id = f.ad_id AND l.price IS f.price"
         " WHERE s.id = ? AND f.ad_id IN (SELECT value FROM json_each(?))",
         (search.id, json.dumps(sorted(news))),
     )
-    missed = [row[0] for row in rows]
+    known = await prices(conn, (row[0] for row in shown))
+    missed = [ad_id for ad_id, price in shown if ad_id in known and known[ad_id] == price]
     for ad_id in missed:
         log.info("feed miss: search %d alerts advert %s, which its feed showed", search.id, ad_id)
     if missed:

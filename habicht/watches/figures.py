@@ -13,17 +13,13 @@ from decimal import Decimal
 
 from habicht.db import Database
 from habicht.market.going import SHOWN_PRICES, WINDOW, PriceStats, going_of
+from habicht.queue.figures import sent_counts
 
 __all__ = ["WatchFigures", "watch_figures"]
 
-# The alerts the chat was sent for adverts the search showed: counted by chat and advert, not
-# by the watch's rows in `notification_watches`, which a pause or mute lets go of.
-_ALERTS = """
-SELECT n.kind, COUNT(*) AS alerts FROM notifications n
-WHERE n.chat_id = ? AND n.status = 'sent' AND n.sent_at >= ? AND n.kind IN ('new', 'drop')
-    AND n.ad_id IN (SELECT ad_id FROM search_listings WHERE search_id = ?)
-GROUP BY n.kind
-"""
+# The adverts the search showed, whose alerts to the chat the outbox counts
+# (`queue.figures.sent_counts`, by chat and advert).
+_SHOWN_ADS = "SELECT ad_id FROM search_listings WHERE search_id = ?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +52,8 @@ async def watch_figures(
     since = now - window
     rows = await db.fetchall(SHOWN_PRICES, (search_id, since))
     prices = [(Decimal(row[0]), row[1]) for row in rows if row[0] is not None]
-    alerts = {
-        row["kind"]: row["alerts"]
-        for row in await db.fetchall(_ALERTS, (chat_id, since, search_id))
-    }
+    shown = [row[0] for row in await db.fetchall(_SHOWN_ADS, (search_id,))]
+    alerts = await sent_counts(db, chat_id=chat_id, since=since, ad_ids=shown)
     return WatchFigures(
         shown=len(rows),
         priced=len(prices),

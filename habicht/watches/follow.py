@@ -27,7 +27,7 @@ import aiosqlite
 
 from habicht.model import Listing, money
 from habicht.queue import Buttons, Notification
-from habicht.queue.edits import Edit, edit_within, message_rows, sent_alerts
+from habicht.queue.edits import Edit, edit_within, message_rows, owed_by, sent_alerts
 from habicht.queue.edits import shown_text as queued_text
 
 __all__ = [
@@ -106,15 +106,15 @@ class FollowRenderer(Protocol):
         ...
 
 
-# Sent alerts whose chat wants them kept true, for a watch that is still active.
-_FOLLOWABLE = """
-SELECT n.id FROM notifications n
-JOIN chats c ON c.chat_id = n.chat_id
-WHERE n.id IN (SELECT value FROM json_each(?)) AND c.status = 'active' AND c.follow_alerts = 1
-    AND EXISTS (
-        SELECT 1 FROM notification_watches nw JOIN watches w ON w.id = nw.watch_id
-        WHERE nw.notification_id = n.id AND w.status = 'active'
-    )
+# Of the chats of some sent alerts, those that want them kept true; and of the watches that
+# owe them (`queue.edits.owed_by`), the active ones.
+_FOLLOWING_CHATS = """
+SELECT chat_id FROM chats
+WHERE chat_id IN (SELECT value FROM json_each(?)) AND status = 'active' AND follow_alerts = 1
+"""
+
+_ACTIVE_WATCHES = """
+SELECT id FROM watches WHERE id IN (SELECT value FROM json_each(?)) AND status = 'active'
 """
 
 _STATES = """
@@ -182,9 +182,13 @@ async def followed(
     alerts = await sent_alerts(conn, ids, since=following.since(now))
     if not alerts:
         return []
-    keep = json.dumps([alert.id for alert in alerts])
-    wanted = {row[0] for row in await conn.execute_fetchall(_FOLLOWABLE, (keep,))}
-    return [alert for alert in alerts if alert.id in wanted]
+    chats = json.dumps(sorted({alert.chat_id for alert in alerts}))
+    following_chats = {row[0] for row in await conn.execute_fetchall(_FOLLOWING_CHATS, (chats,))}
+    alerts = [alert for alert in alerts if alert.chat_id in following_chats]
+    owed = await owed_by(conn, [alert.id for alert in alerts])
+    owers = json.dumps(sorted({watch for watches in owed.values() for watch in watches}))
+    active = {row[0] for row in await conn.execute_fetchall(_ACTIVE_WATCHES, (owers,))}
+    return [alert for alert in alerts if owed.get(alert.id, set()) & active]
 
 
 async def followed_ads(

@@ -1,5 +1,6 @@
 """What keeping sent alerts true does, for the owner: `/stats`, `habicht health` and the metrics
-read these figures, counted from the tables that hold them, so a restart loses none.
+read these figures, counted from the tables that hold them, so a restart loses none (the
+edits from the outbox's, through `queue.figures.edit_counts`: the queue owns them).
 
 - `followed`: adverts alerted within HABICHT_FOLLOW_DAYS and not gone — what reads and page
   checks keep an eye on (whether a chat still wants a given alert kept true is asked when
@@ -16,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from habicht.db import Database
+from habicht.queue.figures import edit_counts
 from habicht.watches.follow import DAY, Following
 
 __all__ = ["FollowFigures", "follow_figures"]
@@ -26,11 +28,6 @@ _COUNTS = """
 SELECT
     (SELECT count(*) FROM advert_states WHERE alerted_at >= :since AND state != 'gone'),
     (SELECT count(*) FROM page_checks WHERE checked_at > :hour_ago),
-    (SELECT count(*) FROM notifications INDEXED BY notifications_sent
-     WHERE status = 'sent' AND sent_at > :day_ago AND kind = 'edit'),
-    (SELECT count(*) FROM notifications INDEXED BY notifications_dead
-     WHERE status = 'dead' AND updated_at > :day_ago AND kind = 'edit'
-         AND dead_reason = 'message_gone'),
     (SELECT count(*) FROM page_checks WHERE checked_at > :day_ago AND found = 'gone')
 """
 
@@ -55,4 +52,11 @@ async def follow_figures(db: Database, *, now: float, following: Following) -> F
     params = {"since": since, "hour_ago": now - _HOUR, "day_ago": now - DAY}
     row = await db.fetchone(_COUNTS, params)
     assert row is not None  # one row of counts
-    return FollowFigures(*row)
+    edits = await edit_counts(db, since=now - DAY)
+    return FollowFigures(
+        followed=row[0],
+        page_checks_hour=row[1],
+        edits_sent=edits.sent,
+        edits_impossible=edits.impossible,
+        gone_found=row[2],
+    )

@@ -16,11 +16,19 @@ from decimal import Decimal
 import aiosqlite
 
 from habicht.market.going import PriceStats, going_price
-from habicht.market.places import Point, chat_location, distance_km, places_of, reader
+from habicht.market.places import Fetch, Point, distance_km, places_of, reader
 from habicht.market.reposts import Repost, find_reposts
 from habicht.model import Listing
 
-__all__ = ["NO_NOTES", "AlertNotes", "Repost", "SearchFacts", "search_facts", "watch_notes"]
+__all__ = [
+    "NO_NOTES",
+    "AlertNotes",
+    "Repost",
+    "SearchFacts",
+    "chat_location",
+    "search_facts",
+    "watch_notes",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +120,16 @@ async def watch_notes(
         return notes
     km = await distances(conn, point, listings)
     return {ad_id: replace(note, km=km[ad_id]) for ad_id, note in notes.items()}
+
+
+async def chat_location(fetch: Fetch, chat_id: int) -> Point | None:
+    """The location chat `chat_id` last shared, None if it never did: what `near here`
+    measures from. The chat's row is the watches' (issue 37), so the market, below them,
+    gets the point handed in (`market.places.locate`, `distance_km`) and never reads it."""
+    rows = await fetch("SELECT lat, lon FROM chats WHERE chat_id = ?", (chat_id,))
+    if not rows or rows[0]["lat"] is None or rows[0]["lon"] is None:
+        return None
+    return rows[0]["lat"], rows[0]["lon"]
 
 
 async def _centre(conn: aiosqlite.Connection, centre: str, chat_id: int) -> Point | None:

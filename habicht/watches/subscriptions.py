@@ -33,15 +33,14 @@ from habicht.market.places import (
     Located,
     Place,
     Point,
-    chat_location,
     locate,
     places_of,
-    set_chat_location,
 )
 from habicht.model import ErrorKind, Search
 from habicht.queue.enqueue import disown_within
 from habicht.watches.errors import DuplicateWatch, TooManyWatches
 from habicht.watches.filters import WatchFilter
+from habicht.watches.notes import chat_location
 from habicht.watches.preview import Preview, preview
 from habicht.watches.watch import HIT_WINDOW, WatchInfo
 
@@ -172,6 +171,14 @@ async def _request_scans(
 
 def _numbered(watches: list[WatchInfo], number: int) -> WatchInfo | None:
     return watches[number - 1] if 1 <= number <= len(watches) else None
+
+
+# A chat's shared location: what `near here` means for it (its row made if need be).
+_LOCATED = (
+    "INSERT INTO chats (chat_id, created_at, updated_at, lat, lon, located_at)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET lat = excluded.lat,"
+    " lon = excluded.lon, located_at = excluded.located_at, updated_at = excluded.updated_at"
+)
 
 
 class Subscriptions:
@@ -484,7 +491,8 @@ class Subscriptions:
         """Keep `point` as the chat's location (what `near here` measures from), and say how
         habicht understands it."""
         async with self._db.transaction() as conn:
-            await set_chat_location(conn, chat_id, point, now=self._clock())
+            now = self._clock()
+            await conn.execute(_LOCATED, (chat_id, now, now, *point, now))
         return await locate(self._db.fetchall, point)
 
     async def location(self, chat_id: int) -> Located | None:

@@ -12,6 +12,8 @@ from kit.fakes import FakeClock, TextRenderer
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
+from habicht.market.listings import prices, record_listings, record_shown, take_back_shown
+from habicht.model import Listing
 from habicht.scraper.scan import scan
 from habicht.watches.subscriptions import Subscriptions
 from habicht.willhaben.fetch import WillhabenClient
@@ -114,3 +116,29 @@ async def test_alerts_carry_the_going_price_of_their_search(
     # 29 shown adverts of the first read (the reserved one is not shown) and the new one.
     assert going.count == 30
     assert going.percent_under(Decimal(200)) > 0
+
+
+async def test_prices_are_the_latest_stored_and_leave_unread_adverts_out(
+    db: Database, adverts: list[FakeAdvert]
+) -> None:
+    """Issue 37: each read advert's price as stored (the scan's feed misses compare it with
+    the feed's), and an advert never read is not there."""
+    known = await prices(db.reader, [adverts[0].id, adverts[1].id, "never-read"])
+    assert known == {adverts[0].id: "250", adverts[1].id: "255"}
+
+
+async def test_take_back_shown_undoes_only_the_sightings_since_a_time(
+    db: Database, clock: FakeClock, adverts: list[FakeAdvert]
+) -> None:
+    """Issue 37: a sighting first recorded at or after `since` is taken back (the feed leaves
+    the advert to its search's own scan); an older one stays."""
+    (search_id,) = {row[0] for row in await db.fetchall("SELECT search_id FROM search_listings")}
+    clock.advance(60)
+    new = Listing("1234567", "Sofa", None, None, None, None, "https://x/1", None, None, False)
+    async with db.transaction() as conn:
+        await record_listings(conn, [new], now=clock())
+        await record_shown(conn, search_id, [new], now=clock())
+        await take_back_shown(conn, {search_id: {new.id, adverts[0].id}}, since=clock())
+    shown = {row[0] for row in await db.fetchall("SELECT ad_id FROM search_listings")}
+    assert new.id not in shown
+    assert adverts[0].id in shown

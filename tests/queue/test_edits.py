@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 
 import pytest
 from kit.delivery import Recorder
@@ -12,9 +13,17 @@ from kit.fakes import FakeClock
 from kit.outbox import NOW, item, small_outbox
 
 from habicht.db import Database
-from habicht.queue import Button, Delivered, Message, Notification, NotificationStore, drain
+from habicht.queue import (
+    Button,
+    Delivered,
+    Message,
+    Notification,
+    NotificationStore,
+    Outgoing,
+    drain,
+)
 from habicht.queue.deliver import EDIT_FLIGHTS
-from habicht.queue.edits import Edit, edit_within, shown_text
+from habicht.queue.edits import Edit, edit_within, owed_by, shown_text
 
 
 @pytest.fixture
@@ -167,3 +176,19 @@ async def test_a_drain_with_every_edit_flight_taken_waits_instead_of_claiming_in
     release.set()
     summary = await running
     assert summary.sent == EDIT_FLIGHTS + 1
+
+
+async def test_owed_by_names_each_rows_watches_and_leaves_unowed_rows_out(
+    store: NotificationStore,
+) -> None:
+    """Issue 37: the watches that owe each row, by id — two watches of one chat share one
+    row — and a row no watch owes (an answer) is not there: `watches.follow` asks this
+    instead of reading the outbox's table."""
+    new = Outgoing(chat_id=1, kind="new", text="x", dedupe_key="new:1", ad_id="ad-1")
+    await store.enqueue_many([new, replace(new, watch_id=7), replace(new, watch_id=8)])
+    await store.enqueue_many([replace(new, dedupe_key="new:2", watch_id=9), item("answer")])
+    rows = await store.db.fetchall("SELECT dedupe_key, id FROM notifications")
+    ids = {key: row_id for key, row_id in rows}
+    owed = await owed_by(store.db.reader, list(ids.values()))
+    assert owed == {ids["new:1"]: {7, 8}, ids["new:2"]: {9}}
+    assert await owed_by(store.db.reader, []) == {}

@@ -12,8 +12,7 @@ from kit.outbox import NOW
 
 from habicht import health
 from habicht.db import Database
-from habicht.queue import claim, edits, enqueue, upkeep
-from habicht.scraper import alert_times
+from habicht.queue import claim, edits, enqueue, figures, upkeep
 
 # Indexes that leave the sent rows out: a query an owner or the health check runs may walk
 # these whole, but nothing that holds every row (the million sent ones).
@@ -57,7 +56,7 @@ def _scans(db_path: Path, sql: str, params: dict[str, object] | tuple[object, ..
         ("owed", enqueue._OWED),
         ("cancel", enqueue._CANCEL),
         ("retime", enqueue._RETIME),
-        ("alert freshness", alert_times._SAMPLES),
+        ("alert freshness", figures._ALERT_TIMES),
         *[(f"purge {i}", f"DELETE {old}") for i, old in enumerate(upkeep._PURGED)],
         *[(f"tombstones {i}", f"SELECT dedupe_key {old}") for i, old in enumerate(upkeep._PURGED)],
     ],
