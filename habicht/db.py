@@ -387,6 +387,12 @@ class Database:
     async def user_version(self) -> int:
         return int(await self.single_value("PRAGMA user_version"))
 
+    async def made_at(self) -> float | None:
+        """When the file was made (its `origin` row), None if it has none; `habicht health`
+        shows it, and `db.py` owns the table, so health asks here."""
+        row = await self.fetchone("SELECT created_at FROM origin")
+        return None if row is None else row["created_at"]
+
     async def migrate(self, *, target: int | None = None) -> int:
         """Apply the bundled migrations above the file's version; return the new version.
 

@@ -59,8 +59,17 @@ from typing import Any, Literal
 from habicht.clock import Clock
 from habicht.config import Settings
 from habicht.db import Database, DatabaseError, latest_version
+from habicht.queue.figures import waiting
 from habicht.replica import ReplicaError, last_written, shown
-from habicht.scraper.figures import Freshness, Latency, Workload, freshness, latency, workload
+from habicht.scraper.figures import (
+    Freshness,
+    Latency,
+    Workload,
+    failing_searches,
+    freshness,
+    latency,
+    workload,
+)
 from habicht.scraper.schedule import FeedCadence
 from habicht.storage import StorageFault, read_fault
 from habicht.watchdog import Watchdog
@@ -377,29 +386,6 @@ def _iso(when: float | None) -> str | None:
     return None if when is None else datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds")
 
 
-# One count per partial index, never a scan of the (ever-growing) sent rows — which SQLite
-# would choose (the chat_id, status index) without INDEXED BY.
-_QUEUE = """
-SELECT (SELECT count(*) FROM notifications INDEXED BY notifications_due
-        WHERE status = 'pending'),
-       (SELECT count(*) FROM notifications INDEXED BY notifications_due
-        WHERE status = 'pending' AND attempts > 0),
-       (SELECT count(*) FROM notifications INDEXED BY notifications_lease
-        WHERE status = 'sending'),
-       (SELECT count(*) FROM notifications INDEXED BY notifications_dead
-        WHERE status = 'dead')
-"""
-
-_FAILING = """
-SELECT url, consecutive_failures, last_error_kind, last_error, last_success_at
-FROM searches
-WHERE consecutive_failures > 0
-  AND EXISTS (SELECT 1 FROM watches WHERE watches.search_id = searches.id
-                                      AND watches.status = 'active')
-ORDER BY consecutive_failures DESC, url
-"""
-
-
 async def check_health(db: Database, settings: Settings, *, now: float) -> HealthReport:
     """The verdict for an open database (see the module docstring)."""
     limits = stale_after(settings)
@@ -415,23 +401,23 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
             stale_after=limits[job],
             progress_at=row["progress_at"] if row else None,
         )
-    pending, retrying, sending, dead = tuple(await db.fetchone(_QUEUE) or (0, 0, 0, 0))
+    unsent = await waiting(db)
     failing = [
         {
-            "url": row["url"],
-            "consecutive_failures": row["consecutive_failures"],
-            "error_kind": row["last_error_kind"],
-            "error": row["last_error"],
-            "last_success_at": _iso(row["last_success_at"]),
+            "url": search.url,
+            "consecutive_failures": search.failures,
+            "error_kind": search.error_kind,
+            "error": search.error,
+            "last_success_at": _iso(search.last_success_at),
         }
-        for row in await db.fetchall(_FAILING)
+        for search in await failing_searches(db)
     ]
     problems = [p for p in (beat.problem(now) for beat in jobs.values()) if p]
     replica = await replica_state(settings)
     if replica is not None and (behind := replica.problem(now)) is not None:
         problems.append(behind)
     fresh = await freshness(db, now=now, interval=settings.scrape_interval)
-    origin = await db.fetchone("SELECT created_at FROM origin")
+    made_at = await db.made_at()
     fault = read_fault(db.path)
     told = [] if fault is None else [fault.summary()]
     return HealthReport(
@@ -439,12 +425,17 @@ async def check_health(db: Database, settings: Settings, *, now: float) -> Healt
         reason="; ".join([*told, *problems]) or "scrape and drain cycles are running",
         checked_at=now,
         jobs=jobs,
-        queue={"pending": pending, "retrying": retrying, "sending": sending, "dead": dead},
+        queue={
+            "pending": unsent.pending,
+            "retrying": unsent.retrying,
+            "sending": unsent.sending,
+            "dead": unsent.dead,
+        },
         failing_searches=failing,
         freshness=fresh,
         workload=await workload(db, now=now, cadence=feed_cadence(settings)),
         alerts=await latency(db, now=now),
-        database=DatabaseFile(db.path, None if origin is None else origin["created_at"]),
+        database=DatabaseFile(db.path, made_at),
         storage=fault,
         follow=await follow_figures(db, now=now, following=following(settings)),
         replica=replica,

@@ -25,15 +25,15 @@ PARTS = ("queue", "bot")  # willhaben, scraper, watches and market have no front
 
 SIDE_DOORS = {
     "habicht.queue.enqueue": "alerts written inside the caller's transaction: the scan's "
-    "(watches.judge), a watch's change (watches.subscriptions), new quiet hours "
-    "(bot.preferences)",
+    "(watches.judge, which asks `drops_told` to tell a price cut once), a watch's change "
+    "(watches.subscriptions), new quiet hours (bot.preferences)",
     "habicht.queue.edits": "the edits that keep sent alerts true, in watches.follow's transaction",
     "habicht.queue.direct": "sending from memory when the outbox cannot be written (the bot's "
     "services and app)",
     "habicht.queue.report": "the owners' plain-text views (`habicht queue …`)",
     "habicht.queue.figures": "the outbox's figures: rows by status and delivery times for "
-    "/metrics, the alert times scraper.alert_times reads, edits and sent alerts for the "
-    "watches' figures",
+    "/metrics, the unsent rows for `habicht health`, the alert times scraper.alert_times "
+    "reads, edits and sent alerts for the watches' figures",
 }
 """Modules of a part that are small faces of their own (issue 37): each for the few callers
 that need it, which import from it only what its `__all__` lists."""
@@ -235,23 +235,15 @@ CROSSINGS = {
     ("retention.py", "*"): "deletes the old rows of every table by design, in one place",
     ("restore.py", "*"): "puts a backup's database in place whole, and checks what it holds",
     ("demo/*", "*"): "the demo reads what it shows of every part",
-    ("health.py", "*"): "reads every part's figures in one read-only pass "
-    + _STILL.format("each owner, behind scraper/figures.py"),
-    ("bot/preferences.py", "chats"): "a chat's settings " + _STILL.format("watches"),
     ("scraper/*", "watches"): "which searches have an active watch of an active chat "
     + _STILL.format("watches"),
     ("scraper/*", "chats"): "which searches have an active watch of an active chat "
     + _STILL.format("watches"),
     ("watches/subscriptions.py", "searches"): "a watch's search is made, found and dropped "
     "with the watch, and the watches sit below the scraper and cannot ask it",
-    ("watches/*", "listings"): "an advert's facts for alerts, previews and checks "
-    + _STILL.format("market"),
-    ("watches/*", "price_history"): "an advert's price path for alerts and /history "
-    + _STILL.format("market"),
-    ("watches/*", "search_listings"): "what a search showed, for previews and figures "
-    + _STILL.format("market"),
-    ("watches/judge.py", "notifications"): "a price cut is told once: the chat's drop alerts "
-    "since the cut's first sighting in the price history " + _STILL.format("queue"),
+    ("watches/checks.py", "listings"): "a due advert's URL, joined in the query that walks "
+    "the due index with a LIMIT (a followed advert whose listing retention dropped is never "
+    "a candidate) " + _STILL.format("market"),
 }
 """(module under habicht/ or a pattern, table or "*") → why that module names a table it does
 not own. A module named here beyond what it names fails the test, so the list stays short."""

@@ -253,6 +253,7 @@ async def test_a_new_file_is_created_and_dated(tmp_path: Path, empty: str) -> No
     async with Database(path, clock=lambda: 9999.0) as again:
         assert again.created_at is None
         assert await again.single_value("SELECT created_at FROM origin") == 1234.5
+        assert await again.made_at() == 1234.5  # what `habicht health` shows (issue 37)
 
 
 @pytest.mark.parametrize("mode", ["rw", "ro"])

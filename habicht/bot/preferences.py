@@ -1,5 +1,6 @@
 """Each chat's settings — its language, its alert style, its quiet hours — in `chats`,
-mirrored in memory.
+mirrored in memory. The watches own the table: the mirror reads and writes it through
+`watches.chats`.
 
 The scraper renders alerts inside its scan transaction through a synchronous `Renderer`, so
 the renderer cannot ask the database which language a chat speaks: it reads this mirror.
@@ -21,10 +22,9 @@ digest threshold is handed to the drain from this mirror (`digest_after`).
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal, Self, get_args
+from typing import Literal, Self, cast, get_args
 
 import aiosqlite
 
@@ -32,7 +32,14 @@ from habicht.bot.texts import Lang
 from habicht.clock import Clock
 from habicht.db import Database
 from habicht.queue.enqueue import retime_within
-from habicht.quiet import QuietHours, stored_quiet_hours
+from habicht.quiet import QuietHours
+from habicht.watches.chats import (
+    ChatSettings,
+    Setting,
+    all_chat_settings,
+    change_chat,
+    chat_settings,
+)
 
 __all__ = ["ALERT_STYLES", "LANGS", "AlertStyle", "ChatPrefs", "Preferences", "language_of"]
 
@@ -61,31 +68,15 @@ class ChatPrefs:
     gone (issue 34; read by `watches.follow` from `chats.follow_alerts`)."""
 
 
-_ROW = """
-INSERT INTO chats (chat_id, created_at, updated_at) VALUES (?, ?, ?)
-ON CONFLICT (chat_id) DO NOTHING
-"""
-
-# The only assignments `_change` runs: fixed SQL, every value a `?` parameter.
-_ADOPT_LANG = "lang = COALESCE(lang, ?)"
-_SET_LANG = "lang = ?"
-_SET_STYLE = "alert_style = ?"
-_SET_QUIET = "quiet_from = ?, quiet_to = ?, quiet_mode = ?, quiet_zone = ?"
-
-_SET_DIGEST = "digest_after = ?"
-_SET_FOLLOW = "follow_alerts = ?"
-
-_COLUMNS = (
-    "lang, alert_style, quiet_from, quiet_to, quiet_mode, quiet_zone, digest_after, follow_alerts"
-)
-
-
-def _prefs(row: sqlite3.Row) -> ChatPrefs:
-    quiet = stored_quiet_hours(
-        row["quiet_from"], row["quiet_to"], row["quiet_mode"], row["quiet_zone"]
-    )
+def _prefs(settings: ChatSettings) -> ChatPrefs:
+    """The bot's view of a chat's stored settings (the columns hold only what the bot
+    wrote: a language it speaks, an alert style it knows)."""
     return ChatPrefs(
-        row["lang"], row["alert_style"], quiet, row["digest_after"], bool(row["follow_alerts"])
+        cast("Lang | None", settings.lang),
+        cast(AlertStyle, settings.alert_style),
+        settings.quiet,
+        settings.digest_after,
+        settings.follow,
     )
 
 
@@ -103,8 +94,8 @@ class Preferences:
 
     async def load(self) -> Self:
         """Read every chat's settings into the mirror (at startup)."""
-        rows = await self._db.fetchall(f"SELECT chat_id, {_COLUMNS} FROM chats")
-        self._chats = {row["chat_id"]: _prefs(row) for row in rows}
+        stored = await all_chat_settings(self._db)
+        self._chats = {chat_id: _prefs(settings) for chat_id, settings in stored.items()}
         return self
 
     def known(self, chat_id: int) -> bool:
@@ -120,24 +111,24 @@ class Preferences:
 
     async def adopt(self, chat_id: int, lang: Lang | None) -> ChatPrefs:
         """Record the chat (if new) and `lang` as its language unless it already has one."""
-        return await self._change(chat_id, _ADOPT_LANG, lang)
+        return await self._change(chat_id, "adopt_lang", lang)
 
     async def set_lang(self, chat_id: int, lang: Lang) -> ChatPrefs:
-        return await self._change(chat_id, _SET_LANG, lang)
+        return await self._change(chat_id, "lang", lang)
 
     async def set_alert_style(self, chat_id: int, style: AlertStyle) -> ChatPrefs:
-        return await self._change(chat_id, _SET_STYLE, style)
+        return await self._change(chat_id, "alert_style", style)
 
     def digest_after(self, chat_id: int) -> int:
         """The chat's digest threshold (its own, or the default)."""
         return self.of(chat_id).digest_after or self.default_digest_after
 
     async def set_digest_after(self, chat_id: int, threshold: int) -> ChatPrefs:
-        return await self._change(chat_id, _SET_DIGEST, threshold)
+        return await self._change(chat_id, "digest_after", threshold)
 
     async def set_follow(self, chat_id: int, follow: bool) -> ChatPrefs:
         """Whether the chat's sent alerts are kept true from now on."""
-        return await self._change(chat_id, _SET_FOLLOW, int(follow))
+        return await self._change(chat_id, "follow", int(follow))
 
     async def set_quiet(self, chat_id: int, quiet: QuietHours | None) -> int:
         """New quiet hours (None: none); returns how many held alerts were re-timed — released
@@ -153,37 +144,30 @@ class Preferences:
             nonlocal retimed
             retimed = await retime_within(conn, chat_id, quiet, now=now)
 
-        await self._change(chat_id, _SET_QUIET, *values, then=retime)
+        await self._change(chat_id, "quiet", *values, then=retime)
         return retimed
 
     async def _change(
         self,
         chat_id: int,
-        assignment: str,
+        setting: Setting,
         *values: str | int | None,
         then: Callable[[aiosqlite.Connection, float], Awaitable[None]] | None = None,
     ) -> ChatPrefs:
         now = self._clock()
         async with self._db.transaction() as conn:
-            await conn.execute(_ROW, (chat_id, now, now))
-            async with conn.execute(
-                f"UPDATE chats SET {assignment}, updated_at = ? WHERE chat_id = ?"
-                f" RETURNING {_COLUMNS}",
-                (*values, now, chat_id),
-            ) as cursor:
-                row = await cursor.fetchone()
+            settings = await change_chat(conn, chat_id, setting, *values, now=now)
             if then is not None:
                 await then(conn, now)
-        assert row is not None  # the row was inserted above if it was missing
-        self._chats[chat_id] = prefs = _prefs(row)
+        self._chats[chat_id] = prefs = _prefs(settings)
         return prefs
 
     async def moved(self, old: int, new: int) -> None:
         """A group became a supergroup and its row moved: the mirror reads the new id's row
         back from the database, so it shows exactly what the scan and the outbox apply."""
         self._chats.pop(old, None)
-        row = await self._db.fetchone(f"SELECT {_COLUMNS} FROM chats WHERE chat_id = ?", (new,))
-        if row is None:
+        settings = await chat_settings(self._db, new)
+        if settings is None:
             self._chats.pop(new, None)
         else:
-            self._chats[new] = _prefs(row)
+            self._chats[new] = _prefs(settings)

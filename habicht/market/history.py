@@ -18,7 +18,9 @@ import aiosqlite
 __all__ = [
     "PricePoint",
     "lowest_prices",
+    "price_at",
     "price_paths",
+    "priced_since",
     "record_prices",
 ]
 
@@ -80,3 +82,29 @@ async def price_paths(
     for row in rows:
         paths[row["ad_id"]].append(PricePoint(row["seen_at"], Decimal(row["price"])))
     return paths
+
+
+async def price_at(conn: aiosqlite.Connection, ad_id: str, *, at: float) -> Decimal | None:
+    """The price the advert was seen at, as of `at` (the history's latest row then); None if
+    it had none yet. A followed alert's edit compares it, the price the alert told, with the
+    advert's price now (`watches.follow`); the market owns the table, so it asks here."""
+    rows = list(
+        await conn.execute_fetchall(
+            "SELECT price FROM price_history WHERE ad_id = ? AND seen_at <= ?"
+            " ORDER BY seen_at DESC LIMIT 1",
+            (ad_id, at),
+        )
+    )
+    return Decimal(rows[0][0]) if rows else None
+
+
+async def priced_since(conn: aiosqlite.Connection, ad_ids: Iterable[str]) -> dict[str, float]:
+    """When each advert's price became what it is (the history's latest row); adverts with no
+    history left out. A scan tells a chat each cut once, counting its drop alerts since then
+    (`watches.judge`); the market owns the table, so it asks here."""
+    rows = await conn.execute_fetchall(
+        "SELECT ad_id, max(seen_at) FROM price_history"
+        " WHERE ad_id IN (SELECT value FROM json_each(?)) GROUP BY ad_id",
+        (_ids(sorted(set(ad_ids))),),
+    )
+    return {row[0]: row[1] for row in rows}

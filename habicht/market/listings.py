@@ -10,7 +10,10 @@ search judges them against the same, already recorded, history.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
 
 import aiosqlite
 
@@ -20,7 +23,19 @@ from habicht.market.history import (
 from habicht.market.places import refresh_places
 from habicht.model import Listing, money
 
-__all__ = ["prices", "record_listings", "record_shown", "record_shown_by", "take_back_shown"]
+__all__ = [
+    "Stored",
+    "count_listings",
+    "first_seen",
+    "latest_shown",
+    "prices",
+    "record_listings",
+    "record_shown",
+    "record_shown_by",
+    "shown_ads",
+    "stored",
+    "take_back_shown",
+]
 
 
 async def record_listings(
@@ -142,3 +157,106 @@ async def prices(conn: aiosqlite.Connection, ad_ids: Iterable[str]) -> dict[str,
         (json.dumps(sorted(set(ad_ids))),),
     )
     return {row[0]: row[1] for row in rows}
+
+
+async def shown_ads(conn: aiosqlite.Connection, search_id: int) -> list[str]:
+    """Every advert search `search_id` ever showed (each once): the watches count the alerts
+    their chat was sent of them (`watches.figures`), and the market owns the table, so they
+    ask here."""
+    rows = await conn.execute_fetchall(
+        "SELECT ad_id FROM search_listings WHERE search_id = ?", (search_id,)
+    )
+    return [row[0] for row in rows]
+
+
+# The newest in the search first: what a subscriber is likeliest to recognise.
+_LATEST = """
+SELECT l.ad_id, l.title, l.price, l.price_display, l.location, l.postcode, l.url, l.image_url,
+       l.published_at, l.body, l.is_private, l.lat, l.lon, l.seller_id
+FROM search_listings s JOIN listings l ON l.ad_id = s.ad_id
+WHERE s.search_id = ? AND s.last_seen_at >= ?
+ORDER BY s.first_seen_at DESC, l.published_at DESC, l.ad_id
+"""
+
+
+async def latest_shown(
+    conn: aiosqlite.Connection, search_id: int, *, since: float
+) -> list[Listing]:
+    """The adverts search `search_id` showed at or after `since`, as last read, the newest in
+    the search first. A watch's preview judges them (`watches.preview`), and the market owns
+    both tables, so it asks here."""
+    async with conn.execute(_LATEST, (search_id, since)) as cursor:
+        return [_stored(row) for row in await cursor.fetchall()]
+
+
+def _stored(row: sqlite3.Row) -> Listing:
+    """An advert as the scan last read it, from its `listings` row. Not stored, and judged by
+    no listing rule: whether it was bumped (False) and its categories."""
+    lat, lon = row["lat"], row["lon"]
+    is_private = row["is_private"]
+    return Listing(
+        id=row["ad_id"],
+        title=row["title"],
+        price=None if row["price"] is None else Decimal(row["price"]),
+        price_display=row["price_display"],
+        location=row["location"],
+        postcode=row["postcode"],
+        url=row["url"],
+        image_url=row["image_url"],
+        published_at=row["published_at"],
+        bumped=False,
+        body=row["body"],
+        is_private=None if is_private is None else bool(is_private),
+        coordinates=None if lat is None or lon is None else (lat, lon),
+        seller_id=row["seller_id"],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """An advert as habicht last read it, in short: what `/history` shows of it and what an
+    alert's following starts from (`price` None: the advert showed none)."""
+
+    ad_id: str
+    title: str
+    url: str
+    price: Decimal | None
+    price_display: str | None
+
+
+async def stored(conn: aiosqlite.Connection, ad_ids: Iterable[str]) -> dict[str, Stored]:
+    """Each of these adverts as last read; an advert never read is left out. The watches ask
+    here for `/history` (`watches.subscriptions`) and for the adverts whose alerts they
+    follow (`watches.follow`), inside the caller's transaction when it has one; the market
+    owns the table."""
+    rows = await conn.execute_fetchall(
+        "SELECT ad_id, title, url, price, price_display FROM listings"
+        " WHERE ad_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(sorted(set(ad_ids))),),
+    )
+    return {
+        row[0]: Stored(
+            ad_id=row[0],
+            title=row[1],
+            url=row[2],
+            price=None if row[3] is None else Decimal(row[3]),
+            price_display=row[4],
+        )
+        for row in rows
+    }
+
+
+async def first_seen(conn: aiosqlite.Connection, ad_ids: Iterable[str]) -> dict[str, float]:
+    """When habicht first read each of these adverts on any page; an advert never read is
+    left out. A scan's new alerts carry it (`watches.judge`, the alert-freshness figures)."""
+    rows = await conn.execute_fetchall(
+        "SELECT ad_id, first_seen_at FROM listings WHERE ad_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(ad_ids)),),
+    )
+    return {row[0]: row[1] for row in rows if row[1] is not None}
+
+
+async def count_listings(conn: aiosqlite.Connection) -> int:
+    """How many adverts habicht has read and keeps (the owner's `/stats`)."""
+    rows = await conn.execute_fetchall("SELECT COUNT(*) FROM listings")
+    return int(next(iter(rows))[0])

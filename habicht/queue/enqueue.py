@@ -24,7 +24,7 @@ rows when they are removed, paused or muted, and cancels a pending row nobody ow
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import aiosqlite
 
@@ -33,7 +33,7 @@ from habicht.queue.rows import Kind, Outgoing, buttons_json
 from habicht.queue.table import OutboxTable
 from habicht.quiet import QuietHours
 
-__all__ = ["Enqueues", "disown_within", "enqueue_within", "retime_within"]
+__all__ = ["Enqueues", "disown_within", "drops_told", "enqueue_within", "retime_within"]
 
 
 # A key is skipped when it is already a row (any status) or was purged (a tombstone), so
@@ -226,3 +226,29 @@ class Enqueues(OutboxTable):
             return await enqueue_within(
                 conn, items, now=self.clock(), max_attempts=self.max_attempts, quiet=quiet
             )
+
+
+_TOLD = """
+SELECT j.key FROM json_each(:asks) j
+WHERE EXISTS (
+    SELECT 1 FROM notifications n
+    WHERE n.dedupe_key >= json_extract(j.value, '$[0]')
+      AND n.dedupe_key < json_extract(j.value, '$[1]')
+      AND n.dedupe_key LIKE json_extract(j.value, '$[2]') AND n.kind = 'drop'
+      AND n.created_at >= json_extract(j.value, '$[3]')
+)
+"""
+
+
+async def drops_told(
+    conn: aiosqlite.Connection, asks: Sequence[tuple[str, str, str, float | None]]
+) -> set[int]:
+    """Which of `asks` — `(from, to, pattern, since)`: drop keys from `from` up to (not
+    including) `to`, walked on the keys' unique index, that match the LIKE `pattern` — have a
+    drop row (any status) queued at or after `since` (None: none has); by their place in
+    `asks`, in one query. A scan tells a chat each price cut once (`watches.judge`, inside
+    its transaction, which builds the keys); the queue owns the table, so it asks here."""
+    if not asks:
+        return set()
+    rows = await conn.execute_fetchall(_TOLD, {"asks": json.dumps([list(ask) for ask in asks])})
+    return {row[0] for row in rows}

@@ -186,3 +186,33 @@ def capacity(
         requests=rate * interval,
         round=max(interval, needed),
     )
+
+
+# The searches whose latest scans failed and that someone still watches (an active watch;
+# the watches' table, `scraper/*`'s one crossing into it), worst first.
+_FAILING = """
+SELECT url, consecutive_failures, last_error_kind, last_error, last_success_at
+FROM searches
+WHERE consecutive_failures > 0
+  AND EXISTS (SELECT 1 FROM watches WHERE watches.search_id = searches.id
+                                      AND watches.status = 'active')
+ORDER BY consecutive_failures DESC, url
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class FailingSearch:
+    """A watched search whose latest `failures` scans failed, the last with `error_kind`
+    and `error`; `last_success_at` None if it never succeeded."""
+
+    url: str
+    failures: int
+    error_kind: str | None
+    error: str | None
+    last_success_at: float | None
+
+
+async def failing_searches(db: Database) -> list[FailingSearch]:
+    """The searches with an active watch whose latest scans failed, the most failures first
+    (`habicht health`); the scraper owns `searches`, so health asks here."""
+    return [FailingSearch(*row) for row in await db.fetchall(_FAILING)]

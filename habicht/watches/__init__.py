@@ -1,7 +1,8 @@
 """What a watch wants and what its chat is told.
 
 - `subscriptions` — chats, their watches, and the searches those share; `watch` — one watch
-  as its chat sees it; `errors` — the changes to watches that cannot be made.
+  as its chat sees it; `errors` — the changes to watches that cannot be made; `chats` — a
+  chat's settings as stored (the bot mirrors them).
 - `rules` — the grammar of `/filter`; `filters` — the filter those rules make, applied.
 - `diff` — what changed for a watch between two reads (new, bumped, dropped).
 - `notes` — what an alert says beside the advert (distance, going price, repost).

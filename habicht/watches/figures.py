@@ -13,13 +13,10 @@ from decimal import Decimal
 
 from habicht.db import Database
 from habicht.market.going import SHOWN_PRICES, WINDOW, PriceStats, going_of
+from habicht.market.listings import shown_ads
 from habicht.queue.figures import sent_counts
 
 __all__ = ["WatchFigures", "watch_figures"]
-
-# The adverts the search showed, whose alerts to the chat the outbox counts
-# (`queue.figures.sent_counts`, by chat and advert).
-_SHOWN_ADS = "SELECT ad_id FROM search_listings WHERE search_id = ?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +49,9 @@ async def watch_figures(
     since = now - window
     rows = await db.fetchall(SHOWN_PRICES, (search_id, since))
     prices = [(Decimal(row[0]), row[1]) for row in rows if row[0] is not None]
-    shown = [row[0] for row in await db.fetchall(_SHOWN_ADS, (search_id,))]
+    # The adverts the search showed, whose alerts to the chat the outbox counts
+    # (`queue.figures.sent_counts`, by chat and advert).
+    shown = await shown_ads(db.reader, search_id)
     alerts = await sent_counts(db, chat_id=chat_id, since=since, ad_ids=shown)
     return WatchFigures(
         shown=len(rows),

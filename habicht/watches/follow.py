@@ -25,6 +25,8 @@ from typing import Literal, Protocol
 
 import aiosqlite
 
+from habicht.market.history import price_at
+from habicht.market.listings import stored
 from habicht.model import Listing, money
 from habicht.queue import Buttons, Notification
 from habicht.queue.edits import Edit, edit_within, message_rows, owed_by, sent_alerts
@@ -152,23 +154,17 @@ UPDATE advert_states SET
 WHERE ad_id = :ad_id
 """
 
-# An alert of these adverts was queued now: followed from here on, its first page check due
-# once no read has shown it for an interval. What the advert is comes from its listing, read
-# in the same transaction.
+# An alert of this advert was queued now: followed from here on, its first page check due
+# once no read has shown it for an interval. What the advert is comes from the market
+# (`market.listings.stored`), read in the same transaction.
 _ALERTED = """
 INSERT INTO advert_states (ad_id, state, since, price, seen_at, alerted_at, flat, check_due_at)
-SELECT ad_id, 'active', :now, price, :now, :now, url LIKE '%/iad/immobilien/%',
-       :now + :interval
-FROM listings WHERE ad_id IN (SELECT value FROM json_each(:ads))
+VALUES (:ad_id, 'active', :now, :price, :now, :now, :url LIKE '%/iad/immobilien/%',
+        :now + :interval)
 ON CONFLICT (ad_id) DO UPDATE SET
     alerted_at = excluded.alerted_at,
     check_due_at = CASE WHEN state = 'gone' THEN NULL
                         ELSE coalesce(check_due_at, excluded.check_due_at) END
-"""
-
-# The price an alert told: the advert's price when the alert was written.
-_ALERTED_PRICE = """
-SELECT price FROM price_history WHERE ad_id = ? AND seen_at <= ? ORDER BY seen_at DESC LIMIT 1
 """
 
 
@@ -265,12 +261,18 @@ async def note_alerted(
     here on what habicht learns of them may call for an edit, and a page check once no read
     shows them (`watches.checks`)."""
     if following.on:
-        params = {
-            "ads": json.dumps(sorted(set(ad_ids))),
-            "now": now,
-            "interval": following.interval,
-        }
-        await conn.execute(_ALERTED, params)
+        adverts = await stored(conn, ad_ids)
+        params = [
+            {
+                "ad_id": advert.ad_id,
+                "price": None if advert.price is None else str(advert.price),
+                "url": advert.url,
+                "now": now,
+                "interval": following.interval,
+            }
+            for _, advert in sorted(adverts.items())
+        ]
+        await conn.executemany(_ALERTED, params)
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,12 +374,13 @@ async def _news(
     state = known.get(row.ad_id or "")
     if state is None:
         return None
-    alerted = list(await conn.execute_fetchall(_ALERTED_PRICE, (row.ad_id, row.created_at)))
+    # The price an alert told: the advert's price when the alert was written.
+    alerted = await price_at(conn, row.ad_id or "", at=row.created_at)
     news = AdvertNews(
         state=state.state,
         since=state.since,
         price=_decimal(state.price),
-        alerted=_decimal(alerted[0][0]) if alerted else None,
+        alerted=alerted,
         now=now,
     )
     sent_at = row.sent_at or row.created_at

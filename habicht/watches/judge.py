@@ -30,11 +30,13 @@ from habicht.market.history import (
     PricePoint,
     lowest_prices,
     price_paths,
+    priced_since,
 )
+from habicht.market.listings import first_seen as first_seen_at
 from habicht.market.reposts import repost_drop
 from habicht.model import Listing, Search, money
 from habicht.queue import Buttons, Kind, Outgoing, Source
-from habicht.queue.enqueue import enqueue_within
+from habicht.queue.enqueue import drops_told, enqueue_within
 from habicht.quiet import QuietHours, stored_quiet_hours
 from habicht.watches.diff import BumpedListing, Event, NewListing, PriceDrop, diff
 from habicht.watches.filters import WatchFilter
@@ -225,7 +227,7 @@ async def judge(
         diffed.append((read, filters[text], _diffed(read, seen, paths)))
     lowest = await _lowest(conn, diffed, now=now)
     fresh = {event.listing.id for *_, events in diffed for event in events if _fresh(event)}
-    first_seen = await _first_seen(conn, sorted(fresh)) if fresh else {}
+    first_seen = await first_seen_at(conn, sorted(fresh)) if fresh else {}
     outgoing: list[Outgoing] = []
     seen_rows: list[dict[str, object]] = []
     for read, watch_filter, events in diffed:
@@ -395,25 +397,6 @@ async def _quiet_hours(
     return {chat_id: quiet for chat_id, quiet in found.items() if quiet is not None}
 
 
-_TOLD_CUTS = """
-SELECT j.key FROM json_each(:cuts) j
-WHERE EXISTS (
-    SELECT 1 FROM notifications n
-    WHERE n.dedupe_key >= json_extract(j.value, '$[0]')
-      AND n.dedupe_key < json_extract(j.value, '$[1]')
-      AND n.dedupe_key LIKE json_extract(j.value, '$[2]') AND n.kind = 'drop'
-      AND n.created_at >= (
-          SELECT max(h.seen_at) FROM price_history h WHERE h.ad_id = json_extract(j.value, '$[3]')
-      )
-)
-"""
-"""Which of `:cuts` — `[from, to, pattern, advert]`: the drop keys of a chat and an advert
-(`from` ≤ key < `to`, walked on the keys' unique index) that end in the cut's new price
-(`pattern`) — the chat already has a drop alert of since the advert's price became it (the
-cut's first sighting, the history's latest row); by their place in `:cuts`. One query for
-every drop of a read."""
-
-
 async def _once_a_cut(conn: aiosqlite.Connection, drops: list[Outgoing]) -> list[Outgoing]:
     """`drops` less the ones whose chat already hears of the same cut: two watches of one chat
     that knew the advert at different prices (one was told of an earlier cut, the other not)
@@ -425,13 +408,15 @@ async def _once_a_cut(conn: aiosqlite.Connection, drops: list[Outgoing]) -> list
         first.setdefault((item.chat_id, item.ad_id, item.dedupe_key.rsplit(":", 1)[1]), item)
     if not first:
         return []
+    # The cut's first sighting: when the advert's price became it (the history's latest row).
+    since = await priced_since(conn, {ad for _, ad, _ in first})
     cuts = [
-        # A chat's drop keys of an advert: "drop:<ad>:<chat>:" up to the next character.
-        [f"drop:{ad}:{chat}:", f"drop:{ad}:{chat};", f"drop:{ad}:{chat}:%:{new}", ad]
+        # A chat's drop keys of an advert: "drop:<ad>:<chat>:" up to the next character, the
+        # ones that end in the cut's new price.
+        (f"drop:{ad}:{chat}:", f"drop:{ad}:{chat};", f"drop:{ad}:{chat}:%:{new}", since.get(ad))
         for chat, ad, new in first
     ]
-    told = await conn.execute_fetchall(_TOLD_CUTS, {"cuts": json.dumps(cuts)})
-    skip = {row[0] for row in told}
+    skip = await drops_told(conn, cuts)
     return [item for n, item in enumerate(first.values()) if n not in skip]
 
 
@@ -497,15 +482,6 @@ async def _lowest(
         if isinstance(event, PriceDrop)
     }
     return await lowest_prices(conn, sorted(drops), before=now) if drops else {}
-
-
-async def _first_seen(conn: aiosqlite.Connection, ad_ids: list[str]) -> dict[str, float]:
-    """When habicht first read each advert on any page (`listings.first_seen_at`)."""
-    rows = await conn.execute_fetchall(
-        "SELECT ad_id, first_seen_at FROM listings WHERE ad_id IN (SELECT value FROM json_each(?))",
-        (json.dumps(ad_ids),),
-    )
-    return {row[0]: row[1] for row in rows if row[1] is not None}
 
 
 async def _alerts(

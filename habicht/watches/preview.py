@@ -17,12 +17,11 @@ they are named (`Preview.price_rules`), never applied. Nothing here writes.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, replace
-from decimal import Decimal
 
 import aiosqlite
 
+from habicht.market.listings import latest_shown
 from habicht.model import Listing
 from habicht.watches.filters import WatchFilter
 from habicht.watches.notes import AlertNotes, search_facts, watch_notes
@@ -72,16 +71,6 @@ class Preview:
     muted_until: float | None
 
 
-# The newest in the search first: what a subscriber is likeliest to recognise.
-_LATEST = """
-SELECT l.ad_id, l.title, l.price, l.price_display, l.location, l.postcode, l.url, l.image_url,
-       l.published_at, l.body, l.is_private, l.lat, l.lon, l.seller_id
-FROM search_listings s JOIN listings l ON l.ad_id = s.ad_id
-WHERE s.search_id = ? AND s.last_seen_at >= ?
-ORDER BY s.first_seen_at DESC, l.published_at DESC, l.ad_id
-"""
-
-
 async def preview(conn: aiosqlite.Connection, watch: WatchInfo, *, now: float) -> Preview:
     """Judge the adverts of `watch`'s search's latest read as a scan at `now` would (module
     docstring); reads only."""
@@ -92,8 +81,7 @@ async def preview(conn: aiosqlite.Connection, watch: WatchInfo, *, now: float) -
     if scanned_at is None:
         nothing = PreviewGroup(None, 0, ())
         return Preview(watch, None, 0, nothing, (), price_rules, muted_until)
-    async with conn.execute(_LATEST, (watch.search_id, scanned_at)) as cursor:
-        listings = [_listing(row) for row in await cursor.fetchall()]
+    listings = await latest_shown(conn, watch.search_id, since=scanned_at)
     # Every advert shown since the latest scan, judged as it was when first shown: a repost
     # of an advert the search last showed before that scan.
     facts = await search_facts(
@@ -144,26 +132,3 @@ async def _muted_until(conn: aiosqlite.Connection, watch_id: int, *, now: float)
         row = await cursor.fetchone()
     until = None if row is None else row["muted_until"]
     return until if until is not None and until > now else None
-
-
-def _listing(row: sqlite3.Row) -> Listing:
-    """An advert as the scan last read it, from its `listings` row. Not stored, and judged by
-    no listing rule: whether it was bumped (False) and its categories."""
-    lat, lon = row["lat"], row["lon"]
-    is_private = row["is_private"]
-    return Listing(
-        id=row["ad_id"],
-        title=row["title"],
-        price=None if row["price"] is None else Decimal(row["price"]),
-        price_display=row["price_display"],
-        location=row["location"],
-        postcode=row["postcode"],
-        url=row["url"],
-        image_url=row["image_url"],
-        published_at=row["published_at"],
-        bumped=False,
-        body=row["body"],
-        is_private=None if is_private is None else bool(is_private),
-        coordinates=None if lat is None or lon is None else (lat, lon),
-        seller_id=row["seller_id"],
-    )

@@ -28,7 +28,8 @@ import aiosqlite
 
 from habicht.clock import Clock
 from habicht.db import Database
-from habicht.market.history import PricePoint
+from habicht.market.history import PricePoint, price_paths
+from habicht.market.listings import count_listings, stored
 from habicht.market.places import (
     Located,
     Place,
@@ -428,24 +429,22 @@ class Subscriptions:
 
     async def history(self, chat_id: int, ad_id: str) -> AdvertHistory | None:
         """The advert and its prices, if one of the chat's watches has seen it."""
-        row = await self._db.fetchone(
-            "SELECT l.ad_id, l.title, l.url, l.price, l.price_display FROM listings l"
-            " WHERE l.ad_id = ? AND EXISTS (SELECT 1 FROM watch_listings wl"
-            " JOIN watches w ON w.id = wl.watch_id WHERE wl.ad_id = l.ad_id AND w.chat_id = ?)",
+        seen = await self._db.fetchone(
+            "SELECT 1 FROM watch_listings wl JOIN watches w ON w.id = wl.watch_id"
+            " WHERE wl.ad_id = ? AND w.chat_id = ?",
             (ad_id, chat_id),
         )
-        if row is None:
+        advert = None if seen is None else (await stored(self._db.reader, [ad_id])).get(ad_id)
+        if advert is None:
             return None
-        points = await self._db.fetchall(
-            "SELECT seen_at, price FROM price_history WHERE ad_id = ? ORDER BY seen_at", (ad_id,)
-        )
+        points = (await price_paths(self._db.reader, [ad_id]))[ad_id]
         return AdvertHistory(
-            ad_id=row["ad_id"],
-            title=row["title"],
-            url=row["url"],
-            price=None if row["price"] is None else Decimal(row["price"]),
-            price_display=row["price_display"],
-            points=[PricePoint(p["seen_at"], Decimal(p["price"])) for p in points],
+            ad_id=advert.ad_id,
+            title=advert.title,
+            url=advert.url,
+            price=advert.price,
+            price_display=advert.price_display,
+            points=points,
         )
 
     async def searches(self, urls: Sequence[str]) -> dict[str, Search]:
@@ -469,8 +468,7 @@ class Subscriptions:
                      WHERE w.status = 'active' AND c.status = 'active') AS active_watches,
                    (SELECT COUNT(*) FROM searches
                      WHERE EXISTS (SELECT 1 FROM watches w WHERE w.search_id = searches.id))
-                     AS searches,
-                   (SELECT COUNT(*) FROM listings) AS listings
+                     AS searches
             """
         )
         assert counts is not None  # a SELECT without FROM always returns one row
@@ -483,7 +481,12 @@ class Subscriptions:
             ORDER BY s.consecutive_failures DESC, s.id
             """
         )
-        return Overview(**dict(counts), failing=[SearchHealth(**dict(row)) for row in failing])
+        listings = await count_listings(self._db.reader)
+        return Overview(
+            **dict(counts),
+            listings=listings,
+            failing=[SearchHealth(**dict(row)) for row in failing],
+        )
 
     # distance (`near`, issue 21)
 

@@ -12,7 +12,18 @@ from kit.fakes import FakeClock, TextRenderer
 from habicht.db import Database
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
-from habicht.market.listings import prices, record_listings, record_shown, take_back_shown
+from habicht.market.listings import (
+    Stored,
+    count_listings,
+    first_seen,
+    latest_shown,
+    prices,
+    record_listings,
+    record_shown,
+    shown_ads,
+    stored,
+    take_back_shown,
+)
 from habicht.model import Listing
 from habicht.scraper.scan import scan
 from habicht.watches.subscriptions import Subscriptions
@@ -142,3 +153,44 @@ async def test_take_back_shown_undoes_only_the_sightings_since_a_time(
     shown = {row[0] for row in await db.fetchall("SELECT ad_id FROM search_listings")}
     assert new.id not in shown
     assert adverts[0].id in shown
+
+
+async def test_shown_ads_and_latest_shown_answer_what_a_search_showed(
+    db: Database, site: FakeWillhabenSite, clock: FakeClock, adverts: list[FakeAdvert]
+) -> None:
+    """Issue 37: the watches ask here which adverts a search ever showed (each once) and
+    which it showed since a time, as last read and the newest in the search first."""
+    (search_id,) = {row[0] for row in await db.fetchall("SELECT search_id FROM search_listings")}
+    started = clock()
+    clock.advance(60)
+    new = Listing("1234567", "Sofa", Decimal(99), None, None, None, "https://x/1", None, None, True)
+    async with db.transaction() as conn:
+        await record_listings(conn, [new], now=clock())
+        await record_shown(conn, search_id, [new], now=clock())
+
+    shown = await shown_ads(db.reader, search_id)
+    assert sorted(shown) == sorted({a.id for a in adverts} - {adverts[5].id} | {new.id})
+    assert await shown_ads(db.reader, search_id + 1) == []
+
+    (latest,) = await latest_shown(db.reader, search_id, since=clock())
+    assert (latest.id, latest.price, latest.url, latest.bumped) == (new.id, 99, new.url, False)
+    every = await latest_shown(db.reader, search_id, since=started)
+    assert every[0].id == new.id
+    assert len(every) == len(shown)
+    first = next(listing for listing in every if listing.id == adverts[0].id)
+    assert (first.coordinates, first.seller_id, first.is_private) == ((48.2, 16.3), "4000", True)
+
+
+async def test_stored_first_seen_and_count_answer_what_the_market_keeps_of_adverts(
+    db: Database, clock: FakeClock, adverts: list[FakeAdvert]
+) -> None:
+    """Issue 37: the watches ask here for adverts as last read, when each was first read and
+    how many are kept; an advert never read is left out."""
+    first = adverts[0]
+    known = await stored(db.reader, [first.id, "never-read"])
+    assert known == {
+        first.id: Stored(first.id, first.title, known[first.id].url, Decimal(250), "€ 250")
+    }
+    assert first.id in known[first.id].url
+    assert await first_seen(db.reader, [first.id, "never-read"]) == {first.id: clock()}
+    assert await count_listings(db.reader) == 30

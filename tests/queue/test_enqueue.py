@@ -11,7 +11,7 @@ from kit.outbox import NOW, item, statuses
 
 from habicht.db import Database
 from habicht.queue import NotificationStore, Outgoing
-from habicht.queue.enqueue import disown_within, enqueue_within
+from habicht.queue.enqueue import disown_within, drops_told, enqueue_within
 
 
 async def test_enqueue_within_counts_only_new_keys(db: Database) -> None:
@@ -127,3 +127,25 @@ async def test_a_claimed_row_is_not_recalled_and_answers_are_never_cancelled(
     assert await disown(store, 1) == 0
     assert await states(store) == {"a": ("sending", None), "info": ("pending", None)}
     assert await store.mark_sent([claimed]) == 1
+
+
+async def test_drops_told_finds_a_chats_drop_of_a_cut_since_a_time(db: Database) -> None:
+    """Issue 37: the scan asks which cuts a chat already has a drop alert of — keys in a range
+    that match a pattern, queued since the cut's first sighting — by their place in the asks;
+    another kind, an older row or no time at all is not a told cut."""
+
+    def drop(key: str) -> Outgoing:
+        return Outgoing(chat_id=1, kind="drop", text="x", dedupe_key=key, ad_id="7")
+
+    async with db.transaction() as conn:
+        await enqueue_within(conn, [drop("drop:7:1:49:36")], now=NOW, max_attempts=5)
+        await enqueue_within(conn, [item("drop:7:1:42:30")], now=NOW, max_attempts=5)
+        asks = [
+            ("drop:7:1:", "drop:7:1;", "drop:7:1:%:36", NOW),  # told
+            ("drop:7:1:", "drop:7:1;", "drop:7:1:%:36", NOW + 1),  # told before the cut
+            ("drop:7:1:", "drop:7:1;", "drop:7:1:%:36", None),  # no sighting
+            ("drop:7:1:", "drop:7:1;", "drop:7:1:%:30", NOW),  # a `new` row, not a drop
+            ("drop:7:2:", "drop:7:2;", "drop:7:2:%:36", NOW),  # another chat
+        ]
+        assert await drops_told(conn, asks) == {0}
+        assert await drops_told(conn, []) == set()

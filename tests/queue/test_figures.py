@@ -12,10 +12,12 @@ from habicht.queue import Kind, NotificationStore, Outgoing
 from habicht.queue.figures import (
     AlertTimes,
     Delivery,
+    Waiting,
     alert_times,
     by_status,
     deliveries,
     sent_counts,
+    waiting,
 )
 
 
@@ -90,3 +92,14 @@ async def test_sent_counts_are_a_chats_sent_alerts_of_some_adverts_by_kind(
     counts = await sent_counts(store.db, chat_id=1, since=NOW, ad_ids=["ad-1", "ad-2"])
     assert counts == {"new": 1, "drop": 1}
     assert await sent_counts(store.db, chat_id=1, since=NOW + 6, ad_ids=["ad-1"]) == {}
+
+
+async def test_waiting_counts_the_unsent_rows(store: NotificationStore, clock: FakeClock) -> None:
+    """Issue 37: `habicht health` asks here for the rows not sent — pending (those that
+    failed before among them), sending, dead; sent rows are not counted."""
+    assert await waiting(store.db) == Waiting(0, 0, 0, 0)
+    await store.enqueue_many([item(k, chat_id=i) for i, k in enumerate("abcd")])
+    a, b, _sending = await store.start(await store.claim(3))
+    await store.mark_dead([a], reason="blocked", error="x")
+    await store.mark_sent([b])
+    assert await waiting(store.db) == Waiting(pending=1, retrying=0, sending=1, dead=1)

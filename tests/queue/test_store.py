@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from kit.outbox import NOW
 
-from habicht import health
 from habicht.db import Database
 from habicht.queue import claim, edits, enqueue, figures, upkeep
 
@@ -42,7 +41,7 @@ def _scans(db_path: Path, sql: str, params: dict[str, object] | tuple[object, ..
         ("stats", upkeep._STATS),
         ("dead by reason", upkeep._DEAD_BY_REASON),
         ("dead", upkeep._DEAD),
-        ("health", health._QUEUE),
+        ("health", figures._WAITING),
         ("claim", claim._CLAIM_ALERTS),
         ("claim edits", claim._CLAIM_EDITS),
         ("next due", claim._NEXT_DUE),

@@ -13,7 +13,14 @@ from kit.fakes import FakeClock, TextRenderer
 
 from habicht.db import Database
 from habicht.fakes.willhaben_site import FakeWillhabenSite
-from habicht.scraper.figures import Freshness, FreshnessWatch, capacity, freshness
+from habicht.scraper.figures import (
+    FailingSearch,
+    Freshness,
+    FreshnessWatch,
+    capacity,
+    failing_searches,
+    freshness,
+)
 from habicht.scraper.schedule import FeedCadence, run_pass
 from habicht.watches.subscriptions import Subscriptions
 from habicht.willhaben.fetch import WillhabenClient
@@ -111,3 +118,26 @@ def test_capacity_counts_the_safety_net_and_the_feed_reads() -> None:
     )
     assert crowded.interval_needed == float("inf")
     assert crowded.gap_that_fits is None
+
+
+async def test_failing_searches_are_the_watched_ones_worst_first(
+    db: Database, subs: Subscriptions
+) -> None:
+    """Issue 37: `habicht health` asks here for the searches whose latest scans failed and
+    that an active watch still wants, the most failures first."""
+    await watch(subs, "one", "two", "three")
+    async with db.transaction() as conn:
+        for failures, keyword in ((2, "one"), (5, "two"), (7, "three")):
+            await conn.execute(
+                "UPDATE searches SET consecutive_failures = ?, last_error_kind = 'blocked',"
+                " last_error = 'x' WHERE url LIKE ?",
+                (failures, f"%keyword={keyword}%"),
+            )
+    await subs.set_paused(1, 3, paused=True)
+    failing = await failing_searches(db)
+    assert [(search.failures, search.error_kind, search.error) for search in failing] == [
+        (5, "blocked", "x"),
+        (2, "blocked", "x"),
+    ]
+    assert all(isinstance(search, FailingSearch) for search in failing)
+    assert failing[0].last_success_at is None
