@@ -147,21 +147,17 @@ _WATCHES = (
     " w.filters, w.thread_id, w.muted_until, w.baseline_failures"
     " FROM watches w"
     " JOIN chats c ON c.chat_id = w.chat_id"
-    " WHERE w.search_id {} AND w.status = 'active' AND c.status = 'active'"
+    " WHERE w.search_id IN (SELECT value FROM json_each(?))"
+    " AND w.status = 'active' AND c.status = 'active'"
     " ORDER BY w.search_id, w.id"
 )
-_OF_ONE = _WATCHES.format("= ?")
-_OF_MANY = _WATCHES.format("IN (SELECT value FROM json_each(?))")
 
 
 async def active_watches(
     conn: aiosqlite.Connection, search_ids: Collection[int]
 ) -> list[ActiveWatch]:
     """The active watches of active chats of the searches `search_ids`, by search and id."""
-    if len(search_ids) == 1:
-        rows = await conn.execute_fetchall(_OF_ONE, (next(iter(search_ids)),))
-    else:
-        rows = await conn.execute_fetchall(_OF_MANY, (json.dumps(sorted(search_ids)),))
+    rows = await conn.execute_fetchall(_WATCHES, (json.dumps(sorted(search_ids)),))
     return [
         ActiveWatch(
             id=row["id"],
