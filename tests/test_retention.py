@@ -91,8 +91,8 @@ async def test_what_following_learnt_goes_once_no_alert_can_need_it(bot: Bot) ->
             [(now - (CHECK_DAYS + 1) * DAY, "old"), (now - DAY, "new")],
         )
         await conn.executemany(
-            "INSERT INTO advert_states (ad_id, state, since, seen_at, checked_at, alerted_at)"
-            " VALUES (?, 'active', 0, ?, ?, 0)",
+            "INSERT INTO advert_states (ad_id, url, state, since, seen_at, checked_at,"
+            " alerted_at) VALUES (?, 'https://x.test/a', 'active', 0, ?, ?, 0)",
             [
                 ("old", now - (STATE_DAYS + 1) * DAY, None),
                 ("checked", now - (STATE_DAYS + 1) * DAY, now - DAY),

@@ -202,10 +202,7 @@ async def _proven(
 _MISSING = """
 SELECT count(*) AS searches, coalesce(sum(s.polled_until > :now), 0) AS missing
 FROM searches s
-WHERE s.feed_id = :feed AND EXISTS (
-    SELECT 1 FROM watches w JOIN chats c ON c.chat_id = w.chat_id
-    WHERE w.search_id = s.id AND w.status = 'active' AND c.status = 'active'
-)
+WHERE s.feed_id = :feed AND EXISTS (SELECT 1 FROM watched_searches v WHERE v.search_id = s.id)
 """
 
 

@@ -253,10 +253,8 @@ SELECT s.id, s.url, s.last_success_at,
     (SELECT group_concat(p.location_id, ' ') FROM search_places p WHERE p.search_id = s.id)
         AS places
 FROM searches s
-WHERE s.feed_id = :feed AND coalesce(s.polled_until, 0) <= :now AND EXISTS (
-    SELECT 1 FROM watches w JOIN chats c ON c.chat_id = w.chat_id
-    WHERE w.search_id = s.id AND w.status = 'active' AND c.status = 'active'
-)
+WHERE s.feed_id = :feed AND coalesce(s.polled_until, 0) <= :now
+    AND EXISTS (SELECT 1 FROM watched_searches v WHERE v.search_id = s.id)
 ORDER BY s.id
 """
 """The searches a feed read serves, with the places each learned (`scraper.places`; one

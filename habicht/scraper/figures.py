@@ -188,15 +188,13 @@ def capacity(
     )
 
 
-# The searches whose latest scans failed and that someone still watches (an active watch;
-# the watches' table, `scraper/*`'s one crossing into it), worst first.
-_FAILING = """
-SELECT url, consecutive_failures, last_error_kind, last_error, last_success_at
-FROM searches
-WHERE consecutive_failures > 0
-  AND EXISTS (SELECT 1 FROM watches WHERE watches.search_id = searches.id
-                                      AND watches.status = 'active')
-ORDER BY consecutive_failures DESC, url
+# The searches whose latest scans failed and that someone still watches (the watches' view
+# `watched_searches`), worst first.
+_FAILING = f"""
+SELECT s.url, s.consecutive_failures, s.last_error_kind, s.last_error, s.last_success_at
+FROM searches s
+WHERE s.consecutive_failures > 0 AND {ACTIVE}
+ORDER BY s.consecutive_failures DESC, s.url
 """
 
 

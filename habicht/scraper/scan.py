@@ -132,10 +132,7 @@ class Counts:
 
 _DUE = """
 SELECT s.id, s.url, s.consecutive_failures FROM searches s
-WHERE EXISTS (
-    SELECT 1 FROM watches w JOIN chats c ON c.chat_id = w.chat_id
-    WHERE w.search_id = s.id AND w.status = 'active' AND c.status = 'active'
-)
+WHERE EXISTS (SELECT 1 FROM watched_searches v WHERE v.search_id = s.id)
 ORDER BY s.id
 """
 

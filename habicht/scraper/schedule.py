@@ -84,11 +84,9 @@ longer due, having just been scanned)."""
 
 
 def _active(search: str) -> str:
-    """SQL: the search aliased `search` has an active watch of an active chat."""
-    return f"""EXISTS (
-    SELECT 1 FROM watches w JOIN chats c ON c.chat_id = w.chat_id
-    WHERE w.search_id = {search}.id AND w.status = 'active' AND c.status = 'active'
-)"""
+    """SQL: the search aliased `search` has an active watch of an active chat: the watches'
+    view `watched_searches` (migration 027), which SQLite flattens into the query."""
+    return f"EXISTS (SELECT 1 FROM watched_searches v WHERE v.search_id = {search}.id)"
 
 
 ACTIVE = _active("s")

@@ -50,7 +50,7 @@ _CANDIDATES = 8
 # a hundred thousand adverts followed: proofs under way; adverts alerted within a day, flats
 # first; then the older ones, flats first. Each is then asked whether it is still followed
 # (`watches.follow.followed_ads`).
-_SELECT = "SELECT s.ad_id, l.url FROM advert_states s {index} JOIN listings l ON l.ad_id = s.ad_id"
+_SELECT = "SELECT s.ad_id, s.url FROM advert_states s {index}"
 _YOUNG = "INDEXED BY advert_states_young"
 """A day's alerts walked by age, not every advert due by when it is (most of them old)."""
 _DUE = (

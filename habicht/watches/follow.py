@@ -155,13 +155,15 @@ WHERE ad_id = :ad_id
 """
 
 # An alert of this advert was queued now: followed from here on, its first page check due
-# once no read has shown it for an interval. What the advert is comes from the market
-# (`market.listings.stored`), read in the same transaction.
+# once no read has shown it for an interval, at the URL of its newest alert. What the advert
+# is comes from the market (`market.listings.stored`), read in the same transaction.
 _ALERTED = """
-INSERT INTO advert_states (ad_id, state, since, price, seen_at, alerted_at, flat, check_due_at)
-VALUES (:ad_id, 'active', :now, :price, :now, :now, :url LIKE '%/iad/immobilien/%',
+INSERT INTO advert_states
+    (ad_id, url, state, since, price, seen_at, alerted_at, flat, check_due_at)
+VALUES (:ad_id, :url, 'active', :now, :price, :now, :now, :url LIKE '%/iad/immobilien/%',
         :now + :interval)
 ON CONFLICT (ad_id) DO UPDATE SET
+    url = excluded.url,
     alerted_at = excluded.alerted_at,
     check_due_at = CASE WHEN state = 'gone' THEN NULL
                         ELSE coalesce(check_due_at, excluded.check_due_at) END

@@ -38,6 +38,21 @@ async def test_an_advert_is_due_once_no_read_showed_it_for_an_interval(db: Datab
     assert await next_check(db, now=T + INTERVAL, following=off) is None
 
 
+async def test_an_advert_is_checked_at_its_own_url_whatever_the_market_keeps(
+    db: Database,
+) -> None:
+    """Issue 37: a followed advert keeps the URL of its newest alert, so its page check asks
+    nothing of the market's listings: one the market no longer keeps is checked all the same
+    (before, the check joined `listings`, and such an advert was walked and skipped for ever)."""
+    async with db.transaction() as conn:
+        await watching(conn)
+        await alerted(conn, "11", at=T, message_id=70)
+        await conn.execute("DELETE FROM listings WHERE ad_id = '11'")
+    due = await next_check(db, now=T + INTERVAL, following=FOLLOWING)
+    assert due is not None
+    assert (due.ad_id, due.url.endswith("sofa-11/")) == ("11", True)
+
+
 async def test_each_check_that_finds_it_still_there_doubles_the_wait(db: Database) -> None:
     async with db.transaction() as conn:
         await watching(conn)
