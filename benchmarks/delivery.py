@@ -45,7 +45,8 @@ from habicht.config import Settings
 from habicht.db import Database
 from habicht.fakes.clock import SteppedClock
 from habicht.fakes.telegram import FakeBotAPI
-from habicht.queue import Message, NotificationStore, Outgoing, drain
+from habicht.message import Message, Outgoing
+from habicht.queue import NotificationStore, drain
 
 ANSWER_DELAY = 0.05
 TEXT = '🆕 <b><a href="https://www.willhaben.at/iad/x-{n}">Sofa &amp; Tisch {n}</a></b>\n💶 € 120'

@@ -47,7 +47,8 @@ from persistqueue import SQLiteAckQueue
 from habicht.config import Settings
 from habicht.db import Database
 from habicht.health import check_health
-from habicht.queue import NotificationStore, Outgoing
+from habicht.message import Outgoing
+from habicht.queue import NotificationStore
 
 TEXT = (
     "🆕 <b>MSI GeForce RTX 3070 Gaming X Trio 8GB</b>\n"

@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 from habicht.db import Database
-from habicht.queue import NotificationStore, Outgoing
+from habicht.message import Outgoing
+from habicht.queue import NotificationStore
 from habicht.retention import retain
 
 DAY = 86400.0

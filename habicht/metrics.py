@@ -5,8 +5,8 @@ Every number comes from outside the outbox's internals (keep in sync with docs/o
 
 - `habicht_notifications{status}` (gauge) — outbox rows by status, read from the database;
 - `habicht_sends_total{outcome}` (counter) — sends by outcome, counted by a wrapper around
-  the `send` the bot hands the drain: `sent`, or what `classify` makes of the error
-  (`retry`, `retry_after`, `dead`, `migrated`, `fatal`);
+  the `send` the bot hands the drain: `sent`, or the `label` of what `classify` makes of the
+  error (`retry`, `retry_after`, `dead`, `migrated`, `fatal`);
 - `habicht_fetches_total{outcome}` (counter) — searches scanned, `ok` or the error kind
   (`fetch`, `blocked`, `layout`, `database`), as the scheduler reports each one;
 - `habicht_scan_staleness_seconds{quantile}` (gauge) — seconds since the last scan of the
@@ -52,19 +52,9 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 
 from habicht.config import ConfigError
 from habicht.db import Database
+from habicht.message import Delivered, Message
 from habicht.model import ErrorKind
-from habicht.queue import (
-    Dead,
-    Delivered,
-    Fatal,
-    Message,
-    Migrate,
-    Outcome,
-    Retry,
-    RetryAt,
-    Send,
-    classify,
-)
+from habicht.queue import Send, classify
 from habicht.queue.figures import by_status, deliveries
 from habicht.scraper.figures import feed_loads, freshness, samples
 from habicht.scraper.scan import ScanSummary
@@ -81,14 +71,6 @@ DELIVERY_BUCKETS = (1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 86400
 
 FRESHNESS_BUCKETS = (10, 30, 60, 90, 120, 300, 600, 1800, 3600, 4 * 3600, 86400)
 """Seconds; around a feed interval (the goal: within two minutes), up to a day."""
-
-_OUTCOMES: dict[type[Outcome], str] = {
-    Retry: "retry",
-    RetryAt: "retry_after",
-    Dead: "dead",
-    Migrate: "migrated",
-    Fatal: "fatal",
-}
 
 
 class Metrics:
@@ -188,7 +170,7 @@ class Metrics:
             try:
                 delivered = await send(message)
             except Exception as exc:
-                self.sends.labels(_OUTCOMES[type(classify(exc))]).inc()
+                self.sends.labels(classify(exc).label).inc()
                 raise
             self.sends.labels("sent").inc()
             return delivered

@@ -157,6 +157,8 @@ _DIGIT_TESTS = frozenset({"isdigit", "isdecimal", "isnumeric"})
 UNTESTED_BY_NAME = {
     "clock.py": "type aliases and the system's clock only",
     "model.py": "the shared vocabulary (Listing, Search, money) every part's tests use",
+    "message.py": "what a message is, dataclasses only: a queued one goes out as it was "
+    "queued in tests/queue/test_rows.py",
     "digits.py": "tested where numbers come in (test_config, queue/test_report, bot/test_buttons)",
     "willhaben/errors.py": "exception classes only",
     "watches/errors.py": "exception classes only",

@@ -22,7 +22,8 @@ from habicht.clock import system_clock
 from habicht.db import Database
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_site import MARKETPLACE, FakeWillhabenSite
-from habicht.queue import NotificationStore, Outgoing
+from habicht.message import Outgoing
+from habicht.queue import NotificationStore
 
 # `main` configures logging; and from tmp_path no stray `.env` of the repository is read.
 pytestmark = pytest.mark.usefixtures("restore_logging")

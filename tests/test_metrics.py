@@ -18,8 +18,8 @@ from habicht.bot import SCRAPE, run_jobs_now
 from habicht.config import ConfigError
 from habicht.fakes import FakeAdvert
 from habicht.fakes.willhaben_site import FakeWillhabenSite
+from habicht.message import Message
 from habicht.metrics import Metrics
-from habicht.queue import Message
 
 
 def free_port() -> int:

@@ -19,7 +19,8 @@ from habicht.cli import main
 from habicht.config import Settings
 from habicht.db import Database, DatabaseError, backup
 from habicht.instance import single_instance
-from habicht.queue import NotificationStore, Outgoing
+from habicht.message import Outgoing
+from habicht.queue import NotificationStore
 from habicht.replica import ReplicaError, Replicator, last_written
 from habicht.restore import restore
 

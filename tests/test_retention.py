@@ -9,7 +9,7 @@ from kit.bot import ALICE, MARKET, OWNER, SEARCH, Bot
 
 from habicht.bot import RETENTION, run_jobs_now
 from habicht.fakes import FakeAdvert
-from habicht.queue import Outgoing
+from habicht.message import Outgoing
 from habicht.retention import CHECK_DAYS, LISTING_DAYS, STATE_DAYS
 
 DAY = 86400.0

@@ -29,8 +29,8 @@ from habicht.bot.redact import scrub
 from habicht.bot.services import BotServices, NotReady
 from habicht.bot.texts import ERROR_BUDGET, Html, Texts, shorten
 from habicht.health import feed_cadence
+from habicht.message import Message, Outgoing
 from habicht.model import Search
-from habicht.queue import Message, Outgoing
 from habicht.restore import Restore, mark_announced, unannounced
 from habicht.scraper.figures import Capacity, Workload, capacity, feed_name, freshness, workload
 from habicht.scraper.scan import ScanSummary

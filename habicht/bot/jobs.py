@@ -50,15 +50,8 @@ from habicht.bot.alerts import (
 from habicht.bot.services import BotServices, Context
 from habicht.config import Settings
 from habicht.health import Beat, Job, feed_cadence, following, heartbeat
-from habicht.queue import (
-    ChatGoneHook,
-    Delivered,
-    DeliveryStopped,
-    Message,
-    Send,
-    TopicGoneHook,
-    drain,
-)
+from habicht.message import Delivered, Message
+from habicht.queue import ChatGoneHook, DeliveryStopped, Send, TopicGoneHook, drain
 from habicht.retention import retain
 from habicht.scraper.schedule import run_pass
 from habicht.storage import fault_kind

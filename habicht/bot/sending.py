@@ -21,7 +21,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
 from habicht.bot.handling import NO_PREVIEW
-from habicht.queue import Buttons, Delivered, Message
+from habicht.message import Buttons, Delivered, Message
 
 __all__ = ["NOT_MODIFIED", "PHOTO_REFUSALS", "keyboard", "refused_photo", "send_message"]
 

@@ -30,8 +30,9 @@ from habicht.bot.texts import Texts
 from habicht.clock import Clock, Sleep, system_clock, system_sleep
 from habicht.config import Settings
 from habicht.db import Database
+from habicht.message import Delivered, Message
 from habicht.metrics import Metrics
-from habicht.queue import Delivered, Message, NotificationStore, Pacer, TakenOver
+from habicht.queue import NotificationStore, Pacer, TakenOver
 from habicht.queue.direct import DirectLine
 from habicht.scraper.figures import FreshnessWatch
 from habicht.scraper.schedule import RequestShare

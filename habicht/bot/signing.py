@@ -40,7 +40,7 @@ from typing import Literal
 
 from habicht.bot.texts import Texts
 from habicht.digits import row_id
-from habicht.queue import Button, Buttons
+from habicht.message import Button, Buttons
 
 __all__ = ["PREFIX", "Action", "Signer", "alert_buttons"]
 

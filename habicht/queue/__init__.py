@@ -1,17 +1,20 @@
 """The notification outbox: a durable SQLite queue, its retry policy, and delivery.
 
-Knows nothing of willhaben; it delivers each row's `Message` (text, and optionally a photo
-URL, buttons, a forum topic, send options) through a `send` callable it is given. Importing
-it does not load `telegram` (the table of Telegram's errors is built on the first
-`classify`). Quiet hours are not the queue's: they are a chat's setting (`habicht.quiet`),
-handed to it by whoever queues the chat's alerts.
+Knows nothing of willhaben; it stores each `Outgoing` it is handed and delivers its `Message`
+(text, and optionally a photo URL, buttons, a forum topic, send options) through a `send`
+callable it is given. What a message is belongs to no part: it is `habicht.message`,
+a foundation those who write messages share with the outbox. Importing the queue does not
+load `telegram` (the table of Telegram's errors is built on the first `classify`). Quiet
+hours are not the queue's: they are a chat's setting (`habicht.quiet`), handed to it by
+whoever queues the chat's alerts.
 
-The front door answers four questions, and other code imports only the names listed here:
-where messages wait (`NotificationStore`, and what a restart's `take_over_leases` found,
-`TakenOver`); how they go out (`drain` with its `Send`, its hooks and its `DrainSummary`,
-`DeliveryStopped` when Telegram will take nothing more, the shared `Pacer`); what an error
-means (`classify` and its outcomes, `backoff`); and what a message is (`Message`,
-`Outgoing`, `Button`, `Buttons`, `Kind`, `Source`, `Delivered`, `Notification`).
+The front door answers three questions, and other code imports only the names listed here:
+where messages wait (`NotificationStore`, the rows it reads, `Notification`, and what a
+restart's `take_over_leases` found, `TakenOver`); how they go out (`drain` with its `Send`,
+its hooks `ChatGoneHook` and `TopicGoneHook` and its `DrainSummary`, `DeliveryStopped` when
+Telegram will take nothing more, the shared `Pacer`); and what an error means (`classify`,
+whose outcome names itself by its `label`). The outcome classes and `backoff` stay inside
+(`policy`): only the queue's own delivery (the drain, the direct line) acts on them.
 
 Five modules are small faces of their own, each for the few callers that need it (and
 tests/test_architecture.py names them): `enqueue` for writing alerts inside the caller's
@@ -35,44 +38,21 @@ joins those four. Delivery: the drain (`deliver`), what it does with each send's
 from habicht.queue.deliver import DeliveryStopped, DrainSummary, Send, drain
 from habicht.queue.outcome import ChatGoneHook, TopicGoneHook
 from habicht.queue.pacing import Pacer
-from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff, classify
-from habicht.queue.rows import (
-    Button,
-    Buttons,
-    Delivered,
-    Kind,
-    Message,
-    Notification,
-    Outgoing,
-    Source,
-)
+from habicht.queue.policy import classify
+from habicht.queue.rows import Notification
 from habicht.queue.settle import TakenOver
 from habicht.queue.store import NotificationStore
 
 __all__ = [
-    "Button",
-    "Buttons",
     "ChatGoneHook",
-    "Dead",
-    "Delivered",
     "DeliveryStopped",
     "DrainSummary",
-    "Fatal",
-    "Kind",
-    "Message",
-    "Migrate",
     "Notification",
     "NotificationStore",
-    "Outcome",
-    "Outgoing",
     "Pacer",
-    "Retry",
-    "RetryAt",
     "Send",
-    "Source",
     "TakenOver",
     "TopicGoneHook",
-    "backoff",
     "classify",
     "drain",
 ]

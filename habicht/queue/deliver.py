@@ -61,13 +61,14 @@ from functools import partial
 from typing import Any
 
 from habicht.clock import Clock, Sleep
+from habicht.message import Delivered, Message
 from habicht.queue.claim import DIGEST_MOST
 from habicht.queue.digest import DigestRenderer, next_message
 from habicht.queue.durable import finish, sleeping
 from habicht.queue.outcome import ChatGoneHook, ChatMigratedHook, Landing, Outcomes, TopicGoneHook
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import Outcome, Retry, classify
-from habicht.queue.rows import Delivered, Message, Notification
+from habicht.queue.rows import Notification
 from habicht.queue.store import NotificationStore
 from habicht.queue.table import LEASE_MARGIN
 

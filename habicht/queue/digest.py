@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from habicht.queue.rows import Message, Notification
+from habicht.message import Message
+from habicht.queue.rows import Notification
 
 __all__ = ["MESSAGE_LIMIT", "DigestRenderer", "next_message"]
 

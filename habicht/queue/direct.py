@@ -27,10 +27,10 @@ from dataclasses import replace
 from typing import Any
 
 from habicht.clock import Clock, Sleep
+from habicht.message import Message
 from habicht.queue.deliver import Send
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import Migrate, Retry, RetryAt, backoff, classify
-from habicht.queue.rows import Message
 
 __all__ = ["DIRECT", "DirectLine"]
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from habicht.queue.rows import COLUMNS, Buttons, Notification, SentAs, as_notification, buttons_json
+from habicht.message import Buttons
+from habicht.queue.rows import COLUMNS, Notification, SentAs, as_notification, buttons_json
 
 __all__ = ["Edit", "edit_within", "message_rows", "owed_by", "sent_alerts", "shown_text"]
 

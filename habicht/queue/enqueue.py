@@ -28,8 +28,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import aiosqlite
 
+from habicht.message import Kind, Outgoing
 from habicht.queue.pacing import chat_gap
-from habicht.queue.rows import Kind, Outgoing, buttons_json
+from habicht.queue.rows import buttons_json
 from habicht.queue.table import OutboxTable
 from habicht.quiet import QuietHours
 

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from habicht.clock import Clock
+from habicht.message import Delivered, Message
 from habicht.queue.durable import Writes
 from habicht.queue.pacing import Pacer
 from habicht.queue.policy import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff
-from habicht.queue.rows import Delivered, Message, Notification
+from habicht.queue.rows import Notification
 from habicht.queue.store import NotificationStore
 
 __all__ = ["ChatGoneHook", "ChatMigratedHook", "Landing", "Outcomes", "TopicGoneHook"]

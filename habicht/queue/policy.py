@@ -11,6 +11,10 @@ importing the queue (as the scraper does, which knows nothing of Telegram) never
               cannot be written to any more (blocked, deleted …) rather than this message;
 - `Migrate` — the group became a supergroup: resend to `new_chat_id` at once;
 - `Fatal`   — delivery as a whole cannot work (the token was revoked): stop, spend nothing.
+
+Each outcome names itself (`label`: `retry`, `retry_after`, `dead`, `migrated`, `fatal`), the
+name `/metrics` counts failed sends by (`habicht_sends_total{outcome}`), so that nothing
+outside the queue needs the classes.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from telegram import error as tg
@@ -67,6 +71,7 @@ def retry_after_seconds(value: int | float | timedelta) -> float:
 class Retry:
     """Transient: retry after a backoff. `unexpected` marks an exception nobody mapped."""
 
+    label: ClassVar[str] = "retry"
     error: str
     unexpected: bool = False
 
@@ -75,6 +80,7 @@ class Retry:
 class RetryAt:
     """Rate-limited: retry after exactly `delay` seconds; the attempt is given back."""
 
+    label: ClassVar[str] = "retry_after"
     error: str
     delay: float
 
@@ -84,6 +90,7 @@ class Dead:
     """Permanent: never retry. `reason` is a stable slug such as `blocked`; `chat_gone`: the
     chat cannot be written to any more, `topic_gone`: only the message's forum topic."""
 
+    label: ClassVar[str] = "dead"
     error: str
     reason: str
     chat_gone: bool = False
@@ -94,6 +101,7 @@ class Dead:
 class Migrate:
     """The chat moved to `new_chat_id` (a group upgraded to a supergroup)."""
 
+    label: ClassVar[str] = "migrated"
     error: str
     new_chat_id: int
 
@@ -102,6 +110,7 @@ class Migrate:
 class Fatal:
     """Nothing can be delivered (the bot token is invalid): stop draining."""
 
+    label: ClassVar[str] = "fatal"
     error: str
 
 

@@ -20,7 +20,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from habicht.queue.rows import COLUMNS, Delivered, Notification, SentAs, as_notification
+from habicht.message import Delivered
+from habicht.queue.rows import COLUMNS, Notification, SentAs, as_notification
 from habicht.queue.table import OutboxTable
 
 __all__ = ["Settles", "TakenOver"]

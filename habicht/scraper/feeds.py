@@ -60,8 +60,8 @@ from habicht.db import Database
 from habicht.market.going import going_prices
 from habicht.market.listings import record_listings, record_shown_by, take_back_shown
 from habicht.market.reposts import feed_reposts
+from habicht.message import Outgoing
 from habicht.model import ErrorKind, Listing, money
-from habicht.queue import Outgoing
 from habicht.scraper.coverage import FEED_MEMORY, FeedReach, settle
 from habicht.scraper.health import DATABASE_ERRORS
 from habicht.scraper.pages import MAX_PAGES

@@ -38,8 +38,8 @@ import aiosqlite
 from habicht.clock import Clock
 from habicht.db import Database
 from habicht.market.listings import prices, record_listings, record_shown
+from habicht.message import Outgoing
 from habicht.model import ErrorKind
-from habicht.queue import Outgoing
 from habicht.scraper.coverage import FeedOff, note_candidates
 from habicht.scraper.health import (
     DATABASE_ERRORS,

@@ -27,8 +27,9 @@ import aiosqlite
 
 from habicht.market.history import price_at
 from habicht.market.listings import stored
+from habicht.message import Buttons
 from habicht.model import Listing, money
-from habicht.queue import Buttons, Notification
+from habicht.queue import Notification
 from habicht.queue.edits import Edit, edit_within, message_rows, owed_by, sent_alerts
 from habicht.queue.edits import shown_text as queued_text
 

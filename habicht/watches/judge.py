@@ -34,8 +34,8 @@ from habicht.market.history import (
 )
 from habicht.market.listings import first_seen as first_seen_at
 from habicht.market.reposts import repost_drop
+from habicht.message import Buttons, Kind, Outgoing, Source
 from habicht.model import Listing, Search, money
-from habicht.queue import Buttons, Kind, Outgoing, Source
 from habicht.queue.enqueue import drops_told, enqueue_within
 from habicht.quiet import QuietHours, stored_quiet_hours
 from habicht.watches.diff import BumpedListing, Event, NewListing, PriceDrop, diff

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kit.bot import ALICE, OWNER, Bot
 
-from habicht.queue import Outgoing
+from habicht.message import Outgoing
 
 
 async def test_queue_numbers_match_the_database(bot: Bot) -> None:

@@ -27,7 +27,7 @@ from habicht.db import Database, DatabaseError
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.fakes.willhaben_site import FakeWillhabenSite, SiteFault
 from habicht.instance import single_instance
-from habicht.queue import Outgoing
+from habicht.message import Outgoing
 from habicht.queue.enqueue import enqueue_within
 
 CHATS = 200

@@ -22,7 +22,7 @@ from telegram import Update
 from habicht.bot import DRAIN, SCRAPE, BotApplication, build_application, deliver
 from habicht.fakes.telegram import FakeBotAPI
 from habicht.health import check_health
-from habicht.queue import Outgoing
+from habicht.message import Outgoing
 from habicht.watchdog import Watchdog, stall_thresholds
 from habicht.willhaben.urls import parse_watch_argument
 

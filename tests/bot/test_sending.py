@@ -13,7 +13,7 @@ from kit.buttons import buttons
 
 from habicht.fakes import FakeAdvert
 from habicht.fakes.telegram import PHOTO_REFUSALS
-from habicht.queue import Message
+from habicht.message import Message
 
 FORUM = -1007007
 

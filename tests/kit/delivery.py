@@ -19,16 +19,8 @@ from telegram import Bot
 from telegram.constants import ParseMode
 
 from habicht.clock import Clock
-from habicht.queue import (
-    Delivered,
-    DrainSummary,
-    Message,
-    Notification,
-    NotificationStore,
-    Outgoing,
-    Send,
-    drain,
-)
+from habicht.message import Delivered, Message, Outgoing
+from habicht.queue import DrainSummary, Notification, NotificationStore, Send, drain
 from habicht.queue.rows import COLUMNS, as_notification
 from kit.fakes import FakeClock
 

@@ -8,7 +8,7 @@ import json
 
 import aiosqlite
 
-from habicht.queue import Button
+from habicht.message import Button
 from habicht.queue.rows import buttons_json
 from habicht.watches.follow import AdvertNews, Following, note_alerted
 

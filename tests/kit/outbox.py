@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from habicht.db import Database
-from habicht.queue import NotificationStore, Outgoing
+from habicht.message import Outgoing
+from habicht.queue import NotificationStore
 from kit.fakes import FakeClock
 
 NOW = 1_700_000_000.0

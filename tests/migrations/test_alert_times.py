@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from habicht.db import Database, latest_version, migrations
-from habicht.queue import NotificationStore, Outgoing
+from habicht.message import Outgoing
+from habicht.queue import NotificationStore
 from habicht.scraper.alert_times import latency
 
 NOW = 1_700_000_000.0

@@ -10,7 +10,8 @@ from kit.fakes import FakeClock
 from kit.migrations import before_migration, seed_sofa_watch
 
 from habicht.db import Database
-from habicht.queue import Message, NotificationStore, drain
+from habicht.message import Message
+from habicht.queue import NotificationStore, drain
 from habicht.watches.subscriptions import Subscriptions
 
 

@@ -18,16 +18,8 @@ from kit.fakes import FakeClock
 
 from habicht.db import Database
 from habicht.fakes.clock import SteppedClock
-from habicht.queue import (
-    DrainSummary,
-    Message,
-    Notification,
-    NotificationStore,
-    Outgoing,
-    Pacer,
-    Send,
-    drain,
-)
+from habicht.message import Message, Outgoing
+from habicht.queue import DrainSummary, Notification, NotificationStore, Pacer, Send, drain
 
 
 async def test_expired_lease_is_delivered_again(

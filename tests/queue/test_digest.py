@@ -14,7 +14,8 @@ from kit import within
 from kit.digests import BURSTY, QUIET, alert, render, statuses
 from kit.fakes import FakeClock
 
-from habicht.queue import Message, NotificationStore, Outgoing, drain
+from habicht.message import Message, Outgoing
+from habicht.queue import NotificationStore, drain
 from habicht.queue.digest import MESSAGE_LIMIT
 from habicht.quiet import parse_quiet_hours
 

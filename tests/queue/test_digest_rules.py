@@ -16,7 +16,8 @@ from kit.digests import BURSTY, alert, render, statuses
 from kit.fakes import FakeClock
 from telegram.error import BadRequest, Forbidden, TimedOut
 
-from habicht.queue import Message, NotificationStore, Outgoing, drain
+from habicht.message import Message, Outgoing
+from habicht.queue import NotificationStore, drain
 from habicht.queue.claim import DIGEST_MOST
 from habicht.queue.digest import MESSAGE_LIMIT
 from habicht.queue.pacing import CHAT_GAP, GROUP_GAP

@@ -14,7 +14,8 @@ from kit import within
 from kit.fakes import FakeClock
 from telegram.error import Forbidden, NetworkError, RetryAfter
 
-from habicht.queue import Message, Pacer
+from habicht.message import Message
+from habicht.queue import Pacer
 from habicht.queue.direct import DIRECT, DirectLine
 
 

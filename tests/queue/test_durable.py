@@ -15,15 +15,8 @@ from kit.fakes import FakeClock
 from kit.faults import FullDisk, HeldLock
 
 from habicht.db import Database
-from habicht.queue import (
-    DrainSummary,
-    Message,
-    Notification,
-    NotificationStore,
-    Send,
-    TakenOver,
-    drain,
-)
+from habicht.message import Message
+from habicht.queue import DrainSummary, Notification, NotificationStore, Send, TakenOver, drain
 from habicht.queue.table import DEFAULT_LEASE
 
 CLAIMED = "new.status = 'sending' AND new.started_at IS NULL"

@@ -13,15 +13,8 @@ from kit.fakes import FakeClock
 from kit.outbox import NOW, item, small_outbox
 
 from habicht.db import Database
-from habicht.queue import (
-    Button,
-    Delivered,
-    Message,
-    Notification,
-    NotificationStore,
-    Outgoing,
-    drain,
-)
+from habicht.message import Button, Delivered, Message, Outgoing
+from habicht.queue import Notification, NotificationStore, drain
 from habicht.queue.deliver import EDIT_FLIGHTS
 from habicht.queue.edits import Edit, edit_within, owed_by, shown_text
 

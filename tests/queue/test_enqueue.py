@@ -10,7 +10,8 @@ from kit.fakes import FakeClock
 from kit.outbox import NOW, item, statuses
 
 from habicht.db import Database
-from habicht.queue import NotificationStore, Outgoing
+from habicht.message import Outgoing
+from habicht.queue import NotificationStore
 from habicht.queue.enqueue import disown_within, drops_told, enqueue_within
 
 

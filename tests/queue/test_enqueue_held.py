@@ -11,7 +11,8 @@ from kit.fakes import FakeClock
 from kit.times import at
 
 from habicht.db import Database
-from habicht.queue import NotificationStore, Outgoing
+from habicht.message import Outgoing
+from habicht.queue import NotificationStore
 from habicht.queue.enqueue import retime_within
 from habicht.queue.report import describe_stats
 from habicht.quiet import QuietHours, parse_quiet_hours

@@ -8,7 +8,8 @@ from dataclasses import replace
 from kit.fakes import FakeClock
 from kit.outbox import NOW, item
 
-from habicht.queue import Kind, NotificationStore, Outgoing
+from habicht.message import Kind, Outgoing
+from habicht.queue import NotificationStore
 from habicht.queue.figures import (
     AlertTimes,
     Delivery,

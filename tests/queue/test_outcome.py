@@ -29,15 +29,8 @@ from kit.fakes import FakeClock
 from telegram.error import RetryAfter
 
 from habicht.db import Database
-from habicht.queue import (
-    DeliveryStopped,
-    DrainSummary,
-    Message,
-    NotificationStore,
-    Pacer,
-    Send,
-    drain,
-)
+from habicht.message import Message
+from habicht.queue import DeliveryStopped, DrainSummary, NotificationStore, Pacer, Send, drain
 
 
 async def test_transient_failures_then_success_deliver_exactly_once(

@@ -8,12 +8,23 @@ import subprocess
 import sys
 from dataclasses import replace
 from datetime import timedelta
+from typing import get_args
 
 import pytest
 from telegram import error as tg
 
-from habicht.queue import Dead, Fatal, Migrate, Outcome, Retry, RetryAt, backoff, classify
-from habicht.queue.policy import error_rules, retry_after_seconds
+from habicht.queue.policy import (
+    Dead,
+    Fatal,
+    Migrate,
+    Outcome,
+    Retry,
+    RetryAt,
+    backoff,
+    classify,
+    error_rules,
+    retry_after_seconds,
+)
 
 
 def test_backoff_is_full_jitter_below_the_doubling_ceiling() -> None:
@@ -116,6 +127,18 @@ def test_classify_reads_retry_after_as_timedelta(monkeypatch: pytest.MonkeyPatch
     outcome = classify(tg.RetryAfter(timedelta(seconds=12)))
     assert isinstance(outcome, RetryAt)
     assert outcome.delay == 12.0
+
+
+def test_each_outcome_names_itself_as_the_metrics_count_it() -> None:
+    """`/metrics` counts a failed send by its outcome's `label` (`habicht_sends_total`): the
+    operators' dashboards read these names, so a renamed class never changes them."""
+    assert {outcome: outcome.label for outcome in get_args(Outcome)} == {
+        Retry: "retry",
+        RetryAt: "retry_after",
+        Dead: "dead",
+        Migrate: "migrated",
+        Fatal: "fatal",
+    }
 
 
 @pytest.mark.parametrize("module", ["habicht.scraper", "habicht.queue"])

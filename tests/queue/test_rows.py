@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from kit.outbox import item
 
-from habicht.queue import Button, Message, NotificationStore, Outgoing
+from habicht.message import Button, Message, Outgoing
+from habicht.queue import NotificationStore
 
 
 async def test_a_row_sends_its_message_as_it_was_queued(store: NotificationStore) -> None:

@@ -8,7 +8,8 @@ from kit.fakes import FakeClock
 from kit.outbox import NOW, item, small_outbox, statuses
 
 from habicht.db import Database
-from habicht.queue import NotificationStore, Outgoing, TakenOver
+from habicht.message import Outgoing
+from habicht.queue import NotificationStore, TakenOver
 
 
 @pytest.fixture
