@@ -137,6 +137,29 @@ def test_every_source_file_the_docs_name_exists() -> None:
     assert not missing, f"files the docs name that do not exist: {sorted(missing)}"
 
 
+# Where a link points: `[text](target)`, a reference `[label]: target`, an `href="target"`.
+LINK = re.compile(r"\]\(\s*<?([^)\s>]+)|^\s*\[[^\]]+\]:\s*<?(\S+?)>?\s*$|href=\"([^\"]+)\"", re.M)
+
+
+def subscriber_pages() -> list[Path]:
+    """docs/using.md and the pages under docs/using/: what a subscriber reads."""
+    return [DOCS / "using.md", *sorted((DOCS / "using").glob("*.md"))]
+
+
+def test_the_subscriber_pages_link_nothing_under_internals() -> None:
+    """A subscriber's answer stands on the subscriber's pages: none of them sends the reader
+    into docs/internals/ (issue 37), whose pages are written for developers."""
+    found = {
+        f"{page.relative_to(ROOT)}: {target}"
+        for page in subscriber_pages()
+        for groups in LINK.findall(read(page))
+        for target in groups
+        if "internals/" in target
+    }
+    assert len(subscriber_pages()) > 5  # using.md and its pages are there
+    assert not found, f"subscriber pages link into internals/: {sorted(found)}"
+
+
 def test_the_readme_stays_short_and_its_links_resolve() -> None:
     """README.md is the front page (≤ 200 lines); its relative links reach real files (the
     docs/ pages' own links are checked by `make docs`, mkdocs --strict)."""
