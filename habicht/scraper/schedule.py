@@ -10,7 +10,9 @@ time, choosing again after each scan:
    search's own scan, `scraper.feeds`: no chat behind it, so it waits behind no other
    request), oldest request first — the request is cleared as the scan starts, so asking
    again while it is pending changes nothing;
-2. due searches, least recently scanned first (never scanned before all others).
+2. due searches, the latest first against its own interval (never scanned before all
+   others): a fed search is late past its safety net, a plain one past the interval, so
+   under load every search is about equally late against what it was promised.
 
 Requested scans get a fair share, not the whole budget (keep in sync with
 docs/internals/scheduling.md):
@@ -39,8 +41,8 @@ again one interval after its last read, never sooner: else its local searches wo
 the pass's end — an hour at 2,000 searches (`benchmarks/freshness.py`).
 
 It ends when nothing is due, when willhaben's block backoff starts — then every search stays
-due in the same order, so the pass after the block starts with the searches that waited
-longest, and a block delays everyone equally instead of starving the same tail — or at a
+due in the same order, so the pass after the block starts with the searches latest against
+their interval, and a block delays everyone equally instead of starving the same tail — or at a
 database error. Politeness is the `WillhabenClient`'s: one request at a time, the fetch gap
 and the block backoff per request, so every page fetched counts in the same budget.
 
@@ -135,13 +137,15 @@ ORDER BY s.scan_requested_at, s.id LIMIT {_CANDIDATES}
 """
 
 # A search with a pending request is served as one (within the requests' share), not here:
-# else a chat's requests behind its first would bypass the share as due scans.
+# else a chat's requests behind its first would bypass the share as due scans. The latest
+# first, each against its own interval: a plain search an hour overdue goes before a fed one
+# a minute past its safety net, though the fed one was scanned longer ago.
 _DUE = f"""
 SELECT s.id, s.url, s.consecutive_failures, s.scan_requested_at, s.scan_requested_by
 FROM searches s
 WHERE (s.last_attempt_at IS NULL OR s.last_attempt_at <= {_HORIZON})
   AND s.scan_requested_at IS NULL AND {ACTIVE}
-ORDER BY s.last_attempt_at, s.id LIMIT {_CANDIDATES}
+ORDER BY s.last_attempt_at - {_HORIZON}, s.id LIMIT {_CANDIDATES}
 """
 
 # A search a live feed serves, due by the scrape interval but not yet by its safety net:

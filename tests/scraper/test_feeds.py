@@ -150,6 +150,37 @@ async def test_an_old_advert_a_watch_has_seen_stays_silent_when_bumped_into_the_
     ]
 
 
+async def test_under_load_the_search_latest_against_its_own_interval_goes_first(
+    db: Database,
+    subs: Subscriptions,
+    world: FakeWillhabenSite,
+    client: WillhabenClient,
+    clock: FakeClock,
+    run: Any,
+) -> None:
+    """Due searches go by how late each is against its own interval, not by their last scan:
+    a plain search 700 s past HABICHT_SCRAPE_INTERVAL goes before fed ones 100 s past their
+    safety net, though they were scanned longer ago. Ordered by the last scan, a saturated
+    budget made the plain searches wait a whole round behind every fed one, later than with
+    feeds off (benchmarks/flats.py --full, issue 36's note)."""
+    await started(subs, run, (1, RTX), (2, CARDS), (3, AREA))
+    now = clock()
+    late = {RTX.url: now - CADENCE.safety - 100, CARDS.url: now - CADENCE.safety - 100}
+    late[AREA.url] = now - INTERVAL - 700
+    async with db.transaction() as conn:
+        await conn.executemany(
+            "UPDATE searches SET last_attempt_at = ? WHERE url = ?",
+            [(at, url) for url, at in late.items()],
+        )
+    world.log.clear()
+    await one_pass(db, client, clock)
+    read = [
+        str(request.url.copy_remove_param("rows").copy_remove_param("page"))
+        for request in world.log
+    ]
+    assert [url for url in read if url != FEED] == [AREA.url, RTX.url, CARDS.url]
+
+
 async def test_a_failing_feed_delays_nothing_beyond_the_safety_net(
     db: Database, subs: Subscriptions, world: FakeWillhabenSite, run: Any, make: Any
 ) -> None:
