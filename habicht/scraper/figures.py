@@ -139,7 +139,9 @@ class Capacity:
     when those alone take the whole budget); the largest fetch gap that would fit every
     request (None when even no gap would); `requests` that compete per interval; `round`:
     how long a polled search waits between two of its scans — the interval, or longer when
-    the budget cannot fit them all (`math.inf` when nothing is left for them). A new advert of
+    the budget cannot fit every search: then every one is about equally late past its own
+    interval, the fed ones past their safety net (`math.inf` when the feeds leave nothing for
+    the searches). A new advert of
     a plain search (one no feed can serve: a flat searched "ab sofort", say) waits that
     long at worst, where a local one's comes with its feed's next read."""
 
@@ -177,6 +179,7 @@ def capacity(
     gap = 1 / rate - fetch_time if rate else fetch_gap
     left = 1 - per_search * fixed  # the share of the budget the polled searches get
     needed = searches * per_search / left if left > 0 else math.inf
+    feed_share = 0.0 if cadence is None else per_search * feeds / cadence.interval
     return Capacity(
         searches=searches,
         seconds_per_search=per_search,
@@ -184,8 +187,30 @@ def capacity(
         interval_needed=needed,
         gap_that_fits=gap if gap >= 0 else None,
         requests=rate * interval,
-        round=max(interval, needed),
+        round=interval
+        + _lateness(
+            searches,
+            fed if cadence else 0,
+            interval=interval,
+            safety=cadence.safety if cadence else interval,
+            scans=(1 - feed_share) / per_search,
+        ),
     )
+
+
+def _lateness(polled: int, fed: int, *, interval: float, safety: float, scans: float) -> float:
+    """How late every due search is past its own interval when the scheduler, which takes
+    the latest first (`schedule`), has more due than the budget clears: the `L` at which the
+    polled searches' round `interval + L` and the fed ones' `safety + L` use exactly the
+    `scans` a second the feeds leave — polled / (interval + L) + fed / (safety + L) = scans,
+    a quadratic in L. 0 while they all fit; `math.inf` when the feeds leave nothing."""
+    if scans <= 0:
+        return math.inf
+    if polled / interval + fed / safety <= scans:
+        return 0.0
+    b = scans * (interval + safety) - polled - fed
+    c = scans * interval * safety - polled * safety - fed * interval  # < 0: they do not fit
+    return (-b + math.sqrt(b * b - 4 * scans * c)) / (2 * scans)
 
 
 # The searches whose latest scans failed and that someone still watches (the watches' view

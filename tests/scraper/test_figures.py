@@ -103,6 +103,40 @@ def test_a_polled_search_waits_a_round_the_interval_or_what_the_budget_stretches
     assert crowded.round == math.inf
 
 
+def test_a_saturated_budget_makes_every_search_equally_late_past_its_own_interval() -> None:
+    """The scheduler takes the due search latest against its own interval: when the safety
+    nets and the polled searches do not fit, the polled round is the interval plus the
+    lateness L at which both rounds use up what the feeds leave, the fed searches' own scans
+    come every safety interval plus the same L. At flats.py --full's shape (150 polled, 2,050
+    fed, three feeds, 2 s a request) that is about 59 min, where the fed ones' safety nets
+    alone would have made it infinite."""
+    cadence = FeedCadence(interval=60, safety=1800)
+    fits = capacity(
+        150,
+        interval=300,
+        fetch_gap=2.0,
+        seconds_per_search=2.0,
+        fed=2050,
+        feeds=3,
+        cadence=cadence,
+    )
+    late = fits.round - 300
+    scans = (1 - 2.0 * 3 / 60) / 2.0
+    assert 150 / fits.round + 2050 / (1800 + late) == pytest.approx(scans)
+    assert fits.round == pytest.approx(3530, rel=0.01)
+    assert fits.interval_needed == math.inf
+    roomy = capacity(
+        10,
+        interval=300,
+        fetch_gap=2.0,
+        seconds_per_search=2.0,
+        fed=50,
+        feeds=1,
+        cadence=cadence,
+    )
+    assert roomy.round == 300
+
+
 def test_capacity_counts_the_safety_net_and_the_feed_reads() -> None:
     """requests per interval = polled + fed · interval / safety + feeds · interval / feed
     interval; the interval the polled searches need is what the feeds and safety net leave."""
