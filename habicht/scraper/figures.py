@@ -141,9 +141,9 @@ class Capacity:
     how long a polled search waits between two of its scans — the interval, or longer when
     the budget cannot fit every search: then every one is about equally late past its own
     interval, the fed ones past their safety net (`math.inf` when the feeds leave nothing for
-    the searches). A new advert of
-    a plain search (one no feed can serve: a flat searched "ab sofort", say) waits that
-    long at worst, where a local one's comes with its feed's next read."""
+    the searches). A new advert of a plain search (one no feed can serve: a flat searched "ab
+    sofort", say) waits that long at worst, where a local one's comes with its feed's next
+    read."""
 
     searches: int
     seconds_per_search: float
@@ -180,6 +180,13 @@ def capacity(
     left = 1 - per_search * fixed  # the share of the budget the polled searches get
     needed = searches * per_search / left if left > 0 else math.inf
     feed_share = 0.0 if cadence is None else per_search * feeds / cadence.interval
+    late = _lateness(
+        searches,
+        0 if cadence is None else fed,
+        interval=interval,
+        safety=interval if cadence is None else cadence.safety,
+        scans=(1 - feed_share) / per_search,
+    )
     return Capacity(
         searches=searches,
         seconds_per_search=per_search,
@@ -187,14 +194,7 @@ def capacity(
         interval_needed=needed,
         gap_that_fits=gap if gap >= 0 else None,
         requests=rate * interval,
-        round=interval
-        + _lateness(
-            searches,
-            fed if cadence else 0,
-            interval=interval,
-            safety=cadence.safety if cadence else interval,
-            scans=(1 - feed_share) / per_search,
-        ),
+        round=interval + late,
     )
 
 
