@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
-from habicht.model import Listing
+from habicht.model import Estate, Listing
 
 
 def sofa(price: str | None, *, ad_id: str = "1622906706") -> Listing:
@@ -20,4 +21,23 @@ def sofa(price: str | None, *, ad_id: str = "1622906706") -> Listing:
         image_url=None,
         published_at=None,
         bumped=False,
+    )
+
+
+def flat(estate: Estate, *, ad_id: str = "1", price: str | None = "900", **fields: Any) -> Listing:
+    """A flat "Wohnung" at `price` that says `estate` of itself, as a search page lists it;
+    `fields`: the rest of what the page says (the seller, the categories)."""
+    return Listing(
+        id=ad_id,
+        title="Wohnung",
+        price=None if price is None else Decimal(price),
+        price_display=None,
+        location=None,
+        postcode=None,
+        url="",
+        image_url=None,
+        published_at=None,
+        bumped=False,
+        estate=estate,
+        **fields,
     )

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from kit.listings import flat as a_flat
+
 from habicht.db import Database
 from habicht.model import Estate, EstateUnit, Listing
 from habicht.scraper.places import learn_places, teaches, with_learned
@@ -22,19 +24,7 @@ VIENNA = normalise_search_url(f"{RENT}/wien")
 def flat(ad_id: str, place: str | None, price: str = "900", **estate: object) -> Listing:
     """A flat to rent in Lower Austria at `place` (its `LOCATION_ID`)."""
     facts = {"ad_type": 2, "state": "Niederösterreich", "location_id": place, **estate}
-    return Listing(
-        id=ad_id,
-        title="Wohnung",
-        price=Decimal(price),
-        price_display=None,
-        location=None,
-        postcode=None,
-        url="",
-        image_url=None,
-        published_at=None,
-        bumped=False,
-        estate=Estate(**facts),  # type: ignore[arg-type]
-    )
+    return a_flat(Estate(**facts), ad_id=ad_id, price=price)  # type: ignore[arg-type]
 
 
 def town_search() -> EstateSearch:

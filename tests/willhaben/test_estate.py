@@ -13,6 +13,7 @@ import httpx
 import pytest
 from conftest import FIXTURES
 from kit.flats import random_flats, random_searches
+from kit.listings import flat as a_flat
 
 from habicht.fakes import FakeAdvert, render_search_page
 from habicht.fakes.willhaben_world import lister
@@ -49,20 +50,11 @@ def flat(price: str | None = "900", **estate: object) -> Listing:
         free_areas=frozenset({"20"}),
         features=frozenset({"27"}),
     )
-    return Listing(
-        id="1",
-        title="Wohnung",
-        price=None if price is None else Decimal(price),
-        price_display=None,
-        location=None,
-        postcode=None,
-        url="",
-        image_url=None,
-        published_at=None,
-        bumped=False,
+    return a_flat(
+        replace(facts, **estate),  # type: ignore[arg-type]
+        price=price,
         is_private=False,
         category_ids=("7276",),
-        estate=replace(facts, **estate),  # type: ignore[arg-type]
     )
 
 
