@@ -136,16 +136,43 @@ WHERE s.scan_requested_at IS NOT NULL AND {ACTIVE}
 ORDER BY s.scan_requested_at, s.id LIMIT {_CANDIDATES}
 """
 
+# Each kind is walked on the index of last scans up to its own horizon (the latest of a kind
+# is its least recently scanned), so a choice reads a few rows however many searches there
+# are, due or not, and the heads are merged by lateness; never scanned goes first.
+
+
+def _due_of(kind: str, horizon: str | None) -> str:
+    """SQL: the first searches of `kind` (a condition on `s`) last scanned by `horizon`, by
+    last scan, each with how late it is (`late`); `horizon` None: the never scanned."""
+    scanned, late = (
+        ("s.last_attempt_at IS NULL", "NULL")
+        if horizon is None
+        else (f"s.last_attempt_at <= {horizon}", f"s.last_attempt_at - {horizon}")
+    )
+    return f"""SELECT * FROM (
+    SELECT s.id, s.url, s.consecutive_failures, s.scan_requested_at, s.scan_requested_by,
+        {late} AS late
+    FROM searches s INDEXED BY searches_by_last_attempt
+    WHERE {scanned} AND {kind} AND s.scan_requested_at IS NULL AND {ACTIVE}
+    ORDER BY s.last_attempt_at, s.id LIMIT {_CANDIDATES}
+)"""
+
+
+_FED_LIVE = f"s.feed_id IN live AND {_SERVED}"
+"""SQL: `FED`, with the live feeds worked out once for the statement (`live`)."""
+
 # A search with a pending request is served as one (within the requests' share), not here:
 # else a chat's requests behind its first would bypass the share as due scans. The latest
 # first, each against its own interval: a plain search an hour overdue goes before a fed one
 # a minute past its safety net, though the fed one was scanned longer ago.
 _DUE = f"""
-SELECT s.id, s.url, s.consecutive_failures, s.scan_requested_at, s.scan_requested_by
-FROM searches s
-WHERE (s.last_attempt_at IS NULL OR s.last_attempt_at <= {_HORIZON})
-  AND s.scan_requested_at IS NULL AND {ACTIVE}
-ORDER BY s.last_attempt_at - {_HORIZON}, s.id LIMIT {_CANDIDATES}
+WITH live AS ({LIVE_FEEDS})
+{_due_of("TRUE", None)}
+UNION ALL
+{_due_of(f"NOT coalesce({_FED_LIVE}, 0)", ":horizon")}
+UNION ALL
+{_due_of(_FED_LIVE, ":safety_horizon")}
+ORDER BY late, id LIMIT {_CANDIDATES}
 """
 
 # A search a live feed serves, due by the scrape interval but not yet by its safety net:
